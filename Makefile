@@ -1,0 +1,105 @@
+# ferry: one portable GNU Makefile.
+#   make              build ./ferry
+#   make check        unit and integration tests against a local S3 gateway
+#   make demo         start the gateway, sync a sample tree twice, stop it
+#   make fuzz         run every fuzz target for FUZZ_SECONDS each
+#   make install      PREFIX (default /usr/local) and DESTDIR honoured
+#   SANITIZE=1        build with AddressSanitizer and UBSan (in build-san/)
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS = libcurl openssl libxxhash lmdb libcjson expat
+FUZZ_SECONDS ?= 30
+
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -I.
+LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpthread
+
+ifeq ($(SANITIZE),1)
+BUILD = build-san
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+else
+BUILD = build
+endif
+
+LIB_SRC = $(wildcard common/*.c remote/*.c manifest/*.c) \
+	$(filter-out sync/main.c,$(wildcard sync/*.c))
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+
+.PHONY: all check unit integration demo deps fuzz install uninstall \
+	clean format bench
+
+all: ferry
+
+ferry: $(BUILD)/ferry
+	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/ferry ferry; fi
+
+$(BUILD)/ferry: $(BUILD)/sync/main.o $(BUILD)/libferry.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/libferry.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libferry.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libferry.a \
+		$(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+
+deps:
+	@sh tests/deps.sh
+
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do \
+		echo "== $$t"; $$t || fail=1; done; exit $$fail
+
+integration: $(BUILD)/ferry
+	FERRY=$(CURDIR)/$(BUILD)/ferry sh tests/integration/run.sh
+
+check: deps
+	$(MAKE) unit
+	$(MAKE) integration
+
+demo: deps ferry
+	sh examples/demo.sh
+
+fuzz:
+	sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+bench: deps ferry
+	sh bench/run.sh
+
+install: ferry
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5
+	install -m 755 ferry $(DESTDIR)$(BINDIR)/ferry
+	for m in man/*.1; do [ -f "$$m" ] && \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
+	for m in man/*.5; do [ -f "$$m" ] && \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ferry $(DESTDIR)$(MANDIR)/man1/ferry.1 \
+		$(DESTDIR)$(MANDIR)/man5/ferry-manifest.5
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-san ferry
+
+-include $(shell find build build-san -name '*.d' 2>/dev/null)

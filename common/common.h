@@ -1,0 +1,107 @@
+/*
+ * common.h: the error type, logging, bounded buffers and small helpers
+ * shared by every module of ferry.  Includes nothing of ours.
+ */
+#ifndef FERRY_COMMON_H
+#define FERRY_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FERRY_VERSION "0.1.0"
+
+#define FERRY_WUR __attribute__((warn_unused_result))
+#define FERRY_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/*
+ * The one error type of the program.  Every function that can fail returns
+ * one of these; the detail (errno, LMDB code, CURLcode, HTTP status, S3 code
+ * and message, the key) is recorded once, where the failure is seen, with
+ * ferry_fail().
+ */
+typedef enum ferry_err {
+	FERRY_OK = 0,
+	FERRY_ENOMEM,   /* allocation failed */
+	FERRY_ESYS,     /* a system call failed (errno in the detail) */
+	FERRY_ENET,     /* transport: connect, TLS, reset, timeout */
+	FERRY_EHTTP,    /* an HTTP status with no S3 error code */
+	FERRY_ES3,      /* an S3 <Error> reply */
+	FERRY_EPARSE,   /* malformed bytes from outside */
+	FERRY_EDB,      /* the LMDB manifest */
+	FERRY_EUSAGE,   /* bad command line or configuration */
+	FERRY_ECANCEL,  /* interrupted by a signal */
+	FERRY_ECHANGED, /* a local file changed while it was read */
+	FERRY_ENOTFOUND /* the object, bucket or file does not exist */
+} ferry_err;
+
+/*
+ * Records a formatted detail for the failure being returned and returns
+ * code, so that callers write "return ferry_fail(FERRY_ESYS, ...)".  The
+ * detail is per thread; it stays valid until the next ferry_fail() on the
+ * same thread.
+ */
+ferry_err ferry_fail(ferry_err code, const char *fmt, ...) FERRY_PRINTF(2, 3);
+
+/* Returns the detail of the last failure on this thread ("" if none). */
+const char *ferry_errmsg(void);
+
+/* Returns a static name for code, e.g. "network error". */
+const char *ferry_err_name(ferry_err code);
+
+/* Logging to stderr.  log_level is read-only after option parsing. */
+enum log_level { LOG_QUIET, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
+extern int log_level;
+void log_msg(int level, const char *fmt, ...) FERRY_PRINTF(2, 3);
+#define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/*
+ * A dynamic buffer that refuses to grow past the limit given at init.
+ * data is always NUL-terminated when non-NULL (the NUL is not counted in
+ * len).  buf_free() accepts a buffer that was only initialised.
+ */
+struct buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	size_t limit;
+};
+
+void buf_init(struct buf *b, size_t limit);
+/* Appends n bytes; FERRY_ENOMEM, or FERRY_EPARSE past the limit. */
+ferry_err buf_append(struct buf *b, const void *p, size_t n) FERRY_WUR;
+ferry_err buf_puts(struct buf *b, const char *s) FERRY_WUR;
+ferry_err buf_printf(struct buf *b, const char *fmt, ...) FERRY_WUR
+    FERRY_PRINTF(2, 3);
+/* Keeps the allocation, forgets the contents. */
+void buf_reset(struct buf *b);
+void buf_free(struct buf *b);
+/* Wipes the contents (for secrets) before freeing. */
+void buf_free_secret(struct buf *b);
+
+/*
+ * Parses a size with an optional K, M, G or T suffix (powers of 1024,
+ * optionally followed by "i" and/or "B"), e.g. "8M", "5GiB", "4096".
+ * FERRY_EUSAGE on anything else or on overflow.
+ */
+ferry_err parse_size(const char *s, uint64_t *out) FERRY_WUR;
+
+/* Formats n bytes as "12.3 MiB" into out (at least 16 bytes). */
+void format_size(uint64_t n, char *out, size_t outlen);
+
+/* Writes 2*n lowercase hex digits and a NUL into out. */
+void hex_encode(const uint8_t *in, size_t n, char *out);
+
+/* strdup that returns NULL for NULL. */
+char *xstrdup(const char *s);
+
+/* Frees a string after wiping it; accepts NULL. */
+void free_secret(char *s);
+
+/* Monotonic clock in nanoseconds. */
+int64_t now_mono_ns(void);
+
+#endif

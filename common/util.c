@@ -1,0 +1,121 @@
+/* util.c: sizes, hex, strings, clocks. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common.h"
+
+/* Returns the shift for a K/M/G/T suffix, 0 for none, -1 if unknown. */
+static int
+suffix_shift(const char *s)
+{
+	int shift;
+
+	switch (toupper((unsigned char)*s)) {
+	case '\0':
+		return 0;
+	case 'B':
+		return s[1] == '\0' ? 0 : -1;
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	case 'T':
+		shift = 40;
+		break;
+	default:
+		return -1;
+	}
+	s++;
+	if (*s == 'i' || *s == 'I')
+		s++;
+	if (*s == 'B' || *s == 'b')
+		s++;
+	return *s == '\0' ? shift : -1;
+}
+
+ferry_err
+parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift;
+
+	*out = 0;
+	if (s == NULL || !isdigit((unsigned char)*s))
+		return ferry_fail(
+		    FERRY_EUSAGE, "invalid size '%s'", s ? s : "");
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return ferry_fail(FERRY_EUSAGE, "size '%s' is too large", s);
+	shift = suffix_shift(end);
+	if (shift < 0)
+		return ferry_fail(FERRY_EUSAGE, "invalid size '%s'", s);
+	if (shift && v > (UINT64_MAX >> shift))
+		return ferry_fail(FERRY_EUSAGE, "size '%s' is too large", s);
+	*out = (uint64_t)v << shift;
+	return FERRY_OK;
+}
+
+void
+format_size(uint64_t n, char *out, size_t outlen)
+{
+	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)n;
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, outlen, "%llu B", (unsigned long long)n);
+	else
+		snprintf(out, outlen, "%.1f %s", v, units[u]);
+}
+
+void
+hex_encode(const uint8_t *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+char *
+xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void
+free_secret(char *s)
+{
+	if (s == NULL)
+		return;
+	explicit_bzero(s, strlen(s));
+	free(s);
+}
+
+int64_t
+now_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}

@@ -1,0 +1,186 @@
+/*
+ * manifest.h: ferry's per-pair state in LMDB, the local tree scanner and
+ * content hashing.  A cache that makes runs fast, never a source of truth.
+ *
+ * Keys in both tables are relative paths with '/' separators (for the
+ * remote side: the object key with the destination prefix removed), so an
+ * LMDB cursor yields them in memcmp order, which is S3's listing order.
+ *
+ * A struct manifest is used from one thread only.
+ */
+#ifndef FERRY_MANIFEST_H
+#define FERRY_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+
+#define MANIFEST_SCHEMA 1
+#define MANIFEST_ETAG_MAX 80 /* "\"<32 hex>-10000\"" fits */
+#define MANIFEST_UPLOAD_ID_MAX 1024
+
+/* What the scanner saw of a local file. */
+struct manifest_local {
+	uint64_t size;
+	int64_t mtime_ns;
+	int64_t ctime_ns;
+	uint64_t ino;
+	uint64_t dev;
+	uint32_t mode;
+	uint8_t hash[16]; /* XXH3-128, canonical (big-endian) bytes */
+};
+
+/* What ferry wrote to (or read from) the other side for one key. */
+struct manifest_remote {
+	uint64_t size;
+	int64_t mtime_ns;      /* mtime of the local file it was made from */
+	int64_t last_modified; /* seconds since the epoch, 0 if unknown */
+	uint64_t part_size;    /* 0: single part */
+	uint8_t hash[16];      /* XXH3-128 of the content written */
+	uint8_t has_hash;
+	char etag[MANIFEST_ETAG_MAX];           /* as listed, quotes kept */
+	char src_etag[MANIFEST_ETAG_MAX];       /* mirrors: the source's ETag */
+	char upload_id[MANIFEST_UPLOAD_ID_MAX]; /* open multipart, or "" */
+};
+
+struct manifest;
+
+enum {
+	MANIFEST_REBUILD = 1 /* discard whatever the folder holds */
+};
+
+/*
+ * Returns in buf (of buflen bytes) the default manifest folder for the
+ * pair (src, dst), given as normalized strings: $FERRY_STATE_DIR/<id>,
+ * else ${XDG_STATE_HOME:-$HOME/.local/state}/ferry/<id>, where id is the
+ * hex XXH3-64 of "src\ndst".  FERRY_EUSAGE when no base can be found.
+ */
+ferry_err manifest_default_dir(
+    const char *src, const char *dst, char *buf, size_t buflen) FERRY_WUR;
+
+/*
+ * Opens (creating it and its parents if needed) the manifest in dir for
+ * the pair (src, dst), taking a run lock (flock on dir/lock) that is held
+ * until manifest_close().  FERRY_EUSAGE when another run holds the lock;
+ * FERRY_EDB when the folder holds a corrupt manifest, one of a newer
+ * schema, or one of another pair, with a message naming
+ * --rebuild-manifest (flags MANIFEST_REBUILD starts afresh).  *out is
+ * NULL on failure.
+ */
+ferry_err manifest_open(const char *dir, const char *src, const char *dst,
+    unsigned flags, struct manifest **out) FERRY_WUR;
+
+/* Commits pending writes, syncs and releases the lock; accepts NULL. */
+void manifest_close(struct manifest *m);
+
+/* Where the manifest lives (valid until close). */
+const char *manifest_dir(const struct manifest *m);
+
+/* Meta values ("last_run", ...): NUL-terminated strings. */
+ferry_err manifest_meta_put(
+    struct manifest *m, const char *name, const char *value) FERRY_WUR;
+/* Copies the value into buf; FERRY_ENOTFOUND if absent. */
+ferry_err manifest_meta_get(
+    struct manifest *m, const char *name, char *buf, size_t buflen) FERRY_WUR;
+
+/*
+ * Remote records.  Writes are batched in one write transaction that
+ * manifest_commit() (or close) commits; get sees pending writes.
+ */
+ferry_err manifest_remote_get(struct manifest *m, const char *key,
+    size_t keylen, struct manifest_remote *out) FERRY_WUR; /* ENOTFOUND */
+ferry_err manifest_remote_put(struct manifest *m, const char *key,
+    size_t keylen, const struct manifest_remote *r) FERRY_WUR;
+ferry_err manifest_remote_del(
+    struct manifest *m, const char *key, size_t keylen) FERRY_WUR;
+ferry_err manifest_local_get(struct manifest *m, const char *key, size_t keylen,
+    struct manifest_local *out) FERRY_WUR; /* ENOTFOUND */
+ferry_err manifest_local_put(struct manifest *m, const char *key, size_t keylen,
+    const struct manifest_local *r) FERRY_WUR;
+ferry_err manifest_commit(struct manifest *m) FERRY_WUR;
+/* Number of records in the local and remote tables. */
+ferry_err manifest_count(
+    struct manifest *m, uint64_t *nlocal, uint64_t *nremote) FERRY_WUR;
+
+/*
+ * Ordered iteration over one table from a read snapshot taken at _new.
+ * next returns FERRY_OK with the key (valid until the next call or free)
+ * and the decoded record, or FERRY_ENOTFOUND at the end.  A record that
+ * does not decode is FERRY_EDB.
+ */
+struct manifest_iter;
+enum manifest_table { MANIFEST_LOCAL, MANIFEST_REMOTE };
+ferry_err manifest_iter_new(struct manifest *m, enum manifest_table t,
+    struct manifest_iter **out) FERRY_WUR;
+ferry_err manifest_iter_local(struct manifest_iter *it, const char **key,
+    size_t *keylen, struct manifest_local *rec) FERRY_WUR;
+ferry_err manifest_iter_remote(struct manifest_iter *it, const char **key,
+    size_t *keylen, struct manifest_remote *rec) FERRY_WUR;
+void manifest_iter_free(struct manifest_iter *it);
+
+/*
+ * Record encoding: a version byte and a fixed little-endian layout, then
+ * length-prefixed strings.  encode writes at most MANIFEST_REC_MAX bytes
+ * into buf and sets *len; decode refuses anything malformed with
+ * FERRY_EPARSE (wrong version, short, over-long strings, trailing bytes).
+ */
+#define MANIFEST_REC_MAX 2048
+ferry_err manifest_local_encode(
+    const struct manifest_local *r, uint8_t *buf, size_t *len) FERRY_WUR;
+ferry_err manifest_local_decode(
+    const uint8_t *buf, size_t len, struct manifest_local *r) FERRY_WUR;
+ferry_err manifest_remote_encode(
+    const struct manifest_remote *r, uint8_t *buf, size_t *len) FERRY_WUR;
+ferry_err manifest_remote_decode(
+    const uint8_t *buf, size_t len, struct manifest_remote *r) FERRY_WUR;
+
+/* Hashing. */
+/*
+ * Reads fd from its current offset to EOF, computing XXH3-128 into xxh
+ * and, when md5 is not NULL, MD5 into md5; *nread gets the byte count.
+ */
+ferry_err manifest_hash_fd(
+    int fd, uint8_t xxh[16], uint8_t md5[16], uint64_t *nread) FERRY_WUR;
+
+/* The scanner. */
+struct manifest_scan_opts {
+	int checksum; /* re-hash every file, trust no stat cache */
+	/*
+	 * Returns non-zero to include relpath (is_dir: a folder, whose
+	 * exclusion prunes it).  NULL includes everything.
+	 */
+	int (*filter)(const char *relpath, int is_dir, void *arg);
+	void *filter_arg;
+	/* Called for each entry that could not be read; NULL: ignored. */
+	void (*report)(
+	    const char *relpath, ferry_err e, const char *msg, void *arg);
+	void *report_arg;
+};
+
+struct manifest_scan_stats {
+	uint64_t files;  /* regular files now in the table */
+	uint64_t bytes;  /* their total size */
+	uint64_t hashed; /* files read and hashed this scan */
+	uint64_t hashed_bytes;
+	uint64_t skipped; /* symlinks, devices, sockets, fifos */
+	uint64_t errors;  /* entries reported through report() */
+};
+
+/*
+ * Walks the tree under the directory descriptor rootfd (not closed) with
+ * openat/fdopendir, never following symlinks, and brings the local table
+ * in line with it: new and changed files (size, mtime_ns, ctime_ns, ino,
+ * dev differ, or opts->checksum) are hashed and written, unchanged ones
+ * keep their hash without being read, vanished ones are removed.  Writes
+ * go in large batches.  An unreadable file or folder is reported and
+ * left out (and, if it had a record, the record is kept, so that the sync
+ * does not take it for deleted: stats->errors counts them and the caller
+ * must then not delete).  Returns an error only for failures that stop
+ * the whole scan.
+ */
+ferry_err manifest_scan(struct manifest *m, int rootfd,
+    const struct manifest_scan_opts *opts,
+    struct manifest_scan_stats *stats) FERRY_WUR;
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * config.h: where an S3 endpoint, region and credentials come from, as the
+ * AWS tools read them: flags, then the environment, then the shared
+ * config and credentials files (profiles).  Private to remote/.
+ */
+#ifndef FERRY_CONFIG_H
+#define FERRY_CONFIG_H
+
+#include "common/common.h"
+
+/*
+ * One parsed INI file (~/.aws/credentials or ~/.aws/config).  Sections
+ * "[name]" and "[profile name]" are both kept under their raw header text
+ * ("name", "profile name"); keys are lowercased and trimmed, values
+ * trimmed.  Lines starting with '#' or ';' are comments.  Indented lines
+ * after "key =" with an empty value (the "s3 =" nested block) are stored
+ * as "key.sub" (e.g. "s3.addressing_style").
+ */
+struct ini;
+
+/*
+ * Parses len bytes of INI text.  FERRY_EPARSE with the line number in the
+ * detail for a line that is neither a section, a key = value, a comment,
+ * a nested line nor blank.  Free with ini_free().
+ */
+ferry_err ini_parse(const char *text, size_t len, struct ini **out) FERRY_WUR;
+/* Reads and parses a file; FERRY_ENOTFOUND if it does not exist. */
+ferry_err ini_load(const char *path, struct ini **out) FERRY_WUR;
+/* Returns the value or NULL; valid until ini_free(). */
+const char *ini_get(
+    const struct ini *ini, const char *section, const char *key);
+/* Non-zero when the section exists. */
+int ini_has_section(const struct ini *ini, const char *section);
+void ini_free(struct ini *ini);
+
+/* What the user asked for on the command line (NULL: not given). */
+struct config_flags {
+	const char *endpoint_url;
+	const char *region;
+	const char *profile;
+	int path_style; /* 1: forced by --path-style, 0: not given */
+};
+
+/* The resolved configuration of one side.  Owned; free with config_clear. */
+struct config {
+	char *endpoint;   /* "http://127.0.0.1:7480", no trailing '/' */
+	char *region;     /* never NULL after config_resolve */
+	char *access_key; /* NULL: anonymous */
+	char *secret_key; /* wiped on clear */
+	char *session_token;
+	char *ca_bundle; /* AWS_CA_BUNDLE or profile ca_bundle */
+	int path_style;  /* path-style addressing */
+};
+
+/*
+ * Resolves flags, environment (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,
+ * AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
+ * AWS_DEFAULT_REGION, AWS_PROFILE, AWS_SHARED_CREDENTIALS_FILE,
+ * AWS_CONFIG_FILE, AWS_CA_BUNDLE) and the files into c.  Precedence:
+ * flag > environment > profile in credentials file > profile in config
+ * file > default (endpoint https://s3.REGION.amazonaws.com, region
+ * us-east-1).  A profile named by flag or AWS_PROFILE that exists in
+ * neither file is FERRY_EUSAGE; a malformed file is FERRY_EUSAGE naming
+ * the file and line.  Path style is chosen when forced, when the profile's
+ * s3.addressing_style is "path", or when the endpoint host is an IP
+ * address or "localhost".  getenv_fn lets tests supply an environment
+ * (NULL: getenv).
+ */
+ferry_err config_resolve(const struct config_flags *f,
+    const char *(*getenv_fn)(const char *), struct config *c) FERRY_WUR;
+void config_clear(struct config *c);
+
+#endif

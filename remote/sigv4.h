@@ -1,0 +1,87 @@
+/*
+ * sigv4.h: AWS Signature Version 4 and the URI encoding S3 needs.
+ * Private to remote/.  Pure functions of their inputs: no clock, no I/O.
+ */
+#ifndef FERRY_SIGV4_H
+#define FERRY_SIGV4_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+
+/*
+ * Appends s[0..n) to out, percent-encoding every byte except the unreserved
+ * characters A-Z a-z 0-9 - _ . ~ (uppercase hex, as SigV4 requires).  When
+ * keep_slash is non-zero '/' is kept (object key paths); otherwise it is
+ * encoded (query values, copy-source parameters).
+ */
+ferry_err uri_encode(
+    struct buf *out, const char *s, size_t n, int keep_slash) FERRY_WUR;
+
+/*
+ * Decodes %XX escapes (and, when plus_is_space, '+' as space) from s[0..n)
+ * and appends the bytes to out.  FERRY_EPARSE on a malformed escape.
+ * Used for keys listed with encoding-type=url.
+ */
+ferry_err uri_decode(
+    struct buf *out, const char *s, size_t n, int plus_is_space) FERRY_WUR;
+
+/* A query parameter or header, unencoded. value may be "" (never NULL). */
+struct sigv4_pair {
+	const char *name;
+	const char *value;
+};
+
+struct sigv4_request {
+	const char *method; /* "GET", "PUT", ... */
+	const char *path;   /* unencoded, starts with '/': "/bucket/a b" */
+	const struct sigv4_pair *query;
+	size_t nquery;
+	/*
+	 * Headers to sign, including host and x-amz-date and
+	 * x-amz-content-sha256; names in any case, values untrimmed.
+	 */
+	const struct sigv4_pair *headers;
+	size_t nheaders;
+	const char *payload_hash; /* hex SHA-256, or "UNSIGNED-PAYLOAD" */
+	const char *amz_date;     /* "20130524T000000Z" */
+	const char *region;       /* "us-east-1" */
+	const char *service;      /* "s3" */
+};
+
+/*
+ * Builds the canonical query string of r (names and values URI-encoded,
+ * sorted by encoded name then value, joined with '&') into out.  The same
+ * string must be used in the request URL so that what is sent is what was
+ * signed.
+ */
+ferry_err sigv4_canonical_query(
+    const struct sigv4_request *r, struct buf *out) FERRY_WUR;
+
+/*
+ * Builds the canonical request (the six lines of the SigV4 documentation,
+ * path encoded with S3 rules: each byte once, '/' kept) into out.
+ */
+ferry_err sigv4_canonical_request(
+    const struct sigv4_request *r, struct buf *out) FERRY_WUR;
+
+/*
+ * Derives the signing key: HMAC chain of "AWS4"+secret, date (YYYYMMDD),
+ * region, service, "aws4_request".  Callers cache it per day.
+ */
+ferry_err sigv4_signing_key(const char *secret, const char *date,
+    const char *region, const char *service, uint8_t key[32]) FERRY_WUR;
+
+/*
+ * Signs r with a key from sigv4_signing_key() and writes the full value of
+ * the Authorization header ("AWS4-HMAC-SHA256 Credential=AKID/date/region/
+ * s3/aws4_request, SignedHeaders=..., Signature=...") into out.
+ */
+ferry_err sigv4_authorization(const struct sigv4_request *r,
+    const char *access_key, const uint8_t key[32], struct buf *out) FERRY_WUR;
+
+/* Writes the lowercase hex SHA-256 of data[0..n) (65 bytes with NUL). */
+void sigv4_sha256_hex(const void *data, size_t n, char out[65]);
+
+#endif
