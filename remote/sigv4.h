@@ -1,6 +1,9 @@
 /*
  * sigv4.h: AWS Signature Version 4 and the URI encoding S3 needs.
- * Private to remote/.  Pure functions of their inputs: no clock, no I/O.
+ * Private to remote/.  Pure functions of their inputs: no clock, no I/O,
+ * no shared state, so any thread may call them.  The functions that write
+ * to a struct buf append to what it holds, and leave it as it was when
+ * they fail.
  */
 #ifndef FERRY_SIGV4_H
 #define FERRY_SIGV4_H
@@ -81,7 +84,10 @@ ferry_err sigv4_signing_key(const char *secret, const char *date,
 ferry_err sigv4_authorization(const struct sigv4_request *r,
     const char *access_key, const uint8_t key[32], struct buf *out) FERRY_WUR;
 
-/* Writes the lowercase hex SHA-256 of data[0..n) (65 bytes with NUL). */
+/*
+ * Writes the lowercase hex SHA-256 of data[0..n) (65 bytes with NUL), or
+ * "" when OpenSSL fails (out of memory).
+ */
 void sigv4_sha256_hex(const void *data, size_t n, char out[65]);
 
 #endif
