@@ -41,6 +41,11 @@ struct xml_list;
 /*
  * Creates a streaming ListObjectsV2 parser that calls fn for each entry as
  * its </Contents> is read.  Free with xml_list_free().  Not thread-safe.
+ * Keys are decoded when the page says <EncodingType>url</EncodingType>
+ * before its first <Contents> (AWS and Ceph put it near the top); a page
+ * that says it only after keys were delivered fails with FERRY_EPARSE.  A
+ * page without it (a server that ignored encoding-type) is read as is.
+ * A page whose root is <Error> fails with FERRY_ES3.
  */
 ferry_err xml_list_new(
     xml_list_fn fn, void *arg, struct xml_list **out) FERRY_WUR;
@@ -55,7 +60,10 @@ ferry_err xml_list_finish(
     struct xml_list *p, struct xml_list_info *info) FERRY_WUR;
 void xml_list_free(struct xml_list *p);
 
-/* An S3 <Error> body. Fields are malloc'd strings or NULL. */
+/*
+ * An S3 <Error> body. Fields are malloc'd strings or NULL (absent); message
+ * and key are cut at XML_FIELD_MAX and XML_KEY_MAX bytes rather than lost.
+ */
 struct xml_error {
 	char *code;
 	char *message;
@@ -83,7 +91,10 @@ ferry_err xml_initiate_parse(const char *body, size_t len, char **upload_id,
 /* CompleteMultipartUploadResult: ETag (may be empty: *etag then ""). */
 ferry_err xml_complete_parse(
     const char *body, size_t len, char **etag, struct xml_error *err) FERRY_WUR;
-/* CopyObjectResult or CopyPartResult: ETag and LastModified. */
+/*
+ * CopyObjectResult or CopyPartResult: ETag (required) and LastModified
+ * ("" when absent).
+ */
 ferry_err xml_copy_parse(const char *body, size_t len, char **etag,
     char **last_modified, struct xml_error *err) FERRY_WUR;
 
@@ -126,14 +137,23 @@ ferry_err xml_delete_result_parse(
     const char *body, size_t len, xml_deleted_fn fn, void *arg) FERRY_WUR;
 
 /*
- * Request bodies.  Keys and ETags are XML-escaped (& < > " ' and control
+ * Request bodies, written into out after emptying it (left empty on
+ * failure).  Keys and ETags are XML-escaped (& < > " ' and control
  * characters as numeric references; keys containing characters XML 1.0
  * cannot carry are refused with FERRY_EPARSE).
  */
-/* <Delete><Quiet>false</Quiet><Object><Key>..</Key></Object>...</Delete> */
+/*
+ * <Delete><Quiet>false</Quiet><Object><Key>..</Key></Object>...</Delete>
+ * for 1 to 1000 keys (else FERRY_EUSAGE); key_lens may be NULL for
+ * NUL-terminated keys.
+ */
 ferry_err xml_delete_body(struct buf *out, const char *const *keys,
     const size_t *key_lens, size_t n) FERRY_WUR;
-/* <CompleteMultipartUpload><Part><PartNumber>..</PartNumber><ETag>.. */
+/*
+ * <CompleteMultipartUpload><Part><PartNumber>..</PartNumber><ETag>..
+ * for parts 1 to nparts (1 to 10000, else FERRY_EUSAGE), etags[i] being
+ * the ETag of part i + 1.
+ */
 ferry_err xml_complete_body(
     struct buf *out, const char *const *etags, size_t nparts) FERRY_WUR;
 

@@ -1,0 +1,357 @@
+/*
+ * xml_replies.c: the small replies of multipart uploads, copies and
+ * DeleteObjects, each a table for the SAX engine of xml_sax.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xml_sax.h"
+
+/* Single results: InitiateMultipartUpload, CompleteMultipartUpload, Copy */
+
+static void
+error_init(struct xml_error *err)
+{
+	if (err != NULL)
+		memset(err, 0, sizeof(*err));
+}
+
+ferry_err
+xml_initiate_parse(
+    const char *body, size_t len, char **upload_id, struct xml_error *err)
+{
+	static const char *const roots[] = {
+	    "InitiateMultipartUploadResult", NULL};
+	static const struct xml_rule rules[] = {
+	    {"UploadId", 0, XML_FIELD_MAX, 0}};
+	static const struct xml_sax_spec spec = {
+	    roots, rules, 1, NULL, 0, NULL};
+	struct xml_sax s;
+	ferry_err e;
+
+	*upload_id = NULL;
+	error_init(err);
+	if ((e = xml_sax_init(&s, &spec, NULL)) != FERRY_OK)
+		goto out;
+	if ((e = xml_sax_reply(&s, body, len, err)) != FERRY_OK)
+		goto out;
+	if (s.slot[0].len == 0) {
+		e = ferry_fail(FERRY_EPARSE, "no <UploadId> in the reply");
+		goto out;
+	}
+	e = xml_sax_dup(&s, 0, upload_id);
+out:
+	xml_sax_free(&s);
+	return e;
+}
+
+ferry_err
+xml_complete_parse(
+    const char *body, size_t len, char **etag, struct xml_error *err)
+{
+	static const char *const roots[] = {
+	    "CompleteMultipartUploadResult", NULL};
+	static const struct xml_rule rules[] = {{"ETag", 0, XML_FIELD_MAX, 0}};
+	static const struct xml_sax_spec spec = {
+	    roots, rules, 1, NULL, 0, NULL};
+	struct xml_sax s;
+	ferry_err e;
+
+	*etag = NULL;
+	error_init(err);
+	if ((e = xml_sax_init(&s, &spec, NULL)) != FERRY_OK)
+		goto out;
+	if ((e = xml_sax_reply(&s, body, len, err)) != FERRY_OK)
+		goto out;
+	/* some servers send <ETag></ETag> or none: the caller then HEADs */
+	if ((*etag = strdup(xml_sax_str(&s, 0))) == NULL)
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+out:
+	xml_sax_free(&s);
+	return e;
+}
+
+ferry_err
+xml_copy_parse(const char *body, size_t len, char **etag, char **last_modified,
+    struct xml_error *err)
+{
+	static const char *const roots[] = {
+	    "CopyObjectResult", "CopyPartResult", NULL};
+	static const struct xml_rule rules[] = {{"ETag", 0, XML_FIELD_MAX, 0},
+	    {"LastModified", 1, XML_FIELD_MAX, 0}};
+	static const struct xml_sax_spec spec = {
+	    roots, rules, 2, NULL, 0, NULL};
+	struct xml_sax s;
+	ferry_err e;
+
+	*etag = NULL;
+	*last_modified = NULL;
+	error_init(err);
+	if ((e = xml_sax_init(&s, &spec, NULL)) != FERRY_OK)
+		goto out;
+	if ((e = xml_sax_reply(&s, body, len, err)) != FERRY_OK)
+		goto out;
+	if (!xml_sax_has(&s, 0)) {
+		e = ferry_fail(FERRY_EPARSE, "no <ETag> in the copy reply");
+		goto out;
+	}
+	if ((*etag = strdup(xml_sax_str(&s, 0))) == NULL ||
+	    (*last_modified = strdup(xml_sax_str(&s, 1))) == NULL)
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+out:
+	if (e != FERRY_OK) {
+		free(*etag);
+		*etag = NULL;
+	}
+	xml_sax_free(&s);
+	return e;
+}
+
+/* ListParts */
+
+enum { P_NUMBER, P_SIZE, P_ETAG, P_TRUNC, P_NEXT };
+
+struct parts_ctx {
+	xml_part_fn fn;
+	void *arg;
+};
+
+static ferry_err
+part_record(struct xml_sax *s, int kind)
+{
+	struct parts_ctx *c = s->ctx;
+	struct xml_part part;
+	uint64_t n;
+	ferry_err e;
+
+	(void)kind;
+	if (!xml_sax_has(s, P_NUMBER) || !xml_sax_has(s, P_SIZE))
+		return ferry_fail(
+		    FERRY_EPARSE, "<Part> without number or size");
+	if ((e = xml_sax_u64("PartNumber", xml_sax_str(s, P_NUMBER), &n)) !=
+	        FERRY_OK ||
+	    (e = xml_sax_u64("Size", xml_sax_str(s, P_SIZE), &part.size)) !=
+	        FERRY_OK)
+		return e;
+	if (n == 0 || n > UINT32_MAX)
+		return ferry_fail(
+		    FERRY_EPARSE, "part number %llu", (unsigned long long)n);
+	if (s->slot[P_ETAG].len >= sizeof(part.etag))
+		return ferry_fail(FERRY_EPARSE, "part ETag too long");
+	part.number = (uint32_t)n;
+	memcpy(part.etag, xml_sax_str(s, P_ETAG), s->slot[P_ETAG].len + 1);
+	if (c->fn != NULL && c->fn(&part, c->arg) != 0)
+		return ferry_fail(FERRY_ECANCEL, "part listing stopped");
+	return FERRY_OK;
+}
+
+static ferry_err
+parts_tail(const struct xml_sax *s, int *truncated, uint32_t *next_marker)
+{
+	uint64_t n = 0;
+	ferry_err e;
+
+	if ((e = xml_sax_truncated(s, P_TRUNC, truncated)) != FERRY_OK)
+		return e;
+	if (xml_sax_has(s, P_NEXT) &&
+	    (e = xml_sax_u64("NextPartNumberMarker", xml_sax_str(s, P_NEXT),
+	         &n)) != FERRY_OK)
+		return e;
+	if (n > UINT32_MAX)
+		return ferry_fail(
+		    FERRY_EPARSE, "NextPartNumberMarker too large");
+	if (*truncated && n == 0)
+		return ferry_fail(FERRY_EPARSE,
+		    "part list truncated without NextPartNumberMarker");
+	*next_marker = (uint32_t)n;
+	return FERRY_OK;
+}
+
+ferry_err
+xml_list_parts_parse(const char *body, size_t len, xml_part_fn fn, void *arg,
+    int *truncated, uint32_t *next_marker)
+{
+	static const char *const roots[] = {"ListPartsResult", NULL};
+	static const struct xml_rule rules[] = {
+	    {"Part/PartNumber", P_NUMBER, XML_FIELD_MAX, 0},
+	    {"Part/Size", P_SIZE, XML_FIELD_MAX, 0},
+	    {"Part/ETag", P_ETAG, XML_FIELD_MAX, 0},
+	    {"IsTruncated", P_TRUNC, XML_FIELD_MAX, 0},
+	    {"NextPartNumberMarker", P_NEXT, XML_FIELD_MAX, 0},
+	};
+	static const struct xml_record records[] = {
+	    {"Part", 0, XML_BIT(P_NUMBER) | XML_BIT(P_SIZE) | XML_BIT(P_ETAG)}};
+	static const struct xml_sax_spec spec = {
+	    roots, rules, XML_NELEM(rules), records, 1, part_record};
+	struct parts_ctx c = {fn, arg};
+	struct xml_sax s;
+	ferry_err e;
+
+	*truncated = 0;
+	*next_marker = 0;
+	if ((e = xml_sax_init(&s, &spec, &c)) != FERRY_OK)
+		goto out;
+	if ((e = xml_sax_reply(&s, body, len, NULL)) != FERRY_OK)
+		goto out;
+	e = parts_tail(&s, truncated, next_marker);
+out:
+	if (e != FERRY_OK) {
+		*truncated = 0;
+		*next_marker = 0;
+	}
+	xml_sax_free(&s);
+	return e;
+}
+
+/* ListMultipartUploads */
+
+enum { U_KEY, U_ID, U_TRUNC, U_NEXT_KEY, U_NEXT_ID };
+
+struct uploads_ctx {
+	xml_upload_fn fn;
+	void *arg;
+};
+
+static ferry_err
+upload_record(struct xml_sax *s, int kind)
+{
+	struct uploads_ctx *c = s->ctx;
+	struct xml_upload u;
+	ferry_err e;
+
+	(void)kind;
+	if ((e = xml_sax_key(s, U_KEY, &u.key, &u.key_len)) != FERRY_OK)
+		return e;
+	if (s->slot[U_ID].len == 0)
+		return ferry_fail(FERRY_EPARSE, "<Upload> without <UploadId>");
+	u.upload_id = xml_sax_str(s, U_ID);
+	if (c->fn != NULL && c->fn(&u, c->arg) != 0)
+		return ferry_fail(FERRY_ECANCEL, "upload listing stopped");
+	return FERRY_OK;
+}
+
+/*
+ * The markers come before EncodingType in AWS's replies, so the key marker
+ * is decoded only now, at the end.
+ */
+static ferry_err
+uploads_tail(struct xml_sax *s, int *truncated, char **next_key, char **next_id)
+{
+	const char *k;
+	size_t n;
+	ferry_err e;
+
+	if ((e = xml_sax_truncated(s, U_TRUNC, truncated)) != FERRY_OK)
+		return e;
+	if (s->slot[U_NEXT_KEY].len > 0) {
+		if ((e = xml_sax_key(s, U_NEXT_KEY, &k, &n)) != FERRY_OK)
+			return e;
+		if ((*next_key = strdup(k)) == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	if (s->slot[U_NEXT_ID].len > 0 &&
+	    (e = xml_sax_dup(s, U_NEXT_ID, next_id)) != FERRY_OK)
+		return e;
+	if (*truncated && *next_key == NULL)
+		return ferry_fail(FERRY_EPARSE,
+		    "upload list truncated without NextKeyMarker");
+	return FERRY_OK;
+}
+
+ferry_err
+xml_list_uploads_parse(const char *body, size_t len, xml_upload_fn fn,
+    void *arg, int *truncated, char **next_key_marker,
+    char **next_upload_id_marker)
+{
+	static const char *const roots[] = {"ListMultipartUploadsResult", NULL};
+	static const struct xml_rule rules[] = {
+	    {"Upload/Key", U_KEY, XML_KEY_RAW_MAX, 0},
+	    {"Upload/UploadId", U_ID, XML_FIELD_MAX, 0},
+	    {"IsTruncated", U_TRUNC, XML_FIELD_MAX, 0},
+	    {"NextKeyMarker", U_NEXT_KEY, XML_KEY_RAW_MAX, 0},
+	    {"NextUploadIdMarker", U_NEXT_ID, XML_FIELD_MAX, 0},
+	    {"EncodingType", XML_SAX_ENC, XML_FIELD_MAX, 0},
+	};
+	static const struct xml_record records[] = {
+	    {"Upload", 0, XML_BIT(U_KEY) | XML_BIT(U_ID)}};
+	static const struct xml_sax_spec spec = {
+	    roots, rules, XML_NELEM(rules), records, 1, upload_record};
+	struct uploads_ctx c = {fn, arg};
+	struct xml_sax s;
+	ferry_err e;
+
+	*truncated = 0;
+	*next_key_marker = NULL;
+	*next_upload_id_marker = NULL;
+	if ((e = xml_sax_init(&s, &spec, &c)) != FERRY_OK)
+		goto out;
+	if ((e = xml_sax_reply(&s, body, len, NULL)) != FERRY_OK)
+		goto out;
+	e = uploads_tail(&s, truncated, next_key_marker, next_upload_id_marker);
+out:
+	if (e != FERRY_OK) {
+		*truncated = 0;
+		free(*next_key_marker);
+		free(*next_upload_id_marker);
+		*next_key_marker = NULL;
+		*next_upload_id_marker = NULL;
+	}
+	xml_sax_free(&s);
+	return e;
+}
+
+/* DeleteObjects */
+
+enum { D_KEY, D_CODE, D_MESSAGE };
+
+struct delete_ctx {
+	xml_deleted_fn fn;
+	void *arg;
+};
+
+static ferry_err
+deleted_record(struct xml_sax *s, int ok)
+{
+	struct delete_ctx *c = s->ctx;
+	struct xml_deleted d;
+	ferry_err e;
+
+	if ((e = xml_sax_key(s, D_KEY, &d.key, &d.key_len)) != FERRY_OK)
+		return e;
+	d.ok = ok;
+	d.code = ok ? NULL : xml_sax_str(s, D_CODE);
+	d.message = ok ? NULL : xml_sax_str(s, D_MESSAGE);
+	if (c->fn != NULL && c->fn(&d, c->arg) != 0)
+		return ferry_fail(FERRY_ECANCEL, "delete result stopped");
+	return FERRY_OK;
+}
+
+ferry_err
+xml_delete_result_parse(
+    const char *body, size_t len, xml_deleted_fn fn, void *arg)
+{
+	static const char *const roots[] = {"DeleteResult", NULL};
+	static const struct xml_rule rules[] = {
+	    {"Deleted/Key", D_KEY, XML_KEY_MAX, 0},
+	    {"Error/Key", D_KEY, XML_KEY_MAX, 0},
+	    {"Error/Code", D_CODE, XML_FIELD_MAX, 0},
+	    {"Error/Message", D_MESSAGE, XML_FIELD_MAX, 1},
+	};
+	static const struct xml_record records[] = {
+	    {"Deleted", 1,
+	        XML_BIT(D_KEY) | XML_BIT(D_CODE) | XML_BIT(D_MESSAGE)},
+	    {"Error", 0, XML_BIT(D_KEY) | XML_BIT(D_CODE) | XML_BIT(D_MESSAGE)},
+	};
+	static const struct xml_sax_spec spec = {roots, rules, XML_NELEM(rules),
+	    records, XML_NELEM(records), deleted_record};
+	struct delete_ctx c = {fn, arg};
+	struct xml_sax s;
+	ferry_err e;
+
+	if ((e = xml_sax_init(&s, &spec, &c)) != FERRY_OK)
+		goto out;
+	e = xml_sax_reply(&s, body, len, NULL);
+out:
+	xml_sax_free(&s);
+	return e;
+}
