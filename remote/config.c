@@ -1,0 +1,455 @@
+/*
+ * config.c: where endpoint, region and credentials come from: flags, the
+ * environment and the profiles of the shared files, in the order the AWS
+ * CLI v2 uses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "remote/config.h"
+#include "remote/url.h"
+
+#define DEFAULT_REGION "us-east-1"
+
+/* State of one config_resolve() call. */
+struct resolve {
+	const struct config_flags *f;
+	const char *(*env)(const char *);
+	const char *profile;
+	char *cred_path; /* NULL: no file (no HOME) */
+	char *conf_path;
+	struct ini *cred;
+	struct ini *conf;
+	char *conf_section; /* "profile NAME" */
+};
+
+static const char *
+real_getenv(const char *name)
+{
+	return getenv(name);
+}
+
+/* An unset and an empty value mean the same, as for the AWS CLI. */
+static const char *
+nonempty(const char *v)
+{
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+static const char *
+env_get(const struct resolve *r, const char *name)
+{
+	return nonempty(r->env(name));
+}
+
+/* Looks key up in the profile's section of the config file. */
+static const char *
+conf_get(const struct resolve *r, const char *key)
+{
+	const char *v = ini_get(r->conf, r->conf_section, key);
+
+	/* The default profile is "[default]" or "[profile default]". */
+	if (v == NULL && strcmp(r->profile, "default") == 0)
+		v = ini_get(r->conf, "default", key);
+	return nonempty(v);
+}
+
+/* A profile setting: the credentials file first, then the config file. */
+static const char *
+profile_get(const struct resolve *r, const char *key)
+{
+	const char *v = nonempty(ini_get(r->cred, r->profile, key));
+
+	return v ? v : conf_get(r, key);
+}
+
+static char *
+concat(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *s;
+
+	if ((s = malloc(na + nb + 1)) == NULL)
+		return NULL;
+	memcpy(s, a, na);
+	memcpy(s + na, b, nb + 1);
+	return s;
+}
+
+/*
+ * Sets *out to the file named by env (a leading "~/" meaning HOME), else
+ * to HOME/.aws/leaf, else NULL when there is no HOME.
+ */
+static ferry_err
+file_path(
+    const struct resolve *r, const char *env, const char *leaf, char **out)
+{
+	const char *v = env_get(r, env), *home = env_get(r, "HOME");
+
+	*out = NULL;
+	if (v != NULL && home != NULL && strncmp(v, "~/", 2) == 0)
+		*out = concat(home, v + 1);
+	else if (v != NULL)
+		*out = strdup(v);
+	else if (home != NULL)
+		*out = concat(home, leaf);
+	else
+		return FERRY_OK;
+	return *out ? FERRY_OK : ferry_fail(FERRY_ENOMEM, "out of memory");
+}
+
+/* Loads path into *ini; a missing file leaves *ini NULL. */
+static ferry_err
+load_file(const char *path, struct ini **ini)
+{
+	char why[768];
+	ferry_err e;
+
+	*ini = NULL;
+	if (path == NULL)
+		return FERRY_OK;
+	e = ini_load(path, ini);
+	if (e == FERRY_OK || e == FERRY_ENOMEM)
+		return e;
+	if (e == FERRY_ENOTFOUND)
+		return FERRY_OK;
+	/* The detail already names the file and the line. */
+	snprintf(why, sizeof(why), "%s", ferry_errmsg());
+	return ferry_fail(FERRY_EUSAGE, "%s", why);
+}
+
+/* Chooses the profile, loads both files and checks the profile exists. */
+static ferry_err
+open_files(struct resolve *r)
+{
+	const char *env_profile = env_get(r, "AWS_PROFILE");
+	ferry_err e;
+
+	if (r->f->profile != NULL && r->f->profile[0] == '\0')
+		return ferry_fail(FERRY_EUSAGE, "empty --profile name");
+	r->profile = r->f->profile ? r->f->profile
+	             : env_profile ? env_profile
+	                           : "default";
+	if ((r->conf_section = concat("profile ", r->profile)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = file_path(r, "AWS_SHARED_CREDENTIALS_FILE",
+	         "/.aws/credentials", &r->cred_path)) != FERRY_OK ||
+	    (e = file_path(r, "AWS_CONFIG_FILE", "/.aws/config",
+	         &r->conf_path)) != FERRY_OK)
+		return e;
+	if ((e = load_file(r->cred_path, &r->cred)) != FERRY_OK ||
+	    (e = load_file(r->conf_path, &r->conf)) != FERRY_OK)
+		return e;
+	if ((r->f->profile || env_profile) &&
+	    !ini_has_section(r->cred, r->profile) &&
+	    !ini_has_section(r->conf, r->conf_section) &&
+	    !(strcmp(r->profile, "default") == 0 &&
+	        ini_has_section(r->conf, "default")))
+		return ferry_fail(FERRY_EUSAGE,
+		    "profile '%s' not found in %s or %s", r->profile,
+		    r->cred_path ? r->cred_path : "~/.aws/credentials",
+		    r->conf_path ? r->conf_path : "~/.aws/config");
+	return FERRY_OK;
+}
+
+/* Region names go into host names and the signing scope. */
+static int
+region_valid(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		        (s[i] >= 'A' && s[i] <= 'Z') ||
+		        (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+		        s[i] == '_'))
+			return 0;
+	return i > 0 && i <= 63;
+}
+
+static ferry_err
+resolve_region(const struct resolve *r, struct config *c)
+{
+	const char *v = r->f->region;
+
+	if (v == NULL)
+		v = env_get(r, "AWS_REGION");
+	if (v == NULL)
+		v = env_get(r, "AWS_DEFAULT_REGION");
+	if (v == NULL)
+		v = profile_get(r, "region");
+	if (v == NULL)
+		v = DEFAULT_REGION;
+	if (!region_valid(v))
+		return ferry_fail(FERRY_EUSAGE,
+		    "invalid region '%s' (expected letters, digits, '-' or "
+		    "'_')",
+		    v);
+	if ((c->region = strdup(v)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	return FERRY_OK;
+}
+
+/*
+ * The "services" key of a profile names a "[services NAME]" section of
+ * the config file whose "s3 =" block may set endpoint_url.
+ */
+static ferry_err
+services_endpoint(const struct resolve *r, const char **v)
+{
+	const char *name = profile_get(r, "services");
+	ferry_err e = FERRY_OK;
+	char *sec;
+
+	*v = NULL;
+	if (name == NULL)
+		return FERRY_OK;
+	if ((sec = concat("services ", name)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (!ini_has_section(r->conf, sec))
+		e = ferry_fail(FERRY_EUSAGE,
+		    "profile '%s' uses services section '%s', which is not in "
+		    "%s",
+		    r->profile, name, r->conf_path ? r->conf_path : "(none)");
+	else
+		*v = nonempty(ini_get(r->conf, sec, "s3.endpoint_url"));
+	free(sec);
+	return e;
+}
+
+/*
+ * The endpoint set outside the command line, in the AWS CLI's order:
+ * AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the services section, then the
+ * profile (its "s3 =" block before its own endpoint_url).  *v stays NULL
+ * when nothing is set or ignore_configured_endpoint_urls is true.
+ */
+static ferry_err
+configured_endpoint(const struct resolve *r, const char **v, const char **src)
+{
+	const char *ign = env_get(r, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
+	ferry_err e;
+
+	*v = NULL;
+	if (ign == NULL)
+		ign = profile_get(r, "ignore_configured_endpoint_urls");
+	if (ign != NULL && strcasecmp(ign, "true") == 0)
+		return FERRY_OK;
+	*src = "AWS_ENDPOINT_URL_S3";
+	if ((*v = env_get(r, "AWS_ENDPOINT_URL_S3")) != NULL)
+		return FERRY_OK;
+	*src = "AWS_ENDPOINT_URL";
+	if ((*v = env_get(r, "AWS_ENDPOINT_URL")) != NULL)
+		return FERRY_OK;
+	*src = "the profile";
+	if ((e = services_endpoint(r, v)) != FERRY_OK || *v != NULL)
+		return e;
+	if ((*v = profile_get(r, "s3.endpoint_url")) == NULL)
+		*v = profile_get(r, "endpoint_url");
+	return FERRY_OK;
+}
+
+/* Formats ep as "scheme://host[:port]", the port only when not default. */
+static ferry_err
+endpoint_format(const struct endpoint *ep, char **out)
+{
+	size_t n = strlen(ep->scheme) + strlen(ep->host) + 16;
+	unsigned def = ep->https ? 443 : 80;
+
+	if ((*out = malloc(n)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (ep->port == def)
+		snprintf(*out, n, "%s://%s", ep->scheme, ep->host);
+	else
+		snprintf(*out, n, "%s://%s:%u", ep->scheme, ep->host, ep->port);
+	return FERRY_OK;
+}
+
+/* Sets c->endpoint and c->path_style; c->region must be set. */
+static ferry_err
+resolve_endpoint(const struct resolve *r, struct config *c)
+{
+	const char *v = r->f->endpoint_url, *src = "--endpoint-url", *style;
+	char def[128], why[768];
+	struct endpoint ep;
+	ferry_err e;
+
+	if (v == NULL && (e = configured_endpoint(r, &v, &src)) != FERRY_OK)
+		return e;
+	if (v == NULL) {
+		/* China regions live under their own domain. */
+		snprintf(def, sizeof(def), "https://s3.%s.amazonaws.com%s",
+		    c->region, strncmp(c->region, "cn-", 3) == 0 ? ".cn" : "");
+		v = def;
+		src = "the region";
+	}
+	if ((e = endpoint_parse(v, &ep)) != FERRY_OK) {
+		if (e != FERRY_EUSAGE)
+			return e;
+		snprintf(why, sizeof(why), "%s", ferry_errmsg());
+		return ferry_fail(e, "%s (set by %s)", why, src);
+	}
+	style = profile_get(r, "s3.addressing_style");
+	c->path_style = r->f->path_style || ep.host_is_ip ||
+	                (style != NULL && strcasecmp(style, "path") == 0);
+	e = endpoint_format(&ep, &c->endpoint);
+	endpoint_clear(&ep);
+	return e;
+}
+
+/* Copies a key id, secret and optional token into c. */
+static ferry_err
+creds_set(struct config *c, const char *ak, const char *sk, const char *tok)
+{
+	c->access_key = strdup(ak);
+	c->secret_key = strdup(sk);
+	c->session_token = xstrdup(tok);
+	if (c->access_key == NULL || c->secret_key == NULL ||
+	    (tok != NULL && c->session_token == NULL))
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	return FERRY_OK;
+}
+
+/* Keys from the environment; *found when AWS_ACCESS_KEY_ID is set. */
+static ferry_err
+env_creds(const struct resolve *r, struct config *c, int *found)
+{
+	const char *ak = env_get(r, "AWS_ACCESS_KEY_ID");
+	const char *sk = env_get(r, "AWS_SECRET_ACCESS_KEY");
+	const char *tok = env_get(r, "AWS_SESSION_TOKEN");
+
+	*found = ak != NULL;
+	if (ak == NULL)
+		return FERRY_OK;
+	if (sk == NULL)
+		return ferry_fail(FERRY_EUSAGE, "AWS_ACCESS_KEY_ID is set but "
+		                                "AWS_SECRET_ACCESS_KEY is not");
+	if (tok == NULL)
+		tok = env_get(r, "AWS_SECURITY_TOKEN");
+	return creds_set(c, ak, sk, tok);
+}
+
+/* A setting of the profile in the credentials file only. */
+static const char *
+cred_get(const struct resolve *r, const char *key)
+{
+	return nonempty(ini_get(r->cred, r->profile, key));
+}
+
+/* Keys from one file, read through get; *found when it had a key id. */
+static ferry_err
+file_creds(const struct resolve *r,
+    const char *(*get)(const struct resolve *, const char *), const char *path,
+    struct config *c, int *found)
+{
+	const char *ak = get(r, "aws_access_key_id");
+	const char *sk = get(r, "aws_secret_access_key");
+	const char *tok = get(r, "aws_session_token");
+
+	*found = ak != NULL;
+	if (ak == NULL && sk == NULL)
+		return FERRY_OK;
+	if (ak == NULL || sk == NULL)
+		return ferry_fail(FERRY_EUSAGE,
+		    "profile '%s' in %s has %s but no %s", r->profile, path,
+		    ak ? "aws_access_key_id" : "aws_secret_access_key",
+		    ak ? "aws_secret_access_key" : "aws_access_key_id");
+	if (tok == NULL)
+		tok = get(r, "aws_security_token");
+	return creds_set(c, ak, sk, tok);
+}
+
+static ferry_err
+unsupported(const struct resolve *r, const char *what)
+{
+	return ferry_fail(FERRY_EUSAGE,
+	    "profile '%s' gets credentials through %s, which ferry does not "
+	    "support yet; set aws_access_key_id and aws_secret_access_key "
+	    "(or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)",
+	    r->profile, what);
+}
+
+/*
+ * Credentials in the AWS CLI's provider order: environment, then the
+ * providers ferry lacks that would come before static keys (assume role,
+ * web identity, SSO), the credentials file, credential_process, the config
+ * file.  Nothing found means anonymous requests.
+ */
+static ferry_err
+resolve_creds(const struct resolve *r, struct config *c)
+{
+	static const char *const before_files[] = {"role_arn",
+	    "web_identity_token_file", "sso_session", "sso_start_url"};
+	int found = 0;
+	size_t i;
+	ferry_err e;
+
+	/* An explicit --profile outranks keys in the environment. */
+	if (r->f->profile == NULL &&
+	    ((e = env_creds(r, c, &found)) != FERRY_OK || found))
+		return e;
+	if (env_get(r, "AWS_WEB_IDENTITY_TOKEN_FILE") != NULL &&
+	    env_get(r, "AWS_ROLE_ARN") != NULL)
+		return unsupported(r, "AWS_WEB_IDENTITY_TOKEN_FILE");
+	for (i = 0; i < sizeof(before_files) / sizeof(before_files[0]); i++)
+		if (profile_get(r, before_files[i]) != NULL)
+			return unsupported(r, before_files[i]);
+	e = file_creds(r, cred_get, r->cred_path, c, &found);
+	if (e != FERRY_OK || found)
+		return e;
+	if (profile_get(r, "credential_process") != NULL)
+		return unsupported(r, "credential_process");
+	return file_creds(r, conf_get, r->conf_path, c, &found);
+}
+
+static void
+resolve_free(struct resolve *r)
+{
+	ini_free(r->cred);
+	ini_free(r->conf);
+	free(r->cred_path);
+	free(r->conf_path);
+	free(r->conf_section);
+}
+
+ferry_err
+config_resolve(const struct config_flags *f,
+    const char *(*getenv_fn)(const char *), struct config *c)
+{
+	static const struct config_flags none;
+	struct resolve r = {.f = f ? f : &none};
+	const char *ca;
+	ferry_err e;
+
+	memset(c, 0, sizeof(*c));
+	r.env = getenv_fn ? getenv_fn : real_getenv;
+	if ((e = open_files(&r)) != FERRY_OK ||
+	    (e = resolve_region(&r, c)) != FERRY_OK ||
+	    (e = resolve_endpoint(&r, c)) != FERRY_OK ||
+	    (e = resolve_creds(&r, c)) != FERRY_OK)
+		goto out;
+	if ((ca = env_get(&r, "AWS_CA_BUNDLE")) == NULL)
+		ca = profile_get(&r, "ca_bundle");
+	if (ca != NULL && (c->ca_bundle = strdup(ca)) == NULL)
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+out:
+	resolve_free(&r);
+	if (e != FERRY_OK)
+		config_clear(c);
+	return e;
+}
+
+void
+config_clear(struct config *c)
+{
+	if (c == NULL)
+		return;
+	free(c->endpoint);
+	free(c->region);
+	free(c->access_key);
+	free_secret(c->secret_key);
+	free_secret(c->session_token);
+	free(c->ca_bundle);
+	memset(c, 0, sizeof(*c));
+}

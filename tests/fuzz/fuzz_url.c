@@ -1,0 +1,74 @@
+/*
+ * fuzz_url.c: s3:// locations, endpoint URLs (remote/url.c) and sizes
+ * (common/util.c) on arbitrary NUL-terminated strings, checking what each
+ * parser promises about its result.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote/url.h"
+
+static void
+check_location(const char *s)
+{
+	struct s3_location l;
+	size_t n;
+
+	if (s3_location_parse(s, &l) != FERRY_OK) {
+		if (l.bucket != NULL || l.prefix != NULL)
+			abort();
+		return;
+	}
+	n = strlen(l.bucket);
+	if (!is_s3_url(s) || n < 3 || n > 63 || strchr(l.bucket, '/'))
+		abort();
+	n = strlen(l.prefix);
+	if (n > URL_S3_KEY_MAX || (n > 0 && l.prefix[n - 1] != '/'))
+		abort();
+	s3_location_clear(&l);
+}
+
+/* A parsed endpoint, printed back, must parse to the same thing. */
+static void
+check_endpoint(const char *s)
+{
+	struct endpoint a, b;
+	char url[512];
+
+	if (endpoint_parse(s, &a) != FERRY_OK) {
+		if (a.scheme != NULL || a.host != NULL)
+			abort();
+		return;
+	}
+	if (a.port == 0 || a.port > 65535 || a.host[0] == '\0')
+		abort();
+	snprintf(url, sizeof(url), "%s://%s:%u/", a.scheme, a.host, a.port);
+	if (endpoint_parse(url, &b) != FERRY_OK)
+		abort();
+	if (strcmp(a.scheme, b.scheme) || strcmp(a.host, b.host) ||
+	    a.port != b.port || a.https != b.https ||
+	    a.host_is_ip != b.host_is_ip)
+		abort();
+	endpoint_clear(&a);
+	endpoint_clear(&b);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint64_t v;
+	char *s;
+
+	if ((s = malloc(size + 1)) == NULL)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	check_location(s);
+	check_endpoint(s);
+	if (parse_size(s, &v) != FERRY_OK && v != 0)
+		abort();
+	free(s);
+	return 0;
+}
