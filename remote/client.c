@@ -1,0 +1,153 @@
+/* client.c: the S3 client handle, its configuration and connection pool. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "remote/internal.h"
+
+static int curl_ready;
+
+/* curl_global_init is not thread-safe; ferry calls it from main's thread. */
+static ferry_err
+global_init(void)
+{
+	if (curl_ready)
+		return FERRY_OK;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return ferry_fail(FERRY_ENET, "cannot initialise libcurl");
+	curl_ready = 1;
+	return FERRY_OK;
+}
+
+static ferry_err
+setup_multi(struct remote *r, unsigned maxconn)
+{
+	r->multi = curl_multi_init();
+	if (r->multi == NULL)
+		return ferry_fail(FERRY_ENOMEM, "cannot create a curl multi");
+	if (maxconn == 0)
+		maxconn = 16;
+	curl_multi_setopt(
+	    r->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)maxconn);
+	curl_multi_setopt(r->multi, CURLMOPT_MAXCONNECTS, (long)maxconn + 4);
+	r->pool_cap = maxconn + 8;
+	r->easy_pool = calloc(r->pool_cap, sizeof(*r->easy_pool));
+	if (r->easy_pool == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	return FERRY_OK;
+}
+
+ferry_err
+remote_new(const struct remote_opts *o, struct remote **out)
+{
+	struct config_flags f = {0};
+	struct remote *r;
+	ferry_err e;
+
+	*out = NULL;
+	if ((e = global_init()) != FERRY_OK)
+		return e;
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	f.endpoint_url = o->endpoint_url;
+	f.region = o->region;
+	f.profile = o->profile;
+	f.path_style = o->path_style;
+	if ((e = config_resolve(&f, NULL, &r->cfg)) != FERRY_OK)
+		goto out;
+	if ((e = endpoint_parse(r->cfg.endpoint, &r->ep)) != FERRY_OK)
+		goto out;
+	r->retries = o->retries ? o->retries : REMOTE_DEFAULT_RETRIES;
+	r->no_verify_ssl = o->no_verify_ssl;
+	r->rng = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL) << 20;
+	if ((e = setup_multi(r, o->max_connections)) != FERRY_OK)
+		goto out;
+	*out = r;
+	return FERRY_OK;
+out:
+	remote_free(r);
+	return e;
+}
+
+void
+remote_free(struct remote *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->npool; i++)
+		curl_easy_cleanup(r->easy_pool[i]);
+	free(r->easy_pool);
+	if (r->multi)
+		curl_multi_cleanup(r->multi);
+	config_clear(&r->cfg);
+	endpoint_clear(&r->ep);
+	explicit_bzero(r->signing_key, sizeof(r->signing_key));
+	free(r);
+}
+
+const struct remote_stats *
+remote_stats(const struct remote *r)
+{
+	return &r->stats;
+}
+
+const char *
+remote_endpoint(const struct remote *r)
+{
+	return r->cfg.endpoint;
+}
+
+static int
+same_str(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+int
+remote_same_account(const struct remote *a, const struct remote *b)
+{
+	return same_str(a->cfg.endpoint, b->cfg.endpoint) &&
+	       same_str(a->cfg.access_key, b->cfg.access_key) &&
+	       same_str(a->cfg.secret_key, b->cfg.secret_key) &&
+	       same_str(a->cfg.session_token, b->cfg.session_token);
+}
+
+unsigned
+remote_inflight(const struct remote *r)
+{
+	return r->inflight;
+}
+
+int
+remote_is_url(const char *s)
+{
+	return is_s3_url(s);
+}
+
+ferry_err
+remote_loc_parse(const char *s, struct remote_loc *out)
+{
+	struct s3_location l = {0};
+	ferry_err e;
+
+	out->bucket = out->prefix = NULL;
+	if ((e = s3_location_parse(s, &l)) != FERRY_OK)
+		return e;
+	out->bucket = l.bucket;
+	out->prefix = l.prefix;
+	return FERRY_OK;
+}
+
+void
+remote_loc_clear(struct remote_loc *l)
+{
+	if (l == NULL)
+		return;
+	free(l->bucket);
+	free(l->prefix);
+	l->bucket = l->prefix = NULL;
+}

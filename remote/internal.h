@@ -1,0 +1,79 @@
+/*
+ * internal.h: what the files of remote/ share about clients and requests.
+ * Private to remote/.
+ */
+#ifndef FERRY_REMOTE_INTERNAL_H
+#define FERRY_REMOTE_INTERNAL_H
+
+#include <curl/curl.h>
+
+#include "remote/config.h"
+#include "remote/remote.h"
+#include "remote/sigv4.h"
+#include "remote/url.h"
+
+#define REMOTE_MAX_QUERY 8
+#define REMOTE_MAX_HEADERS 16
+#define REMOTE_DEFAULT_RETRIES 10
+
+struct remote {
+	struct config cfg;
+	struct endpoint ep;
+	CURLM *multi;
+	struct remote_stats stats;
+	unsigned inflight;
+	unsigned retries;
+	int no_verify_ssl;
+	char key_date[9]; /* the day signing_key was derived for */
+	uint8_t signing_key[32];
+	struct remote_req *waiting; /* requests backing off before a retry */
+	CURL **easy_pool;           /* idle easy handles, reused */
+	size_t npool;
+	size_t pool_cap;
+	uint64_t rng;
+};
+
+struct remote_req {
+	struct remote *r;
+	enum remote_kind kind;
+	char method[8];
+	char *bucket;
+	char *key;
+	size_t keylen;
+	struct sigv4_pair query[REMOTE_MAX_QUERY];
+	size_t nquery;
+	struct sigv4_pair headers[REMOTE_MAX_HEADERS];
+	size_t nheaders;
+	const char *body;
+	size_t body_len;
+	size_t body_off;
+	int has_body;
+	char md5_b64[32];
+	remote_sink_fn sink;
+	void *sink_arg;
+	uint64_t sunk; /* bytes given to the sink */
+	struct remote_resp resp;
+	remote_done_fn done;
+	void *done_arg;
+	CURL *easy;
+	struct curl_slist *slist;
+	char errbuf[CURL_ERROR_SIZE];
+	unsigned attempt;
+	int64_t retry_at; /* monotonic ns */
+	struct remote_req *next_waiting;
+	int inflight;  /* the easy handle is in the multi */
+	int submitted; /* submitted and not yet completed */
+	int completed;
+};
+
+/* request.c */
+ferry_err req_start(struct remote_req *q) FERRY_WUR;
+void req_reset_response(struct remote_req *q);
+/* Releases the easy handle of a finished request back to the pool. */
+void req_release(struct remote_req *q);
+/* Forgets a submitted request that has not completed (loop.c). */
+void req_cancel(struct remote_req *q);
+/* Classifies a finished attempt: non-zero when it should be retried. */
+int req_retryable(const struct remote_req *q, CURLcode rc);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * loop.c: the one libcurl multi loop that carries every request, with
+ * retries (exponential backoff, full jitter) and completion callbacks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote/internal.h"
+#include "remote/xml.h"
+
+#define BACKOFF_BASE_NS 100000000LL  /* 0.1 s */
+#define BACKOFF_CAP_NS 20000000000LL /* 20 s */
+
+static uint64_t
+next_random(struct remote *r)
+{
+	/* xorshift64*: jitter needs spread, not secrecy. */
+	r->rng ^= r->rng >> 12;
+	r->rng ^= r->rng << 25;
+	r->rng ^= r->rng >> 27;
+	return r->rng * 2685821657736338717ULL;
+}
+
+ferry_err
+remote_req_submit(struct remote_req *q, remote_done_fn done, void *arg)
+{
+	ferry_err e;
+
+	q->done = done;
+	q->done_arg = arg;
+	q->attempt = 0;
+	q->completed = 0;
+	req_reset_response(q);
+	if ((e = req_start(q)) != FERRY_OK)
+		return e;
+	q->r->inflight++;
+	q->submitted = 1;
+	return FERRY_OK;
+}
+
+void
+req_cancel(struct remote_req *q)
+{
+	struct remote_req **pp;
+
+	if (!q->submitted)
+		return;
+	for (pp = &q->r->waiting; *pp; pp = &(*pp)->next_waiting) {
+		if (*pp == q) {
+			*pp = q->next_waiting;
+			break;
+		}
+	}
+	q->submitted = 0;
+	q->r->inflight--;
+}
+
+static void
+schedule_retry(struct remote *r, struct remote_req *q)
+{
+	int64_t cap = BACKOFF_BASE_NS << (q->attempt < 16 ? q->attempt : 16);
+
+	if (cap > BACKOFF_CAP_NS)
+		cap = BACKOFF_CAP_NS;
+	q->retry_at = now_mono_ns() + (int64_t)(next_random(r) % (uint64_t)cap);
+	q->attempt++;
+	r->stats.retries++;
+	q->next_waiting = r->waiting;
+	r->waiting = q;
+	log_debug("retrying %s %s (attempt %u, status %ld)", q->method, q->key,
+	    q->attempt + 1, q->resp.status);
+}
+
+static void
+finish(struct remote *r, struct remote_req *q)
+{
+	q->completed = 1;
+	q->submitted = 0;
+	r->inflight--;
+	if (q->done)
+		q->done(q, q->done_arg);
+}
+
+static void
+on_done(struct remote *r, CURL *easy, CURLcode rc)
+{
+	struct remote_req *q = NULL;
+
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
+	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &q->resp.status);
+	if (rc == CURLE_OK && q->has_body)
+		r->stats.bytes_sent += q->body_len;
+	req_release(q);
+	if (req_retryable(q, rc) && q->attempt + 1 < r->retries) {
+		req_reset_response(q);
+		schedule_retry(r, q);
+		return;
+	}
+	if (rc != CURLE_OK) {
+		q->resp.err = FERRY_ENET;
+		if (q->errbuf[0] == '\0')
+			snprintf(q->errbuf, sizeof(q->errbuf), "%s",
+			    curl_easy_strerror(rc));
+	}
+	finish(r, q);
+}
+
+/* Starts the retries that are due; returns ms until the next one, or -1. */
+static int
+start_due(struct remote *r)
+{
+	struct remote_req **pp = &r->waiting, *q;
+	int64_t now = now_mono_ns(), next = -1;
+
+	while ((q = *pp) != NULL) {
+		if (q->retry_at > now) {
+			if (next < 0 || q->retry_at - now < next)
+				next = q->retry_at - now;
+			pp = &q->next_waiting;
+			continue;
+		}
+		*pp = q->next_waiting;
+		if (req_start(q) != FERRY_OK) {
+			q->resp.err = FERRY_ENET;
+			snprintf(
+			    q->errbuf, sizeof(q->errbuf), "%s", ferry_errmsg());
+			finish(r, q);
+		}
+	}
+	return next < 0 ? -1 : (int)(next / 1000000) + 1;
+}
+
+ferry_err
+remote_run(struct remote *r, int timeout_ms)
+{
+	CURLMsg *m;
+	int running, left, due;
+
+	due = start_due(r);
+	if (due >= 0 && due < timeout_ms)
+		timeout_ms = due;
+	if (curl_multi_perform(r->multi, &running) != CURLM_OK)
+		return ferry_fail(FERRY_ENET, "curl_multi_perform failed");
+	while ((m = curl_multi_info_read(r->multi, &left)) != NULL) {
+		if (m->msg == CURLMSG_DONE)
+			on_done(r, m->easy_handle, m->data.result);
+	}
+	if (r->inflight == 0)
+		return FERRY_OK;
+	if (curl_multi_poll(r->multi, NULL, 0, timeout_ms, NULL) != CURLM_OK)
+		return ferry_fail(FERRY_ENET, "curl_multi_poll failed");
+	return FERRY_OK;
+}
+
+ferry_err
+remote_wait(struct remote *r, struct remote_req *q)
+{
+	ferry_err e;
+
+	while (!q->completed) {
+		if ((e = remote_run(r, 1000)) != FERRY_OK)
+			return e;
+	}
+	return FERRY_OK;
+}
+
+ferry_err
+remote_perform(struct remote *r, struct remote_req *q, int check_body)
+{
+	ferry_err e;
+
+	if ((e = remote_req_submit(q, NULL, NULL)) != FERRY_OK)
+		return e;
+	if ((e = remote_wait(r, q)) != FERRY_OK)
+		return e;
+	return remote_req_result(q, check_body);
+}
+
+/* Records "S3 code: message" for an <Error> body. */
+static ferry_err
+s3_failure(struct remote_req *q, const struct xml_error *x)
+{
+	return ferry_fail(FERRY_ES3, "%s %s/%s: %s: %s (HTTP %ld)", q->method,
+	    q->bucket, q->key, x->code ? x->code : "error",
+	    x->message ? x->message : "", q->resp.status);
+}
+
+ferry_err
+remote_req_result(struct remote_req *q, int check_body)
+{
+	struct remote_resp *s = &q->resp;
+	struct xml_error x = {0};
+	ferry_err e;
+
+	if (s->err != FERRY_OK)
+		return ferry_fail(FERRY_ENET, "%s %s/%s: %s", q->method,
+		    q->bucket, q->key, q->errbuf);
+	if (s->status / 100 == 2 && !check_body)
+		return FERRY_OK;
+	if (s->body.len &&
+	    xml_error_parse(s->body.data, s->body.len, &x) == FERRY_OK) {
+		e = s3_failure(q, &x);
+		xml_error_clear(&x);
+		return e;
+	}
+	if (s->status / 100 == 2)
+		return FERRY_OK;
+	if (s->status == 404)
+		return ferry_fail(FERRY_ENOTFOUND, "%s %s/%s: not found",
+		    q->method, q->bucket, q->key);
+	return ferry_fail(FERRY_EHTTP, "%s %s/%s: HTTP %ld", q->method,
+	    q->bucket, q->key, s->status);
+}

@@ -1,0 +1,213 @@
+/*
+ * remote.h: everything ferry says to an S3-compatible server.
+ *
+ * A struct remote is one endpoint with its credentials and one libcurl
+ * multi handle; requests are built with remote_req_new(), given a body and
+ * a sink, and submitted; remote_run() drives every request in flight and
+ * calls each one's completion callback from inside the loop.  One thread
+ * uses a struct remote and everything made from it.
+ */
+#ifndef FERRY_REMOTE_H
+#define FERRY_REMOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+
+/* What the command line said for one side (NULL or 0: not given). */
+struct remote_opts {
+	const char *endpoint_url;
+	const char *region;
+	const char *profile;
+	int path_style;
+	int no_verify_ssl;
+	unsigned max_connections; /* connections to the host, e.g. --jobs */
+	unsigned retries;         /* attempts per request, 0: the default */
+};
+
+/* Requests sent, per kind, for the summary. */
+enum remote_kind {
+	REMOTE_LIST,
+	REMOTE_GET,
+	REMOTE_HEAD,
+	REMOTE_PUT,
+	REMOTE_POST,
+	REMOTE_DELETE,
+	REMOTE_NKINDS
+};
+
+struct remote_stats {
+	uint64_t requests[REMOTE_NKINDS];
+	uint64_t retries;
+	uint64_t bytes_sent;
+	uint64_t bytes_received;
+};
+
+struct remote;
+
+/*
+ * Resolves the configuration (flags, environment, AWS files) and creates
+ * the client.  FERRY_EUSAGE for bad configuration, with the reason in
+ * ferry_errmsg().  *out is NULL on failure.  Free with remote_free().
+ */
+ferry_err remote_new(
+    const struct remote_opts *o, struct remote **out) FERRY_WUR;
+void remote_free(struct remote *r);
+
+/* Counters so far; the pointer is valid until remote_free(). */
+const struct remote_stats *remote_stats(const struct remote *r);
+
+/* The endpoint URL in use, for messages ("http://127.0.0.1:7480"). */
+const char *remote_endpoint(const struct remote *r);
+
+/* Non-zero when both clients reach the same endpoint with the same keys. */
+int remote_same_account(const struct remote *a, const struct remote *b);
+
+/* An "s3://bucket[/prefix]" location; prefix is "" or ends in '/'. */
+struct remote_loc {
+	char *bucket;
+	char *prefix;
+};
+int remote_is_url(const char *s);
+ferry_err remote_loc_parse(const char *s, struct remote_loc *out) FERRY_WUR;
+void remote_loc_clear(struct remote_loc *l);
+
+/*
+ * One request.  The response fields are valid in the completion callback
+ * and until remote_req_free().
+ */
+struct remote_resp {
+	long status;     /* HTTP status, 0 if none was received */
+	ferry_err err;   /* FERRY_OK, or why the request failed */
+	struct buf body; /* the body, when no sink was set */
+	char etag[96];   /* ETag header, quotes kept */
+	char last_modified[64];
+	char content_type[128];
+	char meta_hash[40];  /* x-amz-meta-ferry-xxh128 */
+	char meta_mtime[32]; /* x-amz-meta-ferry-mtime */
+	char bucket_region[64];
+	uint64_t content_length;
+	int has_content_length;
+};
+
+struct remote_req;
+typedef void (*remote_done_fn)(struct remote_req *q, void *arg);
+
+/*
+ * Creates a request for method on bucket/key (key NULL or "" for the
+ * bucket itself; key bytes are sent exactly, encoded once).  kind is what
+ * it counts as.  Returns NULL when out of memory.
+ */
+struct remote_req *remote_req_new(struct remote *r, enum remote_kind kind,
+    const char *method, const char *bucket, const char *key, size_t keylen);
+void remote_req_free(struct remote_req *q);
+
+/* Adds a query parameter (copied, unencoded). */
+ferry_err remote_req_query(
+    struct remote_req *q, const char *name, const char *value) FERRY_WUR;
+/* Adds a header (copied).  Signed along with the request. */
+ferry_err remote_req_header(
+    struct remote_req *q, const char *name, const char *value) FERRY_WUR;
+/*
+ * The body: len bytes at data, borrowed until completion.  md5 (16 bytes,
+ * or NULL) is sent as Content-MD5.  Without a body, none is sent.
+ */
+void remote_req_body(
+    struct remote_req *q, const void *data, size_t len, const uint8_t *md5);
+/* Limits the buffered response body (default 1 MiB). */
+void remote_req_body_limit(struct remote_req *q, size_t limit);
+/*
+ * Streams the response body to fn instead of buffering it (only for 2xx
+ * replies; others are buffered for their <Error>).  fn returns non-zero
+ * to abort the transfer.
+ */
+typedef int (*remote_sink_fn)(const char *data, size_t len, void *arg);
+void remote_req_sink(struct remote_req *q, remote_sink_fn fn, void *arg);
+
+/*
+ * Sends the request; done(q, arg) is called from remote_run() when it has
+ * finished (after its retries).  The request is owned by the caller, who
+ * frees it (typically in done).
+ */
+ferry_err remote_req_submit(
+    struct remote_req *q, remote_done_fn done, void *arg) FERRY_WUR;
+
+/* The response; valid in done and until remote_req_free(). */
+const struct remote_resp *remote_req_resp(const struct remote_req *q);
+/* The key the request was made for. */
+const char *remote_req_key(const struct remote_req *q, size_t *len);
+
+/*
+ * After completion: FERRY_OK for a 2xx reply, else the failure with its
+ * detail (S3 code and message, HTTP status, curl's reason, the key)
+ * recorded by ferry_fail().  Also checks a 2xx body that is an <Error>
+ * when check_body is non-zero.
+ */
+ferry_err remote_req_result(struct remote_req *q, int check_body) FERRY_WUR;
+
+/* Number of requests submitted and not yet completed. */
+unsigned remote_inflight(const struct remote *r);
+
+/*
+ * Drives the transfers, waiting at most timeout_ms for activity, and runs
+ * the completion callbacks of what finished.  FERRY_ENET only for a
+ * failure of the loop itself.
+ */
+ferry_err remote_run(struct remote *r, int timeout_ms) FERRY_WUR;
+
+/* Runs until q has completed (other requests progress too). */
+ferry_err remote_wait(struct remote *r, struct remote_req *q) FERRY_WUR;
+
+/* Runs one request to completion and returns remote_req_result(). */
+ferry_err remote_perform(
+    struct remote *r, struct remote_req *q, int check_body) FERRY_WUR;
+
+/*
+ * Listing: a stream of the objects under bucket/prefix in key order,
+ * pages fetched on the multi loop (the next page is requested as soon as
+ * the current one arrives, so that consuming one overlaps fetching the
+ * next).
+ */
+struct remote_obj {
+	const char *key; /* relative to the prefix */
+	size_t keylen;
+	uint64_t size;
+	const char *etag;
+	int64_t last_modified; /* seconds since the epoch */
+};
+
+struct remote_list;
+ferry_err remote_list_open(struct remote *r, const char *bucket,
+    const char *prefix, struct remote_list **out) FERRY_WUR;
+/*
+ * Returns FERRY_OK with *obj valid until the next call, FERRY_ENOTFOUND at
+ * the end of the listing, or the failure (a bucket that does not exist is
+ * FERRY_ES3 with NoSuchBucket).  Runs the loop while it waits for a page.
+ */
+ferry_err remote_list_next(
+    struct remote_list *l, struct remote_obj *obj) FERRY_WUR;
+void remote_list_free(struct remote_list *l);
+
+/* Parses an HTTP date or ISO 8601 time into seconds; -1 on failure. */
+int64_t remote_parse_time(const char *s);
+
+/*
+ * Small bodies of S3 replies (complete, copy, initiate), checked for an
+ * <Error> that came with a 200.  Each malloc's its outputs.
+ */
+ferry_err remote_parse_upload_id(
+    struct remote_req *q, char **upload_id) FERRY_WUR;
+ferry_err remote_parse_complete(struct remote_req *q, char **etag) FERRY_WUR;
+ferry_err remote_parse_copy(struct remote_req *q, char **etag) FERRY_WUR;
+ferry_err remote_complete_body(
+    struct buf *out, const char *const *etags, size_t nparts) FERRY_WUR;
+ferry_err remote_delete_body(struct buf *out, const char *const *keys,
+    const size_t *key_lens, size_t n) FERRY_WUR;
+/* Per key of a DeleteObjects reply: ok, or the code and message. */
+typedef void (*remote_deleted_fn)(const char *key, size_t keylen, int ok,
+    const char *code, const char *message, void *arg);
+ferry_err remote_parse_deleted(
+    struct remote_req *q, remote_deleted_fn fn, void *arg) FERRY_WUR;
+
+#endif

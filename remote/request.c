@@ -1,0 +1,607 @@
+/*
+ * request.c: one S3 request: its URL, its SigV4 signature, and the libcurl
+ * easy handle that carries it.  Every request ferry sends is built here.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
+#include "remote/internal.h"
+
+#define REMOTE_BODY_LIMIT (1u << 20)
+
+struct remote_req *
+remote_req_new(struct remote *r, enum remote_kind kind, const char *method,
+    const char *bucket, const char *key, size_t keylen)
+{
+	struct remote_req *q;
+
+	if ((q = calloc(1, sizeof(*q))) == NULL)
+		return NULL;
+	q->r = r;
+	q->kind = kind;
+	snprintf(q->method, sizeof(q->method), "%s", method);
+	q->bucket = strdup(bucket);
+	q->key = malloc(keylen + 1);
+	if (q->bucket == NULL || q->key == NULL) {
+		remote_req_free(q);
+		return NULL;
+	}
+	if (keylen)
+		memcpy(q->key, key, keylen);
+	q->key[keylen] = '\0';
+	q->keylen = keylen;
+	buf_init(&q->resp.body, REMOTE_BODY_LIMIT);
+	return q;
+}
+
+static void
+free_pairs(struct sigv4_pair *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free((char *)p[i].name);
+		free((char *)p[i].value);
+	}
+}
+
+void
+remote_req_free(struct remote_req *q)
+{
+	if (q == NULL)
+		return;
+	req_cancel(q);
+	free_pairs(q->query, q->nquery);
+	free_pairs(q->headers, q->nheaders);
+	free(q->bucket);
+	free(q->key);
+	buf_free(&q->resp.body);
+	curl_slist_free_all(q->slist);
+	req_release(q);
+	free(q);
+}
+
+static ferry_err
+add_pair(struct sigv4_pair *p, size_t *n, size_t max, const char *name,
+    const char *value)
+{
+	char *a, *b;
+
+	if (*n >= max)
+		return ferry_fail(FERRY_ENOMEM, "too many parameters");
+	a = strdup(name);
+	b = strdup(value ? value : "");
+	if (a == NULL || b == NULL) {
+		free(a);
+		free(b);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	p[*n].name = a;
+	p[*n].value = b;
+	(*n)++;
+	return FERRY_OK;
+}
+
+ferry_err
+remote_req_query(struct remote_req *q, const char *name, const char *value)
+{
+	return add_pair(q->query, &q->nquery, REMOTE_MAX_QUERY, name, value);
+}
+
+ferry_err
+remote_req_header(struct remote_req *q, const char *name, const char *value)
+{
+	return add_pair(
+	    q->headers, &q->nheaders, REMOTE_MAX_HEADERS, name, value);
+}
+
+void
+remote_req_body(
+    struct remote_req *q, const void *data, size_t len, const uint8_t *md5)
+{
+	uint8_t digest[16];
+
+	q->body = data;
+	q->body_len = len;
+	q->has_body = 1;
+	if (md5 == NULL) {
+		EVP_Digest(data, len, digest, NULL, EVP_md5(), NULL);
+		md5 = digest;
+	}
+	EVP_EncodeBlock((unsigned char *)q->md5_b64, md5, 16);
+}
+
+void
+remote_req_body_limit(struct remote_req *q, size_t limit)
+{
+	q->resp.body.limit = limit;
+}
+
+void
+remote_req_sink(struct remote_req *q, remote_sink_fn fn, void *arg)
+{
+	q->sink = fn;
+	q->sink_arg = arg;
+}
+
+const struct remote_resp *
+remote_req_resp(const struct remote_req *q)
+{
+	return &q->resp;
+}
+
+const char *
+remote_req_key(const struct remote_req *q, size_t *len)
+{
+	if (len)
+		*len = q->keylen;
+	return q->key;
+}
+
+void
+req_reset_response(struct remote_req *q)
+{
+	struct buf body = q->resp.body;
+
+	buf_reset(&body);
+	memset(&q->resp, 0, sizeof(q->resp));
+	q->resp.body = body;
+	q->body_off = 0;
+	q->sunk = 0;
+	q->errbuf[0] = '\0';
+}
+
+/* Copies a header value, trimmed, into dst if name matches. */
+static int
+take_header(
+    const char *line, size_t len, const char *name, char *dst, size_t dstlen)
+{
+	size_t n = strlen(name), vlen;
+	const char *v;
+
+	if (len <= n || strncasecmp(line, name, n) != 0 || line[n] != ':')
+		return 0;
+	v = line + n + 1;
+	vlen = len - n - 1;
+	while (vlen && (*v == ' ' || *v == '\t')) {
+		v++;
+		vlen--;
+	}
+	while (vlen && isspace((unsigned char)v[vlen - 1]))
+		vlen--;
+	if (vlen >= dstlen)
+		vlen = dstlen - 1;
+	memcpy(dst, v, vlen);
+	dst[vlen] = '\0';
+	return 1;
+}
+
+static size_t
+on_header(char *p, size_t size, size_t n, void *arg)
+{
+	struct remote_req *q = arg;
+	struct remote_resp *s = &q->resp;
+	size_t len = size * n;
+	char num[32];
+
+	if (len >= 5 && memcmp(p, "HTTP/", 5) == 0) {
+		s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
+		s->meta_hash[0] = s->meta_mtime[0] = '\0';
+		s->has_content_length = 0;
+		return len;
+	}
+	if (take_header(p, len, "content-length", num, sizeof(num))) {
+		s->content_length = strtoull(num, NULL, 10);
+		s->has_content_length = 1;
+	}
+	if (take_header(p, len, "etag", s->etag, sizeof(s->etag)) ||
+	    take_header(p, len, "last-modified", s->last_modified,
+	        sizeof(s->last_modified)) ||
+	    take_header(p, len, "content-type", s->content_type,
+	        sizeof(s->content_type)) ||
+	    take_header(p, len, "x-amz-meta-ferry-xxh128", s->meta_hash,
+	        sizeof(s->meta_hash)) ||
+	    take_header(p, len, "x-amz-meta-ferry-mtime", s->meta_mtime,
+	        sizeof(s->meta_mtime)))
+		return len;
+	take_header(p, len, "x-amz-bucket-region", s->bucket_region,
+	    sizeof(s->bucket_region));
+	return len;
+}
+
+static size_t
+on_write(char *p, size_t size, size_t n, void *arg)
+{
+	struct remote_req *q = arg;
+	size_t len = size * n;
+	long status = 0;
+
+	curl_easy_getinfo(q->easy, CURLINFO_RESPONSE_CODE, &status);
+	q->r->stats.bytes_received += len;
+	if (q->sink && status / 100 == 2) {
+		if (q->sink(p, len, q->sink_arg))
+			return 0;
+		q->sunk += len;
+		return len;
+	}
+	if (buf_append(&q->resp.body, p, len) != FERRY_OK)
+		return 0;
+	return len;
+}
+
+static size_t
+on_read(char *p, size_t size, size_t n, void *arg)
+{
+	struct remote_req *q = arg;
+	size_t len = size * n, left = q->body_len - q->body_off;
+
+	if (len > left)
+		len = left;
+	memcpy(p, q->body + q->body_off, len);
+	q->body_off += len;
+	return len;
+}
+
+static int
+on_seek(void *arg, curl_off_t off, int origin)
+{
+	struct remote_req *q = arg;
+
+	if (origin != SEEK_SET || off < 0 || (size_t)off > q->body_len)
+		return CURL_SEEKFUNC_CANTSEEK;
+	q->body_off = (size_t)off;
+	return CURL_SEEKFUNC_OK;
+}
+
+/* "host[:port]" as sent in the Host header, with the bucket for vhosts. */
+static ferry_err
+host_header(const struct remote_req *q, int vhost, struct buf *out)
+{
+	const struct endpoint *ep = &q->r->ep;
+	unsigned dflt = ep->https ? 443 : 80;
+	ferry_err e;
+
+	if (vhost && (e = buf_printf(out, "%s.", q->bucket)) != FERRY_OK)
+		return e;
+	if (ep->port == dflt)
+		return buf_puts(out, ep->host);
+	return buf_printf(out, "%s:%u", ep->host, ep->port);
+}
+
+/* The unencoded path: "/bucket/key" (path style) or "/key". */
+static ferry_err
+req_path(const struct remote_req *q, int vhost, struct buf *out)
+{
+	ferry_err e;
+
+	if (!vhost) {
+		if ((e = buf_printf(out, "/%s", q->bucket)) != FERRY_OK)
+			return e;
+		if (q->keylen == 0)
+			return FERRY_OK;
+	}
+	if ((e = buf_puts(out, "/")) != FERRY_OK)
+		return e;
+	return buf_append(out, q->key, q->keylen);
+}
+
+struct signing {
+	struct buf host, path, query, auth, scratch;
+	char date[20];
+	struct sigv4_pair hdr[REMOTE_MAX_HEADERS + 6];
+	size_t nhdr;
+};
+
+static void
+signing_free(struct signing *s)
+{
+	buf_free(&s->host);
+	buf_free(&s->path);
+	buf_free(&s->query);
+	buf_free(&s->auth);
+	buf_free(&s->scratch);
+}
+
+/* The headers that are sent and signed, in s->hdr. */
+static void
+collect_headers(struct remote_req *q, struct signing *s, const char *phash)
+{
+	size_t i;
+
+	s->nhdr = 0;
+	s->hdr[s->nhdr++] = (struct sigv4_pair){"host", s->host.data};
+	s->hdr[s->nhdr++] = (struct sigv4_pair){"x-amz-date", s->date};
+	s->hdr[s->nhdr++] = (struct sigv4_pair){"x-amz-content-sha256", phash};
+	if (q->r->cfg.session_token)
+		s->hdr[s->nhdr++] = (struct sigv4_pair){
+		    "x-amz-security-token", q->r->cfg.session_token};
+	if (q->has_body)
+		s->hdr[s->nhdr++] =
+		    (struct sigv4_pair){"content-md5", q->md5_b64};
+	for (i = 0; i < q->nheaders; i++)
+		s->hdr[s->nhdr++] = q->headers[i];
+}
+
+static ferry_err
+sign(struct remote_req *q, struct signing *s)
+{
+	struct remote *r = q->r;
+	struct sigv4_request sr = {0};
+	static const char empty_hash[] = "e3b0c44298fc1c149afbf4c8996fb924"
+	                                 "27ae41e4649b934ca495991b7852b855";
+	const char *phash = q->has_body ? "UNSIGNED-PAYLOAD" : empty_hash;
+	ferry_err e;
+
+	collect_headers(q, s, phash);
+	sr.method = q->method;
+	sr.path = s->path.data;
+	sr.query = q->query;
+	sr.nquery = q->nquery;
+	sr.headers = s->hdr;
+	sr.nheaders = s->nhdr;
+	sr.payload_hash = phash;
+	sr.amz_date = s->date;
+	sr.region = r->cfg.region;
+	sr.service = "s3";
+	if ((e = sigv4_canonical_query(&sr, &s->query)) != FERRY_OK)
+		return e;
+	if (r->cfg.access_key == NULL)
+		return FERRY_OK;
+	if (strncmp(r->key_date, s->date, 8) != 0) {
+		memcpy(r->key_date, s->date, 8);
+		r->key_date[8] = '\0';
+		e = sigv4_signing_key(r->cfg.secret_key, r->key_date,
+		    r->cfg.region, "s3", r->signing_key);
+		if (e != FERRY_OK)
+			return e;
+	}
+	return sigv4_authorization(
+	    &sr, r->cfg.access_key, r->signing_key, &s->auth);
+}
+
+static ferry_err
+add_slist(struct remote_req *q, struct buf *scratch, const char *name,
+    const char *value)
+{
+	struct curl_slist *l;
+	ferry_err e;
+
+	buf_reset(scratch);
+	if (value[0] == '\0')
+		e = buf_printf(scratch, "%s;", name);
+	else
+		e = buf_printf(scratch, "%s: %s", name, value);
+	if (e != FERRY_OK)
+		return e;
+	if ((l = curl_slist_append(q->slist, scratch->data)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	q->slist = l;
+	return FERRY_OK;
+}
+
+static ferry_err
+drop_header(struct remote_req *q, const char *line)
+{
+	struct curl_slist *l;
+
+	if ((l = curl_slist_append(q->slist, line)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	q->slist = l;
+	return FERRY_OK;
+}
+
+static ferry_err
+build_slist(struct remote_req *q, struct signing *s)
+{
+	ferry_err e = FERRY_OK;
+	size_t i;
+
+	curl_slist_free_all(q->slist);
+	q->slist = NULL;
+	for (i = 0; i < s->nhdr && e == FERRY_OK; i++)
+		e = add_slist(q, &s->scratch, s->hdr[i].name, s->hdr[i].value);
+	if (e == FERRY_OK && s->auth.len)
+		e = add_slist(q, &s->scratch, "Authorization", s->auth.data);
+	/* "Name:" tells curl not to send a header it would add itself:
+	 * Expect (a round trip per upload), and the form Content-Type it
+	 * puts on every POST. */
+	if (e == FERRY_OK)
+		e = drop_header(q, "Expect:");
+	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 && !q->has_body)
+		e = drop_header(q, "Content-Type:");
+	return e;
+}
+
+static ferry_err
+build_url(struct remote_req *q, struct signing *s, struct buf *url)
+{
+	const struct endpoint *ep = &q->r->ep;
+	ferry_err e;
+
+	if ((e = buf_printf(url, "%s://%s", ep->https ? "https" : "http",
+	         s->host.data)) != FERRY_OK)
+		return e;
+	if ((e = uri_encode(url, s->path.data, s->path.len, 1)) != FERRY_OK)
+		return e;
+	if (s->query.len == 0)
+		return FERRY_OK;
+	if ((e = buf_puts(url, "?")) != FERRY_OK)
+		return e;
+	return buf_append(url, s->query.data, s->query.len);
+}
+
+static void
+now_amz_date(char out[20])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 20, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+static CURL *
+easy_get(struct remote *r)
+{
+	CURL *c;
+
+	if (r->npool > 0) {
+		c = r->easy_pool[--r->npool];
+		curl_easy_reset(c);
+		return c;
+	}
+	return curl_easy_init();
+}
+
+void
+req_release(struct remote_req *q)
+{
+	struct remote *r = q->r;
+
+	if (q->easy == NULL)
+		return;
+	if (q->inflight) {
+		curl_multi_remove_handle(r->multi, q->easy);
+		q->inflight = 0;
+	}
+	if (r->npool < r->pool_cap)
+		r->easy_pool[r->npool++] = q->easy;
+	else
+		curl_easy_cleanup(q->easy);
+	q->easy = NULL;
+}
+
+static void
+set_method(struct remote_req *q, CURL *c)
+{
+	if (strcmp(q->method, "HEAD") == 0) {
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	} else if (strcmp(q->method, "PUT") == 0) {
+		curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(
+		    c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)q->body_len);
+		curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);
+		curl_easy_setopt(c, CURLOPT_READDATA, q);
+		curl_easy_setopt(c, CURLOPT_SEEKFUNCTION, on_seek);
+		curl_easy_setopt(c, CURLOPT_SEEKDATA, q);
+	} else if (strcmp(q->method, "POST") == 0) {
+		curl_easy_setopt(c, CURLOPT_POST, 1L);
+		curl_easy_setopt(
+		    c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body_len);
+		curl_easy_setopt(
+		    c, CURLOPT_POSTFIELDS, q->has_body ? q->body : "");
+	} else if (strcmp(q->method, "GET") != 0) {
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, q->method);
+	}
+}
+
+static void
+set_options(struct remote_req *q, CURL *c, const char *url)
+{
+	struct remote *r = q->r;
+
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, q->slist);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "ferry/" FERRY_VERSION);
+	curl_easy_setopt(c, CURLOPT_PRIVATE, q);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, q->errbuf);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, q);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, q);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+	curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (r->cfg.ca_bundle)
+		curl_easy_setopt(c, CURLOPT_CAINFO, r->cfg.ca_bundle);
+	if (r->no_verify_ssl) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	set_method(q, c);
+}
+
+/*
+ * Builds, signs and adds the request to the multi handle.  Called for the
+ * first attempt and for each retry (the date, and so the signature, is
+ * renewed each time).
+ */
+ferry_err
+req_start(struct remote_req *q)
+{
+	struct remote *r = q->r;
+	struct signing s = {0};
+	struct buf url;
+	int vhost = !r->cfg.path_style;
+	ferry_err e;
+
+	buf_init(&url, 16384);
+	buf_init(&s.host, 1024);
+	buf_init(&s.path, 4096);
+	buf_init(&s.query, 8192);
+	buf_init(&s.auth, 1024);
+	buf_init(&s.scratch, 16384);
+	now_amz_date(s.date);
+	if ((e = host_header(q, vhost, &s.host)) != FERRY_OK ||
+	    (e = req_path(q, vhost, &s.path)) != FERRY_OK ||
+	    (e = sign(q, &s)) != FERRY_OK ||
+	    (e = build_slist(q, &s)) != FERRY_OK ||
+	    (e = build_url(q, &s, &url)) != FERRY_OK)
+		goto out;
+	if (q->easy == NULL && (q->easy = easy_get(r)) == NULL) {
+		e = ferry_fail(FERRY_ENOMEM, "cannot create a curl handle");
+		goto out;
+	}
+	set_options(q, q->easy, url.data);
+	if (curl_multi_add_handle(r->multi, q->easy) != CURLM_OK) {
+		e = ferry_fail(FERRY_ENET, "cannot add a transfer");
+		goto out;
+	}
+	q->inflight = 1;
+	r->stats.requests[q->kind]++;
+out:
+	buf_free(&url);
+	signing_free(&s);
+	return e;
+}
+
+int
+req_retryable(const struct remote_req *q, CURLcode rc)
+{
+	long st = q->resp.status;
+
+	if (q->sunk > 0)
+		return 0;
+	switch (rc) {
+	case CURLE_OK:
+		break;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_GOT_NOTHING:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return 1;
+	default:
+		return 0;
+	}
+	if (st == 500 || st == 502 || st == 503 || st == 504 || st == 429)
+		return 1;
+	if (st == 400 && q->resp.body.data &&
+	    strstr(q->resp.body.data, "<Code>RequestTimeout</Code>"))
+		return 1;
+	return 0;
+}
