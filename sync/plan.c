@@ -1,0 +1,78 @@
+/* plan.c: what to do with one key, decided from the facts at hand. */
+#include <string.h>
+
+#include "sync/plan.h"
+
+static void
+decide(struct plan_decision *out, enum plan_action a, const char *reason)
+{
+	out->action = a;
+	out->reason = reason;
+}
+
+static enum plan_action
+put_kind(const struct plan_entry *src, const struct plan_opts *o)
+{
+	if (o->multipart_threshold && src->size >= o->multipart_threshold)
+		return PLAN_MULTIPART_PUT;
+	return PLAN_PUT;
+}
+
+/* The record still describes the listed object: nobody else wrote it. */
+static int
+record_matches(const struct manifest_remote *rec, const struct plan_entry *dst)
+{
+	return rec != NULL && rec->etag[0] != '\0' && dst->etag != NULL &&
+	       strcmp(rec->etag, dst->etag) == 0 && rec->size == dst->size;
+}
+
+void
+plan_push(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o,
+    struct plan_decision *out)
+{
+	if (!src->present && !dst->present)
+		return decide(out, PLAN_SKIP, "absent");
+	if (!dst->present)
+		return decide(out, put_kind(src, o), "new");
+	if (!src->present) {
+		if (o->delete)
+			return decide(out, PLAN_DELETE, "not in source");
+		return decide(out, PLAN_SKIP, "only in destination");
+	}
+	if (record_matches(rec, dst)) {
+		if (src->size == rec->size && rec->has_hash &&
+		    memcmp(src->hash, rec->hash, 16) == 0)
+			return decide(out, PLAN_SKIP, "unchanged");
+		return decide(out, put_kind(src, o), "content changed");
+	}
+	if (src->size != dst->size)
+		return decide(out, put_kind(src, o), "size differs");
+	if (o->size_only)
+		return decide(out, PLAN_SKIP, "same size");
+	return decide(out, PLAN_CHECK, "no record: compare content");
+}
+
+const char *
+plan_action_name(enum plan_action a)
+{
+	switch (a) {
+	case PLAN_SKIP:
+		return "skip";
+	case PLAN_PUT:
+		return "put";
+	case PLAN_MULTIPART_PUT:
+		return "multipart_put";
+	case PLAN_CHECK:
+		return "check";
+	case PLAN_DELETE:
+		return "delete";
+	case PLAN_GET:
+		return "get";
+	case PLAN_COPY:
+		return "copy";
+	case PLAN_MULTIPART_COPY:
+		return "multipart_copy";
+	}
+	return "unknown";
+}

@@ -1,0 +1,56 @@
+/*
+ * plan.h: the planner, a pure function of (source entry, destination
+ * entry, manifest record, options) that decides what to do with one key.
+ * Private to sync/.  See DESIGN.md, "Deciding changed".
+ */
+#ifndef FERRY_PLAN_H
+#define FERRY_PLAN_H
+
+#include <stdint.h>
+
+#include "manifest/manifest.h"
+
+enum plan_action {
+	PLAN_SKIP,
+	PLAN_PUT,
+	PLAN_MULTIPART_PUT,
+	PLAN_CHECK, /* same size, no usable record: compare content once */
+	PLAN_DELETE,
+	PLAN_GET,
+	PLAN_COPY,
+	PLAN_MULTIPART_COPY
+};
+
+/* One side's entry for a key; present == 0 when the side lacks it. */
+struct plan_entry {
+	int present;
+	uint64_t size;
+	int64_t mtime_ns;      /* local files */
+	const uint8_t *hash;   /* local files: XXH3-128 */
+	const char *etag;      /* objects: as listed, quotes kept */
+	int64_t last_modified; /* objects: seconds */
+};
+
+struct plan_opts {
+	int delete;
+	int size_only;
+	uint64_t multipart_threshold;
+};
+
+struct plan_decision {
+	enum plan_action action;
+	const char *reason; /* static string */
+};
+
+/*
+ * Push: src is a local file, dst the listed object, rec the manifest's
+ * record of what ferry last wrote under the key (NULL if none).
+ */
+void plan_push(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o,
+    struct plan_decision *out);
+
+/* "put", "multipart_put", ...: the name used in output. */
+const char *plan_action_name(enum plan_action a);
+
+#endif
