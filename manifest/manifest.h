@@ -19,6 +19,7 @@
 #define MANIFEST_SCHEMA 1
 #define MANIFEST_ETAG_MAX 80 /* "\"<32 hex>-10000\"" fits */
 #define MANIFEST_UPLOAD_ID_MAX 1024
+#define MANIFEST_KEY_MAX 1024 /* bytes in a key, as in S3 */
 
 /* What the scanner saw of a local file. */
 struct manifest_local {
@@ -86,7 +87,9 @@ ferry_err manifest_meta_get(
 
 /*
  * Remote records.  Writes are batched in one write transaction that
- * manifest_commit() (or close) commits; get sees pending writes.
+ * manifest_commit() (or close) commits; get sees pending writes.  Keys
+ * are 1 to MANIFEST_KEY_MAX bytes (FERRY_EUSAGE otherwise); deleting an
+ * absent key succeeds.
  */
 ferry_err manifest_remote_get(struct manifest *m, const char *key,
     size_t keylen, struct manifest_remote *out) FERRY_WUR; /* ENOTFOUND */
@@ -98,16 +101,20 @@ ferry_err manifest_local_get(struct manifest *m, const char *key, size_t keylen,
     struct manifest_local *out) FERRY_WUR; /* ENOTFOUND */
 ferry_err manifest_local_put(struct manifest *m, const char *key, size_t keylen,
     const struct manifest_local *r) FERRY_WUR;
+ferry_err manifest_local_del(
+    struct manifest *m, const char *key, size_t keylen) FERRY_WUR;
 ferry_err manifest_commit(struct manifest *m) FERRY_WUR;
 /* Number of records in the local and remote tables. */
 ferry_err manifest_count(
     struct manifest *m, uint64_t *nlocal, uint64_t *nremote) FERRY_WUR;
 
 /*
- * Ordered iteration over one table from a read snapshot taken at _new.
- * next returns FERRY_OK with the key (valid until the next call or free)
- * and the decoded record, or FERRY_ENOTFOUND at the end.  A record that
- * does not decode is FERRY_EDB.
+ * Ordered iteration over one table from a read snapshot taken at _new
+ * (which first commits pending writes, so that the snapshot holds them).
+ * next returns FERRY_OK with the key (NUL-terminated, valid until the
+ * next call or free) and the decoded record, or FERRY_ENOTFOUND at the
+ * end.  A record that does not decode is FERRY_EDB.  Free iterators
+ * before manifest_close().
  */
 struct manifest_iter;
 enum manifest_table { MANIFEST_LOCAL, MANIFEST_REMOTE };

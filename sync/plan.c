@@ -53,6 +53,41 @@ plan_push(const struct plan_entry *src, const struct plan_entry *dst,
 	return decide(out, PLAN_CHECK, "no record: compare content");
 }
 
+static enum plan_action
+get_kind(const struct plan_entry *src, const struct plan_opts *o)
+{
+	if (o->multipart_threshold && src->size >= o->multipart_threshold)
+		return PLAN_RANGED_GET;
+	return PLAN_GET;
+}
+
+void
+plan_pull(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o,
+    struct plan_decision *out)
+{
+	if (!src->present && !dst->present)
+		return decide(out, PLAN_SKIP, "absent");
+	if (!dst->present)
+		return decide(out, get_kind(src, o), "new");
+	if (!src->present) {
+		if (o->delete)
+			return decide(out, PLAN_DELETE, "not in source");
+		return decide(out, PLAN_SKIP, "only in destination");
+	}
+	if (record_matches(rec, src)) {
+		if (dst->size == rec->size && rec->has_hash &&
+		    memcmp(dst->hash, rec->hash, 16) == 0)
+			return decide(out, PLAN_SKIP, "unchanged");
+		return decide(out, get_kind(src, o), "local file changed");
+	}
+	if (src->size != dst->size)
+		return decide(out, get_kind(src, o), "size differs");
+	if (o->size_only)
+		return decide(out, PLAN_SKIP, "same size");
+	return decide(out, PLAN_CHECK, "no record: compare content");
+}
+
 const char *
 plan_action_name(enum plan_action a)
 {
@@ -73,6 +108,8 @@ plan_action_name(enum plan_action a)
 		return "copy";
 	case PLAN_MULTIPART_COPY:
 		return "multipart_copy";
+	case PLAN_RANGED_GET:
+		return "ranged_get";
 	}
 	return "unknown";
 }

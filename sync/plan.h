@@ -18,7 +18,8 @@ enum plan_action {
 	PLAN_DELETE,
 	PLAN_GET,
 	PLAN_COPY,
-	PLAN_MULTIPART_COPY
+	PLAN_MULTIPART_COPY,
+	PLAN_RANGED_GET /* parallel ranged GETs into one file */
 };
 
 /* One side's entry for a key; present == 0 when the side lacks it. */
@@ -47,6 +48,15 @@ struct plan_decision {
  * record of what ferry last wrote under the key (NULL if none).
  */
 void plan_push(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o,
+    struct plan_decision *out);
+
+/*
+ * Pull: src is the listed object, dst the local file as scanned, rec the
+ * manifest's record of what ferry last downloaded under the key (the
+ * object's ETag and the hash of the bytes written; NULL if none).
+ */
+void plan_pull(const struct plan_entry *src, const struct plan_entry *dst,
     const struct manifest_remote *rec, const struct plan_opts *o,
     struct plan_decision *out);
 

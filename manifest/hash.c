@@ -1,0 +1,124 @@
+/* hash.c: content hashing of a file descriptor (XXH3-128, optional MD5). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <xxhash.h>
+
+#include "manifest/manifest.h"
+
+#define HASH_CHUNK (256 * 1024)
+
+/* The state of one hashing pass; everything is freed by hash_done(). */
+struct hasher {
+	XXH3_state_t *xxh;
+	EVP_MD_CTX *md5;
+	uint8_t *chunk;
+};
+
+static void
+hash_done(struct hasher *h)
+{
+	XXH3_freeState(h->xxh);
+	EVP_MD_CTX_free(h->md5);
+	free(h->chunk);
+}
+
+static ferry_err
+hash_init(struct hasher *h, int want_md5)
+{
+	memset(h, 0, sizeof(*h));
+	h->xxh = XXH3_createState();
+	h->chunk = malloc(HASH_CHUNK);
+	if (h->xxh == NULL || h->chunk == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (XXH3_128bits_reset(h->xxh) != XXH_OK)
+		return ferry_fail(FERRY_ENOMEM, "cannot start XXH3");
+	if (!want_md5)
+		return FERRY_OK;
+	h->md5 = EVP_MD_CTX_new();
+	if (h->md5 == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (EVP_DigestInit_ex(h->md5, EVP_md5(), NULL) != 1)
+		return ferry_fail(FERRY_ESYS, "MD5 is not available");
+	return FERRY_OK;
+}
+
+/* Feeds n bytes of the chunk to both digests. */
+static ferry_err
+hash_update(struct hasher *h, size_t n)
+{
+	if (XXH3_128bits_update(h->xxh, h->chunk, n) != XXH_OK)
+		return ferry_fail(FERRY_ESYS, "XXH3 update failed");
+	if (h->md5 != NULL && EVP_DigestUpdate(h->md5, h->chunk, n) != 1)
+		return ferry_fail(FERRY_ESYS, "MD5 update failed");
+	return FERRY_OK;
+}
+
+static ferry_err
+hash_final(struct hasher *h, uint8_t xxh[16], uint8_t md5[16])
+{
+	XXH128_canonical_t c;
+	unsigned int n = 0;
+
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(h->xxh));
+	memcpy(xxh, c.digest, 16);
+	if (md5 == NULL)
+		return FERRY_OK;
+	if (EVP_DigestFinal_ex(h->md5, md5, &n) != 1 || n != 16)
+		return ferry_fail(FERRY_ESYS, "MD5 final failed");
+	return FERRY_OK;
+}
+
+/*
+ * Returns FERRY_OK with the XXH3-128 (canonical big-endian bytes) of what
+ * is left to read from fd in xxh, its MD5 in md5 when md5 is not NULL,
+ * and the byte count in *nread.  FERRY_ESYS on a read error, with errno's
+ * text in the detail.  On failure the digests and *nread are zero.  fd
+ * stays open and ends at EOF.  Thread-safe.
+ */
+ferry_err
+manifest_hash_fd(int fd, uint8_t xxh[16], uint8_t md5[16], uint64_t *nread)
+{
+	struct hasher h;
+	uint64_t total = 0;
+	ssize_t n;
+	ferry_err e;
+
+	memset(xxh, 0, 16);
+	if (md5 != NULL)
+		memset(md5, 0, 16);
+	*nread = 0;
+	if ((e = hash_init(&h, md5 != NULL)) != FERRY_OK)
+		goto out;
+	/* A hint only: pipes and some filesystems refuse it. */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	for (;;) {
+		n = read(fd, h.chunk, HASH_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = ferry_fail(FERRY_ESYS, "read: %s", strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if ((e = hash_update(&h, (size_t)n)) != FERRY_OK)
+			goto out;
+		total += (uint64_t)n;
+	}
+	if ((e = hash_final(&h, xxh, md5)) != FERRY_OK)
+		goto out;
+	*nread = total;
+out:
+	if (e != FERRY_OK) {
+		memset(xxh, 0, 16);
+		if (md5 != NULL)
+			memset(md5, 0, 16);
+	}
+	hash_done(&h);
+	return e;
+}

@@ -1,0 +1,58 @@
+/*
+ * internal.h: what the files of manifest/ share and nobody else sees:
+ * the handle and its transactions.
+ */
+#ifndef FERRY_MANIFEST_INTERNAL_H
+#define FERRY_MANIFEST_INTERNAL_H
+
+#include <lmdb.h>
+
+#include "manifest/manifest.h"
+
+enum { DB_META, DB_LOCAL, DB_REMOTE, DB_COUNT };
+
+/*
+ * LMDB refuses keys longer than 511 bytes (its default build); longer
+ * keys are stored as their first MANIFEST_KEY_PREFIX bytes followed by
+ * the XXH3-128 of the whole key, with the rest of the key in front of the
+ * record (see table.c).
+ */
+#define MANIFEST_LMDB_KEY_MAX 511
+#define MANIFEST_KEY_PREFIX (MANIFEST_LMDB_KEY_MAX - 16)
+
+/* Pending writes are committed after this many, to bound the txn. */
+#define MANIFEST_BATCH 50000
+
+struct manifest {
+	MDB_env *env;
+	MDB_dbi dbi[DB_COUNT];
+	MDB_txn *wtxn;  /* the pending write transaction, or NULL */
+	MDB_txn *rtxn;  /* a read transaction kept reset between gets */
+	size_t nwrites; /* puts and dels in wtxn */
+	int lockfd;     /* holds the run lock, -1 if none */
+	char *dir;
+};
+
+/* Records an LMDB failure of what as FERRY_EDB; returns FERRY_EDB. */
+ferry_err manifest_db_fail(int rc, const char *what) FERRY_WUR;
+
+/* Returns the write transaction, beginning it if none is pending. */
+ferry_err manifest_txn_write(struct manifest *m, MDB_txn **txn) FERRY_WUR;
+
+/*
+ * Counts one write in the pending transaction and commits it when the
+ * batch is full.  On an LMDB failure (rc != 0) aborts the pending
+ * transaction instead, since LMDB leaves it unusable.
+ */
+ferry_err manifest_txn_wrote(
+    struct manifest *m, int rc, const char *what) FERRY_WUR;
+
+/*
+ * Returns a transaction to read from: the pending write transaction when
+ * there is one (so that reads see pending writes), else the reused read
+ * transaction.  Give it back with manifest_txn_read_done().
+ */
+ferry_err manifest_txn_read(struct manifest *m, MDB_txn **txn) FERRY_WUR;
+void manifest_txn_read_done(struct manifest *m, MDB_txn *txn);
+
+#endif

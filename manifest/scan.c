@@ -1,0 +1,583 @@
+/*
+ * scan.c: the local tree walker.  It brings the local table in line with
+ * the tree by a merge-join of two streams in memcmp order: the tree, read
+ * one folder at a time and sorted so that a depth-first walk yields full
+ * paths in order, and a cursor over the table as it was when the scan
+ * began.  Unchanged files cost one fstatat and no write; memory is the
+ * entries of the folders on the current path, not the tree.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "manifest/manifest.h"
+
+#define SCAN_DEPTH_MAX 256
+#define SCAN_TRIES 3 /* reads of a file that keeps changing */
+#define NS_PER_S 1000000000LL
+
+/* One entry of a folder, as fstatat saw it. */
+struct ent {
+	const char *name; /* NUL-terminated, in the level's arena */
+	size_t off;       /* of name in the arena, while it may move */
+	size_t namelen;
+	int is_dir;
+	struct manifest_local st; /* stat fields; hash unset */
+};
+
+/* One folder being walked. */
+struct level {
+	DIR *dir;
+	int fd;
+	struct ent *ents;
+	size_t n, cap;
+	char *names;
+	size_t nlen, ncap;
+	size_t base; /* length of the folder's path with its '/' */
+	int protect; /* an entry was unreadable: keep vanished records */
+	int depth;
+};
+
+struct scan {
+	struct manifest *m;
+	const struct manifest_scan_opts *opts;
+	struct manifest_scan_stats *stats;
+	struct manifest_iter *it; /* the table as it was at the start */
+	const char *key;          /* the cursor's key, NULL at the end */
+	size_t keylen;
+	struct manifest_local rec;
+	char path[MANIFEST_KEY_MAX + NAME_MAX + 2];
+	size_t plen;
+};
+
+/* memcmp order of byte strings, a prefix first. */
+static int
+bytes_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+	int c = memcmp(a, b, na < nb ? na : nb);
+
+	if (c != 0)
+		return c;
+	return (na > nb) - (na < nb);
+}
+
+/* Hands the failure just recorded with ferry_fail() to opts->report. */
+static void
+report(struct scan *s, ferry_err e)
+{
+	s->stats->errors++;
+	if (s->opts->report != NULL)
+		s->opts->report(
+		    s->path, e, ferry_errmsg(), s->opts->report_arg);
+}
+
+static void
+report_errno(struct scan *s, const char *what, int err)
+{
+	report(s,
+	    ferry_fail(FERRY_ESYS, "%s %s: %s", what, s->path, strerror(err)));
+}
+
+/* Sets s->path to the folder's path followed by name (and '/' if dir). */
+static void
+path_set(struct scan *s, size_t base, const char *name, size_t n, int dir)
+{
+	memcpy(s->path + base, name, n);
+	s->plen = base + n;
+	if (dir)
+		s->path[s->plen++] = '/';
+	s->path[s->plen] = '\0';
+}
+
+static void
+path_cut(struct scan *s, size_t base)
+{
+	s->plen = base;
+	s->path[base] = '\0';
+}
+
+/* Moves the table cursor to the next record. */
+static ferry_err
+tab_next(struct scan *s)
+{
+	ferry_err e;
+
+	e = manifest_iter_local(s->it, &s->key, &s->keylen, &s->rec);
+	if (e == FERRY_ENOTFOUND) {
+		s->key = NULL;
+		return FERRY_OK;
+	}
+	return e;
+}
+
+/*
+ * Disposes of the record under the cursor, which the tree no longer
+ * has: kept when keep (something near it could not be read), else
+ * deleted.
+ */
+static ferry_err
+tab_vanished(struct scan *s, int keep)
+{
+	ferry_err e;
+
+	if (keep) {
+		s->stats->files++;
+		s->stats->bytes += s->rec.size;
+	} else if ((e = manifest_local_del(s->m, s->key, s->keylen)) !=
+	           FERRY_OK)
+		return e;
+	return tab_next(s);
+}
+
+/* Disposes of every record before path[0..n). */
+static ferry_err
+tab_until(struct scan *s, const char *path, size_t n, int keep)
+{
+	ferry_err e;
+
+	while (s->key != NULL && bytes_cmp(s->key, s->keylen, path, n) < 0)
+		if ((e = tab_vanished(s, keep)) != FERRY_OK)
+			return e;
+	return FERRY_OK;
+}
+
+/* Disposes of every record under the folder prefix path[0..n). */
+static ferry_err
+tab_under(struct scan *s, const char *path, size_t n, int keep)
+{
+	ferry_err e;
+
+	while (s->key != NULL && s->keylen >= n && memcmp(s->key, path, n) == 0)
+		if ((e = tab_vanished(s, keep)) != FERRY_OK)
+			return e;
+	return FERRY_OK;
+}
+
+static int64_t
+ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * NS_PER_S + ts->tv_nsec;
+}
+
+static void
+local_from_stat(struct manifest_local *r, const struct stat *st)
+{
+	memset(r, 0, sizeof(*r));
+	r->size = (uint64_t)st->st_size;
+	r->mtime_ns = ts_ns(&st->st_mtim);
+	r->ctime_ns = ts_ns(&st->st_ctim);
+	r->ino = (uint64_t)st->st_ino;
+	r->dev = (uint64_t)st->st_dev;
+	r->mode = (uint32_t)st->st_mode;
+}
+
+static int
+same_stat(const struct manifest_local *a, const struct manifest_local *b)
+{
+	return a->size == b->size && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_ns == b->ctime_ns && a->ino == b->ino &&
+	       a->dev == b->dev;
+}
+
+static int
+same_record(const struct manifest_local *a, const struct manifest_local *b)
+{
+	return same_stat(a, b) && a->mode == b->mode &&
+	       memcmp(a->hash, b->hash, sizeof(a->hash)) == 0;
+}
+
+/*
+ * Orders entries by name, a folder's name as if followed by '/', so that
+ * walking them depth-first yields full paths in memcmp order.
+ */
+static int
+ent_cmp(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+	size_t n = x->namelen < y->namelen ? x->namelen : y->namelen;
+	int c = memcmp(x->name, y->name, n), cx, cy;
+
+	if (c != 0)
+		return c;
+	cx = n < x->namelen ? (unsigned char)x->name[n] : x->is_dir ? '/' : -1;
+	cy = n < y->namelen ? (unsigned char)y->name[n] : y->is_dir ? '/' : -1;
+	return cx - cy;
+}
+
+/* Appends an entry named name to the level. */
+static ferry_err
+level_add(struct level *lv, const char *name, size_t n, int is_dir,
+    const struct stat *st)
+{
+	void *p;
+	size_t cap;
+
+	if (lv->n == lv->cap) {
+		cap = lv->cap ? 2 * lv->cap : 64;
+		if ((p = realloc(lv->ents, cap * sizeof(*lv->ents))) == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+		lv->ents = p;
+		lv->cap = cap;
+	}
+	if (lv->ncap - lv->nlen < n + 1) {
+		cap = lv->ncap ? 2 * lv->ncap : 4096;
+		while (cap - lv->nlen < n + 1)
+			cap *= 2;
+		if ((p = realloc(lv->names, cap)) == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+		lv->names = p;
+		lv->ncap = cap;
+	}
+	memcpy(lv->names + lv->nlen, name, n + 1);
+	lv->ents[lv->n].off = lv->nlen;
+	lv->ents[lv->n].namelen = n;
+	lv->ents[lv->n].is_dir = is_dir;
+	local_from_stat(&lv->ents[lv->n].st, st);
+	lv->nlen += n + 1;
+	lv->n++;
+	return FERRY_OK;
+}
+
+/*
+ * Looks at one name read from the folder: stats it and, when it is a
+ * file or folder the filter includes and whose path fits, adds it.
+ */
+static ferry_err
+level_entry(struct scan *s, struct level *lv, const char *name)
+{
+	size_t n = strlen(name);
+	struct stat st;
+	int is_dir;
+
+	if (n > NAME_MAX) {
+		report(
+		    s, ferry_fail(FERRY_EUSAGE,
+		           "a name longer than %d bytes, left out", NAME_MAX));
+		return FERRY_OK;
+	}
+	path_set(s, lv->base, name, n, 0);
+	if (fstatat(lv->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return FERRY_OK;
+		lv->protect = 1;
+		report_errno(s, "cannot stat", errno);
+		return FERRY_OK;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		s->stats->skipped++;
+		return FERRY_OK;
+	}
+	is_dir = S_ISDIR(st.st_mode);
+	if (s->opts->filter != NULL &&
+	    !s->opts->filter(s->path, is_dir, s->opts->filter_arg))
+		return FERRY_OK;
+	/* A folder must leave room for a '/' and a name under it. */
+	if (s->plen + (is_dir ? 2 : 0) > MANIFEST_KEY_MAX) {
+		report(s, ferry_fail(FERRY_EUSAGE,
+		              "path longer than %d bytes, left out",
+		              MANIFEST_KEY_MAX));
+		return FERRY_OK;
+	}
+	return level_add(lv, name, n, is_dir, &st);
+}
+
+/* Reads the whole folder of lv (open on lv->fd) and sorts it. */
+static ferry_err
+level_read(struct scan *s, struct level *lv)
+{
+	struct dirent *de;
+	ferry_err e;
+	size_t i;
+	int err;
+
+	if ((lv->dir = fdopendir(lv->fd)) == NULL)
+		return ferry_fail(FERRY_ESYS, "cannot read folder %s: %s",
+		    s->path, strerror(errno));
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(lv->dir)) == NULL)
+			break;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((e = level_entry(s, lv, de->d_name)) != FERRY_OK)
+			return e;
+	}
+	err = errno;
+	path_cut(s, lv->base);
+	if (err != 0) {
+		lv->protect = 1;
+		report_errno(s, "cannot read folder", err);
+	}
+	for (i = 0; i < lv->n; i++)
+		lv->ents[i].name = lv->names + lv->ents[i].off;
+	if (lv->n > 1)
+		qsort(lv->ents, lv->n, sizeof(*lv->ents), ent_cmp);
+	return FERRY_OK;
+}
+
+static void
+level_free(struct level *lv)
+{
+	if (lv->dir != NULL)
+		closedir(lv->dir);
+	else if (lv->fd >= 0)
+		close(lv->fd);
+	free(lv->ents);
+	free(lv->names);
+}
+
+/*
+ * Waits, when ctime is that recent, until the filesystem's clock has
+ * moved past it: a later change then gets a later ctime, so a stat that
+ * still matches after the read proves the bytes read are the file's.
+ * Within one clock tick a change would leave the stat as it was, and the
+ * next scan would trust a stale hash.  Whole-second ctimes mean a
+ * filesystem with a one-second clock.
+ */
+static void
+settle(int64_t ctime_ns)
+{
+	int64_t tick = ctime_ns % NS_PER_S ? 20000000 : NS_PER_S;
+	struct timespec now, ts;
+	int64_t wait;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	wait = ctime_ns + tick - ts_ns(&now);
+	/* Further ahead is a clock set back: waiting would not help. */
+	if (wait <= 0 || wait > 2 * tick)
+		return;
+	ts.tv_sec = wait / NS_PER_S;
+	ts.tv_nsec = wait % NS_PER_S;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Puts the path in front of the detail of a failed read. */
+static ferry_err
+hash_failed(struct scan *s, ferry_err e)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s", ferry_errmsg());
+	return ferry_fail(e, "cannot read %s: %s", s->path, msg);
+}
+
+/*
+ * Hashes the open file fd into *r with its stat, reading it again while
+ * it changes under the read.  FERRY_ENOTFOUND when it is no longer a
+ * regular file, FERRY_ECHANGED when it keeps changing.
+ */
+static ferry_err
+hash_open(struct scan *s, int fd, struct manifest_local *r)
+{
+	struct manifest_local after;
+	struct stat st;
+	uint64_t n;
+	ferry_err e;
+	int tries;
+
+	for (tries = 0; tries < SCAN_TRIES; tries++) {
+		if (fstat(fd, &st) < 0 ||
+		    (tries > 0 && lseek(fd, 0, SEEK_SET) < 0))
+			return ferry_fail(FERRY_ESYS, "cannot read %s: %s",
+			    s->path, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return FERRY_ENOTFOUND;
+		local_from_stat(r, &st);
+		settle(r->ctime_ns);
+		if ((e = manifest_hash_fd(fd, r->hash, NULL, &n)) != FERRY_OK)
+			return hash_failed(s, e);
+		s->stats->hashed_bytes += n;
+		if (fstat(fd, &st) < 0)
+			return ferry_fail(FERRY_ESYS, "cannot stat %s: %s",
+			    s->path, strerror(errno));
+		local_from_stat(&after, &st);
+		if (same_stat(r, &after) && n == r->size)
+			return FERRY_OK;
+	}
+	return ferry_fail(
+	    FERRY_ECHANGED, "%s keeps changing while read", s->path);
+}
+
+/* Opens the entry at s->path and hashes it into *r; see hash_open. */
+static ferry_err
+hash_entry(struct scan *s, struct level *lv, const struct ent *ent,
+    struct manifest_local *r)
+{
+	ferry_err e;
+	int fd;
+
+	/* O_NONBLOCK: a fifo swapped in for the file must not hang us. */
+	fd = openat(lv->fd, ent->name,
+	    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 && (errno == ENOENT || errno == ELOOP))
+		return FERRY_ENOTFOUND;
+	if (fd < 0)
+		return ferry_fail(
+		    FERRY_ESYS, "cannot open %s: %s", s->path, strerror(errno));
+	e = hash_open(s, fd, r);
+	close(fd);
+	return e;
+}
+
+/* Brings the record of the file ent (at s->path) in line with it. */
+static ferry_err
+visit_file(struct scan *s, struct level *lv, const struct ent *ent)
+{
+	struct manifest_local r;
+	ferry_err e;
+	int have;
+
+	if ((e = tab_until(s, s->path, s->plen, lv->protect)) != FERRY_OK)
+		return e;
+	have = s->key != NULL &&
+	       bytes_cmp(s->key, s->keylen, s->path, s->plen) == 0;
+	if (have && !s->opts->checksum && same_stat(&s->rec, &ent->st)) {
+		r = s->rec;
+		goto counted;
+	}
+	e = hash_entry(s, lv, ent, &r);
+	if (e == FERRY_ENOTFOUND)
+		return have ? tab_vanished(s, 0) : FERRY_OK;
+	if (e == FERRY_ENOMEM)
+		return e;
+	if (e != FERRY_OK) {
+		report(s, e);
+		return have ? tab_vanished(s, 1) : FERRY_OK;
+	}
+	s->stats->hashed++;
+	/* --checksum finding what the record says: nothing to write. */
+	if ((!have || !same_record(&s->rec, &r)) &&
+	    (e = manifest_local_put(s->m, s->path, s->plen, &r)) != FERRY_OK)
+		return e;
+counted:
+	s->stats->files++;
+	s->stats->bytes += r.size;
+	return have ? tab_next(s) : FERRY_OK;
+}
+
+static ferry_err scan_dir(struct scan *s, int fd, int depth);
+
+/*
+ * Reports a failure to walk the folder at s->path, naming it without its
+ * '/', and keeps the records under it.
+ */
+static ferry_err
+dir_unread(struct scan *s, const char *what, int err)
+{
+	s->path[s->plen - 1] = '\0';
+	if (err != 0)
+		report_errno(s, what, err);
+	else
+		report(s, ferry_fail(FERRY_EUSAGE, "%s", what));
+	s->path[s->plen - 1] = '/';
+	return tab_under(s, s->path, s->plen, 1);
+}
+
+/* Walks the folder ent (at s->path, which ends in '/'). */
+static ferry_err
+visit_dir(struct scan *s, struct level *lv, const struct ent *ent)
+{
+	ferry_err e;
+	int fd;
+
+	if ((e = tab_until(s, s->path, s->plen, lv->protect)) != FERRY_OK)
+		return e;
+	if (lv->depth + 1 > SCAN_DEPTH_MAX)
+		return dir_unread(s, "folder too deep, left out", 0);
+	fd = openat(
+	    lv->fd, ent->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+		return tab_under(s, s->path, s->plen, lv->protect);
+	if (fd < 0)
+		return dir_unread(s, "cannot open folder", errno);
+	return scan_dir(s, fd, lv->depth + 1);
+}
+
+/*
+ * Walks the folder open on fd (taken over and closed) at s->path, then
+ * disposes of the records under it that the walk did not meet.
+ */
+static ferry_err
+scan_dir(struct scan *s, int fd, int depth)
+{
+	struct level lv;
+	ferry_err e;
+	size_t i;
+
+	memset(&lv, 0, sizeof(lv));
+	lv.fd = fd;
+	lv.base = s->plen;
+	lv.depth = depth;
+	if ((e = level_read(s, &lv)) != FERRY_OK) {
+		if (e == FERRY_ENOMEM || depth == 0)
+			goto out;
+		report(s, e);
+		lv.protect = 1;
+	}
+	for (i = 0; i < lv.n; i++) {
+		path_set(s, lv.base, lv.ents[i].name, lv.ents[i].namelen,
+		    lv.ents[i].is_dir);
+		if (lv.ents[i].is_dir)
+			e = visit_dir(s, &lv, &lv.ents[i]);
+		else
+			e = visit_file(s, &lv, &lv.ents[i]);
+		path_cut(s, lv.base);
+		if (e != FERRY_OK)
+			goto out;
+	}
+	e = tab_under(s, s->path, lv.base, lv.protect);
+out:
+	level_free(&lv);
+	return e;
+}
+
+/*
+ * Returns FERRY_OK when the walk finished (entries it could not read are
+ * counted in stats->errors), else the failure that stopped it.  Writes
+ * left pending are committed.  See manifest.h.
+ */
+ferry_err
+manifest_scan(struct manifest *m, int rootfd,
+    const struct manifest_scan_opts *opts, struct manifest_scan_stats *stats)
+{
+	static const struct manifest_scan_opts none;
+	struct manifest_scan_stats unused;
+	struct scan *s;
+	ferry_err e;
+	int fd;
+
+	stats = stats != NULL ? stats : &unused;
+	memset(stats, 0, sizeof(*stats));
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	s->m = m;
+	s->opts = opts != NULL ? opts : &none;
+	s->stats = stats;
+	/* A descriptor of our own: fdopendir takes it over. */
+	fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		e = ferry_fail(FERRY_ESYS, "cannot open the folder to scan: %s",
+		    strerror(errno));
+		goto out;
+	}
+	if ((e = manifest_iter_new(m, MANIFEST_LOCAL, &s->it)) != FERRY_OK ||
+	    (e = tab_next(s)) != FERRY_OK) {
+		close(fd);
+		goto out;
+	}
+	if ((e = scan_dir(s, fd, 0)) == FERRY_OK)
+		e = manifest_commit(m);
+out:
+	manifest_iter_free(s->it);
+	free(s);
+	return e;
+}

@@ -1,0 +1,304 @@
+/* cli.c: the command line, parsed once into a read-only struct sync_opts. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync/internal.h"
+
+enum {
+	OPT_DELETE = 256,
+	OPT_EXCLUDE,
+	OPT_INCLUDE,
+	OPT_PART_SIZE,
+	OPT_THRESHOLD,
+	OPT_SIZE_ONLY,
+	OPT_ENDPOINT,
+	OPT_REGION,
+	OPT_PROFILE,
+	OPT_PATH_STYLE,
+	OPT_MANIFEST,
+	OPT_JSON,
+	OPT_MEMORY,
+	OPT_REBUILD,
+	OPT_NO_VERIFY,
+	OPT_RETRIES,
+	OPT_VERSION,
+	OPT_FORCE,
+	OPT_MAX_DELETE
+};
+
+static const struct option longopts[] = {
+    {"delete", no_argument, NULL, OPT_DELETE},
+    {"dry-run", no_argument, NULL, 'n'},
+    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+    {"include", required_argument, NULL, OPT_INCLUDE},
+    {"jobs", required_argument, NULL, 'j'},
+    {"part-size", required_argument, NULL, OPT_PART_SIZE},
+    {"multipart-threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"checksum", no_argument, NULL, 'c'},
+    {"size-only", no_argument, NULL, OPT_SIZE_ONLY},
+    {"endpoint-url", required_argument, NULL, OPT_ENDPOINT},
+    {"region", required_argument, NULL, OPT_REGION},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"path-style", no_argument, NULL, OPT_PATH_STYLE},
+    {"manifest", required_argument, NULL, OPT_MANIFEST},
+    {"rebuild-manifest", no_argument, NULL, OPT_REBUILD},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"memory", required_argument, NULL, OPT_MEMORY},
+    {"no-verify-ssl", no_argument, NULL, OPT_NO_VERIFY},
+    {"retries", required_argument, NULL, OPT_RETRIES},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"max-delete", required_argument, NULL, OPT_MAX_DELETE},
+    {NULL, 0, NULL, 0},
+};
+
+static void
+usage(FILE *f)
+{
+	fputs(
+	    "usage: ferry sync SOURCE DESTINATION [options]\n"
+	    "       ferry ls s3://BUCKET[/PREFIX] [--json]\n"
+	    "\n"
+	    "SOURCE and DESTINATION: a local folder or s3://BUCKET[/PREFIX].\n"
+	    "\n"
+	    "What to sync:\n"
+	    "  --delete                 remove what the source no longer has\n"
+	    "  --exclude GLOB           leave out matching paths (repeatable)\n"
+	    "  --include GLOB           keep matching paths (first match "
+	    "wins)\n"
+	    "  -c, --checksum           re-read every local file\n"
+	    "  --size-only              same size counts as unchanged\n"
+	    "  -n, --dry-run            print the plan, change nothing\n"
+	    "\n"
+	    "How:\n"
+	    "  -j, --jobs N             requests in flight (default 16)\n"
+	    "  --part-size SIZE         multipart part size (default 8M)\n"
+	    "  --multipart-threshold SIZE  multipart from this size (8M)\n"
+	    "  --memory SIZE            buffer memory bound (default 256M)\n"
+	    "  --retries N              attempts per request (default 10)\n"
+	    "  --manifest DIR           where the manifest lives\n"
+	    "  --rebuild-manifest       discard the manifest and start "
+	    "afresh\n"
+	    "\n"
+	    "Where:\n"
+	    "  --endpoint-url URL  --region REGION  --profile NAME\n"
+	    "  --path-style  --no-verify-ssl\n"
+	    "\n"
+	    "Output:\n"
+	    "  --json                   one JSON object per line on stdout\n"
+	    "  -q, --quiet  -v, --verbose  -h, --help  --version\n"
+	    "\n"
+	    "Exit status: 0 in sync, 1 some objects failed, 2 usage or\n"
+	    "configuration error, 3 aborted.\n",
+	    f);
+}
+
+static int
+bad(const char *fmt, const char *arg)
+{
+	fputs("ferry: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'ferry --help'.\n", stderr);
+	return EXIT_USAGE;
+}
+
+static int
+take_size(const char *arg, uint64_t *out)
+{
+	if (parse_size(arg, out) != FERRY_OK)
+		return bad("invalid size '%s'", arg);
+	return -1;
+}
+
+static int
+take_count(const char *arg, unsigned *out, unsigned max)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (*arg == '\0' || *end != '\0' || v == 0 || v > max)
+		return bad("invalid number '%s'", arg);
+	*out = (unsigned)v;
+	return -1;
+}
+
+static int
+add_rule(struct sync_opts *o, const char *pattern, int include)
+{
+	if (o->filter == NULL && (o->filter = filter_new()) == NULL)
+		return bad("%s", "out of memory");
+	if (filter_add(o->filter, pattern, include) != FERRY_OK)
+		return bad("%s", ferry_errmsg());
+	return -1;
+}
+
+/* "N" (a count) or "N%" (of the destination's objects). */
+static int
+take_max_delete(struct sync_opts *o, const char *arg)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+
+	if (end == arg || (*end != '\0' && strcmp(end, "%") != 0) ||
+	    (*end == '%' && v > 100))
+		return bad("invalid --max-delete '%s'", arg);
+	if (*end == '%') {
+		o->max_delete_pct = (int)v;
+	} else {
+		o->max_delete_pct = -1;
+		o->max_delete = v;
+	}
+	return -1;
+}
+
+/* Handles one option; returns -1 to go on or an exit status. */
+static int
+take_option(struct sync_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_DELETE:
+		o->delete = 1;
+		return -1;
+	case 'n':
+		o->dry_run = 1;
+		return -1;
+	case OPT_EXCLUDE:
+		return add_rule(o, arg, 0);
+	case OPT_INCLUDE:
+		return add_rule(o, arg, 1);
+	case 'j':
+		return take_count(arg, &o->jobs, 1024);
+	case OPT_PART_SIZE:
+		return take_size(arg, &o->part_size);
+	case OPT_THRESHOLD:
+		return take_size(arg, &o->multipart_threshold);
+	case OPT_MEMORY:
+		return take_size(arg, &o->memory);
+	case 'c':
+		o->checksum = 1;
+		return -1;
+	case OPT_SIZE_ONLY:
+		o->size_only = 1;
+		return -1;
+	case OPT_ENDPOINT:
+		o->remote.endpoint_url = arg;
+		return -1;
+	case OPT_REGION:
+		o->remote.region = arg;
+		return -1;
+	case OPT_PROFILE:
+		o->remote.profile = arg;
+		return -1;
+	case OPT_PATH_STYLE:
+		o->remote.path_style = 1;
+		return -1;
+	case OPT_NO_VERIFY:
+		o->remote.no_verify_ssl = 1;
+		return -1;
+	case OPT_RETRIES:
+		return take_count(arg, &o->remote.retries, 100);
+	case OPT_MANIFEST:
+		o->manifest_dir = arg;
+		return -1;
+	case OPT_FORCE:
+		o->force = 1;
+		return -1;
+	case OPT_MAX_DELETE:
+		return take_max_delete(o, arg);
+	case OPT_REBUILD:
+		o->rebuild_manifest = 1;
+		return -1;
+	case OPT_JSON:
+		o->json = 1;
+		return -1;
+	case 'q':
+		o->quiet = 1;
+		return -1;
+	case 'v':
+		o->verbose++;
+		return -1;
+	case 'h':
+		usage(stdout);
+		return EXIT_SYNCED;
+	case OPT_VERSION:
+		printf("ferry %s\n", FERRY_VERSION);
+		return EXIT_SYNCED;
+	}
+	return bad("%s", "unknown option");
+}
+
+static int
+check_sizes(struct sync_opts *o)
+{
+	if (o->part_size < SYNC_MIN_PART || o->part_size > SYNC_MAX_PART)
+		return bad("%s", "--part-size must be between 5M and 5G");
+	if (o->multipart_threshold == 0)
+		return bad("%s", "--multipart-threshold must be at least 1");
+	if (o->memory < o->part_size)
+		return bad("%s", "--memory must hold at least one part");
+	return -1;
+}
+
+static int
+take_operands(struct sync_opts *o, int argc, char **argv, int i)
+{
+	int want = strcmp(o->command, "sync") == 0 ? 2 : 1;
+
+	if (argc - i != want) {
+		if (strcmp(o->command, "sync") == 0)
+			return bad(
+			    "%s", "sync takes a SOURCE and a DESTINATION");
+		return bad("%s", "ls takes one s3://BUCKET[/PREFIX]");
+	}
+	o->src = argv[i];
+	o->dst = want == 2 ? argv[i + 1] : NULL;
+	return -1;
+}
+
+int
+cli_parse(int argc, char **argv, struct sync_opts *o)
+{
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->jobs = 16;
+	o->part_size = 8ULL << 20;
+	o->multipart_threshold = 8ULL << 20;
+	o->memory = 256ULL << 20;
+	o->max_delete_pct = 50;
+	if (argc < 2 || argv[1][0] == '-') {
+		optind = 1;
+		while (
+		    (c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1)
+			if (c == 'h' || c == OPT_VERSION)
+				return take_option(o, c, optarg);
+		return bad("%s", "a command is needed: sync or ls");
+	}
+	o->command = argv[1];
+	if (strcmp(o->command, "sync") != 0 && strcmp(o->command, "ls") != 0)
+		return bad("unknown command '%s'", o->command);
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "ncj:qvh", longopts, NULL)) != -1) {
+		if (c == '?')
+			return bad("%s", "invalid option");
+		if ((rc = take_option(o, c, optarg)) >= 0)
+			return rc;
+	}
+	if ((rc = check_sizes(o)) >= 0)
+		return rc;
+	o->remote.max_connections = o->jobs;
+	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;
+	return take_operands(o, argc, argv, optind);
+}
+
+void
+cli_clear(struct sync_opts *o)
+{
+	filter_free(o->filter);
+	o->filter = NULL;
+}

@@ -1,0 +1,174 @@
+/*
+ * delete.c: the deletes of a push, run last, in DeleteObjects batches of
+ * up to 1,000 keys, and only when nothing suggests the source is not what
+ * it seems (a listing or a read that failed).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync/push.h"
+
+#define DELETE_BATCH 1000
+
+struct batch {
+	struct push *p;
+	char *keys[DELETE_BATCH];
+	size_t lens[DELETE_BATCH];
+	size_t n;
+};
+
+static void
+on_deleted(const char *key, size_t keylen, int ok, const char *code,
+    const char *message, void *arg)
+{
+	struct batch *b = arg;
+	struct push *p = b->p;
+	size_t plen = strlen(p->loc.prefix);
+
+	if (!ok) {
+		ferry_fail(FERRY_ES3, "delete: %s: %s", code ? code : "error",
+		    message ? message : "");
+		output_error(&p->out, key, keylen, FERRY_ES3, ferry_errmsg());
+		p->counts.failed++;
+		return;
+	}
+	p->counts.deleted++;
+	output_action(&p->out, "delete", key, keylen, 0, NULL);
+	if (keylen >= plen &&
+	    manifest_remote_del(p->m, key + plen, keylen - plen) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+}
+
+static ferry_err
+send_batch(struct batch *b)
+{
+	struct push *p = b->p;
+	struct remote_req *q;
+	struct buf body;
+	ferry_err e;
+
+	buf_init(&body, (size_t)DELETE_BATCH * 6200 + 128);
+	q = remote_req_new(p->r, REMOTE_POST, "POST", p->loc.bucket, NULL, 0);
+	if (q == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = remote_req_query(q, "delete", "")) != FERRY_OK ||
+	    (e = remote_delete_body(&body, (const char *const *)b->keys,
+	         b->lens, b->n)) != FERRY_OK ||
+	    (e = remote_req_header(q, "Content-Type", "application/xml")) !=
+	        FERRY_OK)
+		goto out;
+	remote_req_body(q, body.data, body.len, NULL);
+	remote_req_body_limit(q, 16u << 20);
+	if ((e = remote_perform(p->r, q, 1)) != FERRY_OK)
+		goto out;
+	e = remote_parse_deleted(q, on_deleted, b);
+out:
+	remote_req_free(q);
+	buf_free(&body);
+	return e;
+}
+
+/* Reads the next gathered key into b (malloc'd); 0 at the end. */
+static int
+read_key(struct push *p, struct batch *b)
+{
+	uint32_t len;
+	size_t plen = strlen(p->loc.prefix);
+	char *k;
+
+	if (fread(&len, sizeof(len), 1, p->deletes) != 1)
+		return 0;
+	if ((k = malloc(plen + len + 1)) == NULL)
+		return 0;
+	memcpy(k, p->loc.prefix, plen);
+	if (fread(k + plen, 1, len, p->deletes) != len) {
+		free(k);
+		return 0;
+	}
+	k[plen + len] = '\0';
+	b->keys[b->n] = k;
+	b->lens[b->n] = plen + len;
+	b->n++;
+	return 1;
+}
+
+static void
+clear_batch(struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		free(b->keys[i]);
+	b->n = 0;
+}
+
+/* Why the deletes may not run, or NULL. */
+static const char *
+guard(struct push *p)
+{
+	const struct sync_opts *o = p->o;
+	uint64_t limit;
+
+	if (p->scan_errors)
+		return "some source files could not be read";
+	if (p->counts.failed)
+		return "some transfers failed";
+	if (o->force)
+		return NULL;
+	if (p->nlocal == 0)
+		return "the source is empty (use --force to delete anyway)";
+	limit = o->max_delete_pct >= 0
+	            ? p->nremote * (uint64_t)o->max_delete_pct / 100
+	            : o->max_delete;
+	if (p->ndeletes > limit)
+		return "more deletes than --max-delete allows (use --force or "
+		       "raise --max-delete)";
+	return NULL;
+}
+
+static void
+run_batches(struct push *p)
+{
+	struct batch *b;
+	ferry_err e;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return;
+	b->p = p;
+	rewind(p->deletes);
+	for (;;) {
+		while (b->n < DELETE_BATCH && read_key(p, b))
+			;
+		if (b->n == 0)
+			break;
+		if (p->o->dry_run) {
+			for (size_t i = 0; i < b->n; i++)
+				output_action(&p->out, "delete", b->keys[i],
+				    b->lens[i], 0, "not in source");
+			p->counts.deleted += b->n;
+		} else if ((e = send_batch(b)) != FERRY_OK) {
+			output_error(&p->out, NULL, 0, e, ferry_errmsg());
+			p->counts.failed += b->n;
+		}
+		clear_batch(b);
+	}
+	free(b);
+}
+
+void
+push_deletes(struct push *p)
+{
+	const char *why;
+
+	if (p->ndeletes == 0)
+		return;
+	if ((why = guard(p)) != NULL) {
+		ferry_fail(FERRY_EUSAGE, "refusing %llu deletes: %s",
+		    (unsigned long long)p->ndeletes, why);
+		output_error(&p->out, NULL, 0, FERRY_EUSAGE, ferry_errmsg());
+		p->fatal = EXIT_ABORTED;
+		return;
+	}
+	run_batches(p);
+}

@@ -1,0 +1,437 @@
+/*
+ * filter.c: --include and --exclude rules, and the glob matcher they use.
+ *
+ * fnmatch() does not fit: it has no "**" that crosses '/', and a rule
+ * without '/' must match at any depth.  The matcher below keeps two
+ * backtrack points instead of recursing, so its work is polynomial: the
+ * square of the string's length times the pattern's bounds it, and the
+ * spans it remembers keep it near the product of the two lengths.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync/filter.h"
+
+/* Prepended to a rule that is not anchored, so it matches at any depth. */
+#define ANY_DEPTH "**/"
+#define ANY_DEPTH_LEN 3
+
+struct rule {
+	char *glob; /* the pattern as matched against the whole path */
+	int include;
+	int dir_only;
+};
+
+struct filter {
+	struct rule *rules;
+	size_t n, cap;
+	size_t n_exclude; /* with none, no parent folder can be excluded */
+};
+
+/*
+ * One match in progress.  Only the last '*' and the last "**" are kept as
+ * backtrack points; why that is enough is explained at glob_run().
+ */
+struct glob {
+	const char *pat; /* the whole pattern */
+	const char *p;   /* the next pattern token */
+	const char *s;   /* the next string byte */
+	const char *end; /* the end of the string */
+	/* The last '*' still live: the pattern after it and where its
+	 * current attempt starts; chain is the first '*' since the last '/'
+	 * matched or "**" taken. */
+	const char *star, *star_to, *chain;
+	/* The last "**": the pattern after it and its current attempt. */
+	const char *dstar, *dstar_s;
+	int dstar_slash; /* "**" then '/': matches "" or up to a '/' */
+	/* Stars (by the pattern after them) known to fail from up to dead_to,
+	 * and whether this "**" attempt has set them yet. */
+	const char *dead_lo, *dead_hi, *dead_to;
+	int dead_set;
+};
+
+/* Returns the ']' closing the class whose body starts at p, or NULL. */
+static const char *
+class_end(const char *p)
+{
+	if (*p == '!' || *p == '^')
+		p++;
+	if (*p == ']')
+		p++; /* a ']' first is a member, not the end */
+	for (; *p != '\0'; p++) {
+		if (*p == ']')
+			return p;
+		if (*p == '\\' && *++p == '\0')
+			return NULL;
+	}
+	return NULL;
+}
+
+/* Returns the class member at *pp, honouring '\', and steps past it. */
+static unsigned char
+class_char(const char **pp)
+{
+	const char *p = *pp;
+
+	if (*p == '\\')
+		p++;
+	*pp = p + 1;
+	return (unsigned char)*p;
+}
+
+/* Non-zero when c belongs to the class body [p, close). */
+static int
+class_match(const char *p, const char *close, unsigned char c)
+{
+	unsigned char lo, hi;
+	int neg = 0, in = 0;
+
+	if (*p == '!' || *p == '^') {
+		neg = 1;
+		p++;
+	}
+	while (p < close) {
+		lo = class_char(&p);
+		hi = lo;
+		if (*p == '-' && p + 1 < close) {
+			p++;
+			hi = class_char(&p);
+		}
+		if (lo <= c && c <= hi)
+			in = 1;
+	}
+	return in != neg;
+}
+
+/*
+ * Matches the token at *pp ('?', a class, an escape or a literal, never
+ * '*') against the byte c and steps *pp past it when it matches.  An
+ * unterminated '[' and a trailing '\' stand for themselves, as in fnmatch.
+ */
+static int
+token_match(const char **pp, unsigned char c)
+{
+	const char *p = *pp;
+	const char *close;
+	int ok;
+
+	if (*p == '\0')
+		return 0;
+	if (*p == '?') {
+		ok = c != '/';
+		p++;
+	} else if (*p == '[' && (close = class_end(p + 1)) != NULL) {
+		ok = c != '/' && class_match(p + 1, close, c);
+		p = close + 1;
+	} else {
+		if (*p == '\\' && p[1] != '\0')
+			p++;
+		ok = c == (unsigned char)*p;
+		p++;
+	}
+	if (ok)
+		*pp = p;
+	return ok;
+}
+
+/*
+ * Takes the run of '*' at g->p.  A "**" replaces every earlier backtrack
+ * point (see glob_run).  Returns 0 when the '*' is already known to fail
+ * from here, so that the caller backtracks at once.
+ */
+static int
+take_star(struct glob *g)
+{
+	const char *q = g->p;
+	int at_start = q == g->pat || q[-1] == '/';
+
+	while (*q == '*')
+		q++;
+	if (q - g->p >= 2) {
+		g->dstar_slash = at_start && *q == '/';
+		g->dstar = g->dstar_slash ? q + 1 : q;
+		g->dstar_s = g->s;
+		g->star = NULL;
+		g->dead_set = 0;
+		g->p = g->dstar;
+		return 1;
+	}
+	if (g->dead_lo != NULL && q >= g->dead_lo && q <= g->dead_hi &&
+	    g->s <= g->dead_to)
+		return 0;
+	if (g->star == NULL)
+		g->chain = q;
+	g->star = q;
+	g->star_to = g->s;
+	g->p = q;
+	return 1;
+}
+
+/* Lets the last "**" absorb more; returns 0 when it cannot. */
+static int
+dstar_next(struct glob *g)
+{
+	const char *slash;
+
+	if (g->dstar == NULL)
+		return 0;
+	if (g->dstar_slash) {
+		/* It absorbs whole components, up to and including a '/'. */
+		slash = memchr(g->dstar_s, '/', (size_t)(g->end - g->dstar_s));
+		if (slash == NULL)
+			return 0;
+		g->dstar_s = slash + 1;
+	} else if (g->dstar_s < g->end) {
+		g->dstar_s++;
+	} else {
+		return 0;
+	}
+	g->p = g->dstar;
+	g->s = g->dstar_s;
+	g->dead_set = 0;
+	return 1;
+}
+
+/*
+ * Drops the last '*', which can go no further than the '/' at slash.  If
+ * the attempt fails, every '*' of its chain failed from every start up to
+ * that '/', and later attempts start them no earlier (see glob_run), so
+ * they may skip them there.  The first chain of an attempt is the one
+ * kept: it is the one the next attempt reaches first.
+ */
+static void
+star_drop(struct glob *g, const char *slash)
+{
+	if (!g->dead_set) {
+		g->dead_lo = g->chain;
+		g->dead_hi = g->star;
+		g->dead_to = slash;
+		g->dead_set = 1;
+	}
+	g->star = NULL;
+}
+
+/* Moves to the next attempt after a mismatch; returns 0 when none is left. */
+static int
+backtrack(struct glob *g)
+{
+	if (g->star != NULL) {
+		if (g->star_to < g->end && *g->star_to != '/') {
+			g->star_to++;
+			g->p = g->star;
+			g->s = g->star_to;
+			return 1;
+		}
+		if (g->star_to == g->end)
+			return 0;
+		star_drop(g, g->star_to);
+	}
+	return dstar_next(g);
+}
+
+/*
+ * Non-zero when pat matches all of [s, end).
+ *
+ * This is the two-pointer matcher for '*' with a second, outer backtrack
+ * point for "**".  Each token other than '*' matches exactly one byte, so
+ * the pieces between stars have fixed lengths and placing each piece as
+ * early as it fits is never worse than placing it later: a later "**"
+ * can absorb whatever an earlier one left.  Hence only the last '*' and
+ * the last "**" need retrying.  The same argument shows that a later
+ * "**" attempt places each piece, and starts each '*', no earlier than
+ * the one before.  A '*' cannot pass a '/', so it is dropped when it
+ * reaches one, or when the fixed piece after it matches one (that piece
+ * can land its '/' nowhere else); after that only the "**" absorbs more,
+ * and the span swept is remembered so that the next attempts do not
+ * sweep it again, which would cost the string's length each time.  A '*'
+ * that reaches the end of the string ends the match: later attempts could
+ * only start it later.
+ */
+static int
+glob_run(const char *pat, const char *s, const char *end)
+{
+	struct glob g = {.pat = pat, .p = pat, .s = s, .end = end};
+
+	for (;;) {
+		if (*g.p == '*') {
+			if (take_star(&g))
+				continue;
+			g.star = NULL;
+		} else if (g.s == g.end) {
+			if (*g.p == '\0')
+				return 1;
+		} else if (token_match(&g.p, (unsigned char)*g.s)) {
+			if (*g.s == '/' && g.star != NULL)
+				star_drop(&g, g.s);
+			g.s++;
+			continue;
+		}
+		if (!backtrack(&g))
+			return 0;
+	}
+}
+
+int
+glob_match(const char *pattern, const char *s)
+{
+	if (pattern == NULL || s == NULL)
+		return 0;
+	return glob_run(pattern, s, s + strlen(s));
+}
+
+struct filter *
+filter_new(void)
+{
+	return calloc(1, sizeof(struct filter));
+}
+
+void
+filter_free(struct filter *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < f->n; i++)
+		free(f->rules[i].glob);
+	free(f->rules);
+	free(f);
+}
+
+/* Returns NULL when the body of a rule is well formed, else why not. */
+static const char *
+body_problem(const char *p)
+{
+	int after_slash = 1; /* at the start or just after a '/' */
+
+	if (*p == '\0')
+		return "it is empty";
+	while (*p != '\0') {
+		if (*p == '/' && after_slash)
+			return "it has an empty path component";
+		after_slash = *p == '/';
+		if (*p == '\\' && p[1] == '\0')
+			return "it ends in a lone '\\'";
+		if (*p == '[' && class_end(p + 1) == NULL)
+			return "it has a '[' without a ']'";
+		if (*p == '[')
+			p = class_end(p + 1);
+		else if (*p == '\\')
+			p++;
+		p++;
+	}
+	return after_slash ? "it has an empty path component" : NULL;
+}
+
+/* Returns a copy of body[0, n), after ANY_DEPTH unless anchored, or NULL. */
+static char *
+rule_glob(const char *body, size_t n, int anchored)
+{
+	size_t pre = anchored ? 0 : ANY_DEPTH_LEN;
+	char *g;
+
+	g = malloc(pre + n + 1);
+	if (g == NULL)
+		return NULL;
+	memcpy(g, ANY_DEPTH, pre);
+	memcpy(g + pre, body, n);
+	g[pre + n] = '\0';
+	return g;
+}
+
+/* Appends r to f; on failure frees r->glob. */
+static ferry_err
+rule_push(struct filter *f, struct rule *r)
+{
+	struct rule *nr;
+	size_t cap;
+
+	if (f->n == f->cap) {
+		cap = f->cap == 0 ? 8 : 2 * f->cap;
+		if (cap > SIZE_MAX / sizeof(*nr) ||
+		    (nr = realloc(f->rules, cap * sizeof(*nr))) == NULL) {
+			free(r->glob);
+			return ferry_fail(FERRY_ENOMEM, "no memory for a rule");
+		}
+		f->rules = nr;
+		f->cap = cap;
+	}
+	f->rules[f->n++] = *r;
+	f->n_exclude += !r->include;
+	return FERRY_OK;
+}
+
+ferry_err
+filter_add(struct filter *f, const char *pattern, int include)
+{
+	struct rule r;
+	const char *body, *why;
+	size_t n;
+	int anchored;
+
+	if (f == NULL || pattern == NULL)
+		return ferry_fail(FERRY_EUSAGE, "no filter or no pattern");
+	anchored = pattern[0] == '/';
+	body = pattern + anchored;
+	n = strlen(body);
+	r.dir_only = n > 0 && body[n - 1] == '/';
+	r.include = include != 0;
+	r.glob = rule_glob(body, n - (size_t)r.dir_only, anchored);
+	if (r.glob == NULL)
+		return ferry_fail(
+		    FERRY_ENOMEM, "no memory for \"%s\"", pattern);
+	why = body_problem(r.glob + (anchored ? 0 : ANY_DEPTH_LEN));
+	if (why != NULL) {
+		free(r.glob);
+		return ferry_fail(FERRY_EUSAGE, "bad filter pattern \"%s\": %s",
+		    pattern, why);
+	}
+	return rule_push(f, &r);
+}
+
+/* Returns the verdict of the first rule matching path[0, n), else 1. */
+static int
+decide(const struct filter *f, const char *path, size_t n, int is_dir)
+{
+	const struct rule *r;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		r = &f->rules[i];
+		if (r->dir_only && !is_dir)
+			continue;
+		if (glob_run(r->glob, path, path + n))
+			return r->include;
+	}
+	return 1;
+}
+
+/*
+ * The scanner asks about a folder before descending into it, but a path
+ * alone (a key from a listing, say) must get the same answer, so its
+ * parent folders are decided too and an excluded one excludes it.  That
+ * costs one pass of the rules per level: none when no rule excludes or
+ * when the path's own rule already excludes it.
+ */
+int
+filter_match(const struct filter *f, const char *path, int is_dir)
+{
+	const char *slash;
+	size_t n;
+
+	if (f == NULL)
+		return 1;
+	if (path == NULL)
+		return 0;
+	n = strlen(path);
+	if (!decide(f, path, n, is_dir))
+		return 0;
+	for (slash = path;
+	     f->n_exclude > 0 &&
+	     (slash = memchr(slash, '/', n - (size_t)(slash - path))) != NULL;
+	     slash++)
+		if (slash > path && !decide(f, path, (size_t)(slash - path), 1))
+			return 0;
+	return 1;
+}

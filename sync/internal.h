@@ -1,0 +1,95 @@
+/*
+ * internal.h: what the files of sync/ share: the options of a run, the
+ * output of events, and the engine of a push.  Private to sync/.
+ */
+#ifndef FERRY_SYNC_INTERNAL_H
+#define FERRY_SYNC_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "manifest/manifest.h"
+#include "remote/remote.h"
+#include "sync/filter.h"
+#include "sync/plan.h"
+
+enum { EXIT_SYNCED = 0, EXIT_PARTIAL = 1, EXIT_USAGE = 2, EXIT_ABORTED = 3 };
+
+#define SYNC_MIN_PART (5ULL << 20)
+#define SYNC_MAX_PART (5ULL << 30)
+#define SYNC_MAX_PARTS 10000
+#define SYNC_MAX_OBJECT (5ULL << 40)
+
+/* The command line, read-only once parsed. */
+struct sync_opts {
+	const char *command; /* "sync", "ls" */
+	const char *src;
+	const char *dst;
+	int delete;
+	int dry_run;
+	int checksum;
+	int size_only;
+	int json;
+	int quiet;
+	int verbose;
+	int rebuild_manifest;
+	int force;
+	uint64_t max_delete; /* a count, when max_delete_pct < 0 */
+	int max_delete_pct;  /* a percentage of the destination, or -1 */
+	unsigned jobs;
+	uint64_t part_size;
+	uint64_t multipart_threshold;
+	uint64_t memory;
+	const char *manifest_dir;
+	struct remote_opts remote;
+	struct filter *filter;
+};
+
+/* Counts of a run, for the summary. */
+struct sync_counts {
+	uint64_t uploaded, downloaded, copied, deleted, skipped, failed;
+	uint64_t checked;
+	uint64_t bytes;
+};
+
+/* Where events go: JSON lines on stdout, or words on stderr. */
+struct output {
+	int json;
+	int quiet;
+	int verbose;
+	int dry_run;
+	int64_t started_ns;
+};
+
+void output_init(struct output *o, const struct sync_opts *opts);
+/* An object written, deleted, or planned (dry run). */
+void output_action(struct output *o, const char *type, const char *key,
+    size_t keylen, uint64_t size, const char *reason);
+/* A failure for key (NULL: the run), with the recorded detail. */
+void output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
+    const char *msg);
+void output_summary(struct output *o, const struct sync_counts *c,
+    const struct remote_stats *rs, int exit_status);
+
+/* cli.c */
+/*
+ * Parses argv into opts.  Returns -1 to go on, or an exit status (0 after
+ * --help, EXIT_USAGE after a message) to stop with.
+ */
+int cli_parse(int argc, char **argv, struct sync_opts *opts);
+void cli_clear(struct sync_opts *opts);
+
+/* push.c: local tree to bucket.  Returns the exit status. */
+int sync_push(const struct sync_opts *opts);
+/* pull.c: bucket to local tree.  Returns the exit status. */
+int sync_pull(const struct sync_opts *opts);
+/* mirror.c: bucket to bucket.  Returns the exit status. */
+int sync_mirror(const struct sync_opts *opts);
+/* ls.c */
+int sync_ls(const struct sync_opts *opts);
+
+/* Part size for an object of size bytes: at least want, at most 10,000
+ * parts, a multiple of 1 MiB. */
+uint64_t sync_part_size(uint64_t size, uint64_t want);
+
+#endif

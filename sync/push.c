@@ -1,0 +1,376 @@
+/*
+ * push.c: a local tree to a bucket.  Scan the tree into the manifest, then
+ * merge-join it with the listing in key order, planning each key and
+ * starting its transfer as soon as there is room; deletes run last.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sync/push.h"
+
+#define COMMIT_EVERY 500
+#define COMMIT_NS 1000000000LL
+
+void
+push_note_completion(struct push *p)
+{
+	int64_t now = now_mono_ns();
+
+	if (++p->since_commit < COMMIT_EVERY &&
+	    now - p->last_commit_ns < COMMIT_NS)
+		return;
+	if (manifest_commit(p->m) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+	p->since_commit = 0;
+	p->last_commit_ns = now;
+}
+
+static int
+filter_cb(const char *path, int is_dir, void *arg)
+{
+	return filter_match(arg, path, is_dir);
+}
+
+static void
+report_cb(const char *path, ferry_err e, const char *msg, void *arg)
+{
+	struct push *p = arg;
+
+	p->scan_errors++;
+	p->counts.failed++;
+	output_error(&p->out, path, strlen(path), e, msg);
+}
+
+static ferry_err
+next_local(struct push *p)
+{
+	ferry_err e;
+
+	e = manifest_iter_local(p->it, &p->lkey, &p->lkeylen, &p->lrec);
+	p->lhave = e == FERRY_OK;
+	if (e == FERRY_ENOTFOUND)
+		return FERRY_OK;
+	if (e == FERRY_OK)
+		p->nlocal++;
+	return e;
+}
+
+static ferry_err
+next_remote(struct push *p)
+{
+	ferry_err e;
+
+	for (;;) {
+		e = remote_list_next(p->list, &p->robj);
+		p->rhave = e == FERRY_OK;
+		if (e == FERRY_ENOTFOUND)
+			return FERRY_OK;
+		if (e != FERRY_OK)
+			return e;
+		p->nremote++;
+		/* excluded objects are neither compared nor deleted */
+		if (filter_match(p->o->filter, p->robj.key, 0))
+			return FERRY_OK;
+	}
+}
+
+static int
+key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (c != 0)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+static ferry_err
+gather_delete(struct push *p, const struct remote_obj *o)
+{
+	uint32_t len = (uint32_t)o->keylen;
+
+	if (p->deletes == NULL && (p->deletes = tmpfile()) == NULL)
+		return ferry_fail(FERRY_ESYS,
+		    "cannot create a temporary file: %s", strerror(errno));
+	if (fwrite(&len, sizeof(len), 1, p->deletes) != 1 ||
+	    fwrite(o->key, 1, o->keylen, p->deletes) != o->keylen)
+		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
+	p->ndeletes++;
+	return FERRY_OK;
+}
+
+/* Acts on the decision for one key. */
+static ferry_err
+dispatch(struct push *p, const struct plan_decision *d, const char *key,
+    size_t keylen, const struct manifest_local *l, const struct remote_obj *o)
+{
+	size_t plen = strlen(p->loc.prefix);
+	char *full;
+
+	switch (d->action) {
+	case PLAN_SKIP:
+		if (l)
+			p->counts.skipped++;
+		return FERRY_OK;
+	case PLAN_DELETE:
+		return gather_delete(p, o);
+	case PLAN_PUT:
+	case PLAN_MULTIPART_PUT:
+		if (!p->o->dry_run)
+			break;
+		if ((full = malloc(plen + keylen + 1)) == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+		memcpy(full, p->loc.prefix, plen);
+		memcpy(full + plen, key, keylen);
+		output_action(
+		    &p->out, "upload", full, plen + keylen, l->size, d->reason);
+		free(full);
+		p->counts.uploaded++;
+		p->counts.bytes += l->size;
+		return FERRY_OK;
+	default:
+		break;
+	}
+	return xfer_begin(p, d->action, key, keylen, l, o);
+}
+
+/* Plans the smallest key of the two streams and advances past it. */
+static ferry_err
+merge_step(struct push *p)
+{
+	struct plan_entry src = {0}, dst = {0};
+	struct manifest_remote rec;
+	struct plan_decision d;
+	const struct manifest_remote *recp = NULL;
+	int c;
+	ferry_err e;
+
+	if (!p->lhave && !p->rhave) {
+		p->merge_done = 1;
+		return FERRY_OK;
+	}
+	if (!p->lhave)
+		c = 1;
+	else if (!p->rhave)
+		c = -1;
+	else
+		c = key_cmp(p->lkey, p->lkeylen, p->robj.key, p->robj.keylen);
+	if (c <= 0) {
+		src.present = 1;
+		src.size = p->lrec.size;
+		src.mtime_ns = p->lrec.mtime_ns;
+		src.hash = p->lrec.hash;
+	}
+	if (c >= 0) {
+		dst.present = 1;
+		dst.size = p->robj.size;
+		dst.etag = p->robj.etag;
+		dst.last_modified = p->robj.last_modified;
+		e = manifest_remote_get(
+		    p->m, p->robj.key, p->robj.keylen, &rec);
+		if (e == FERRY_OK)
+			recp = &rec;
+		else if (e != FERRY_ENOTFOUND)
+			return e;
+	}
+	plan_push(&src, &dst, recp, &p->popts, &d);
+	if (c <= 0)
+		e = dispatch(p, &d, p->lkey, p->lkeylen, &p->lrec,
+		    c == 0 ? &p->robj : NULL);
+	else
+		e = dispatch(
+		    p, &d, p->robj.key, p->robj.keylen, NULL, &p->robj);
+	if (e != FERRY_OK)
+		return e;
+	if (c <= 0 && (e = next_local(p)) != FERRY_OK)
+		return e;
+	if (c >= 0 && (e = next_remote(p)) != FERRY_OK) {
+		p->list_err = e;
+		return e;
+	}
+	return FERRY_OK;
+}
+
+/* Runs the merge and the transfers until both are done. */
+static ferry_err
+run_loop(struct push *p)
+{
+	ferry_err e;
+
+	while (!p->merge_done || p->nactive > 0) {
+		xfer_advance(p);
+		xfer_sweep(p);
+		while (!p->merge_done && remote_inflight(p->r) < p->o->jobs &&
+		       p->nactive < 2 * p->o->jobs) {
+			if ((e = merge_step(p)) != FERRY_OK)
+				return e;
+			xfer_advance(p);
+		}
+		xfer_sweep(p);
+		if (p->merge_done && p->nactive == 0)
+			break;
+		if ((e = remote_run(p->r, 100)) != FERRY_OK)
+			return e;
+	}
+	return FERRY_OK;
+}
+
+/* Lets the transfers already started finish after a fatal error. */
+static void
+drain(struct push *p)
+{
+	while (remote_inflight(p->r) > 0)
+		if (remote_run(p->r, 100) != FERRY_OK)
+			break;
+	xfer_sweep(p);
+}
+
+/* The manifest identity of the pair: the real local path and the URL. */
+static ferry_err
+open_manifest(struct push *p, const char *root)
+{
+	char dir[PATH_MAX], dst[4096];
+	const char *where = p->o->manifest_dir;
+	ferry_err e;
+
+	snprintf(dst, sizeof(dst), "s3://%s/%s @ %s", p->loc.bucket,
+	    p->loc.prefix, remote_endpoint(p->r));
+	if (where == NULL) {
+		if ((e = manifest_default_dir(root, dst, dir, sizeof(dir))) !=
+		    FERRY_OK)
+			return e;
+		where = dir;
+	}
+	return manifest_open(where, root, dst,
+	    p->o->rebuild_manifest ? MANIFEST_REBUILD : 0, &p->m);
+}
+
+static ferry_err
+open_sides(struct push *p, char *root)
+{
+	ferry_err e;
+
+	if (realpath(p->o->src, root) == NULL)
+		return ferry_fail(FERRY_EUSAGE, "source folder '%s': %s",
+		    p->o->src, strerror(errno));
+	p->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->rootfd < 0)
+		return ferry_fail(FERRY_EUSAGE, "source folder '%s': %s",
+		    p->o->src, strerror(errno));
+	if ((e = remote_loc_parse(p->o->dst, &p->loc)) != FERRY_OK)
+		return e;
+	if ((e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
+		return e;
+	return open_manifest(p, root);
+}
+
+static ferry_err
+scan(struct push *p)
+{
+	struct manifest_scan_opts so = {0};
+	struct manifest_scan_stats st = {0};
+	ferry_err e;
+
+	so.checksum = p->o->checksum;
+	so.filter = p->o->filter ? filter_cb : NULL;
+	so.filter_arg = p->o->filter;
+	so.report = report_cb;
+	so.report_arg = p;
+	if ((e = manifest_scan(p->m, p->rootfd, &so, &st)) != FERRY_OK)
+		return e;
+	log_info("scanned %llu files, hashed %llu",
+	    (unsigned long long)st.files, (unsigned long long)st.hashed);
+	return manifest_commit(p->m);
+}
+
+static ferry_err
+start_merge(struct push *p)
+{
+	ferry_err e;
+
+	p->popts.delete = p->o->delete;
+	p->popts.size_only = p->o->size_only;
+	p->popts.multipart_threshold = p->o->multipart_threshold;
+	if ((e = manifest_iter_new(p->m, MANIFEST_LOCAL, &p->it)) != FERRY_OK)
+		return e;
+	if ((e = remote_list_open(
+	         p->r, p->loc.bucket, p->loc.prefix, &p->list)) != FERRY_OK)
+		return e;
+	if ((e = next_remote(p)) != FERRY_OK) {
+		p->list_err = e;
+		return e;
+	}
+	return next_local(p);
+}
+
+static int
+exit_for(ferry_err e)
+{
+	if (e == FERRY_EUSAGE || e == FERRY_EDB)
+		return EXIT_USAGE;
+	return EXIT_ABORTED;
+}
+
+static void
+push_close(struct push *p)
+{
+	xfer_sweep(p);
+	while (p->active) {
+		struct xfer *x = p->active;
+		p->active = x->next;
+		xfer_free(x);
+	}
+	remote_list_free(p->list);
+	manifest_iter_free(p->it);
+	manifest_close(p->m);
+	remote_free(p->r);
+	remote_loc_clear(&p->loc);
+	if (p->deletes)
+		fclose(p->deletes);
+	if (p->rootfd >= 0)
+		close(p->rootfd);
+}
+
+int
+sync_push(const struct sync_opts *o)
+{
+	struct push p;
+	char root[PATH_MAX];
+	ferry_err e;
+	int status;
+
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.rootfd = -1;
+	output_init(&p.out, o);
+	p.last_commit_ns = now_mono_ns();
+	if ((e = open_sides(&p, root)) != FERRY_OK) {
+		status = exit_for(e);
+		goto fatal;
+	}
+	status = EXIT_ABORTED;
+	if ((e = scan(&p)) != FERRY_OK || (e = start_merge(&p)) != FERRY_OK ||
+	    (e = run_loop(&p)) != FERRY_OK)
+		goto fatal;
+	push_deletes(&p);
+	status = p.counts.failed || p.fatal ? EXIT_PARTIAL : EXIT_SYNCED;
+	if (p.fatal == EXIT_ABORTED)
+		status = EXIT_ABORTED;
+	goto out;
+fatal:
+	output_error(&p.out, NULL, 0, e, ferry_errmsg());
+	if (p.r)
+		drain(&p);
+out:
+	if (p.m && manifest_commit(p.m) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+	output_summary(
+	    &p.out, &p.counts, p.r ? remote_stats(p.r) : NULL, status);
+	push_close(&p);
+	return status;
+}

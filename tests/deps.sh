@@ -1,0 +1,28 @@
+#!/bin/sh
+# Checks that what ferry needs to build and test is installed.  As root it
+# installs what is missing from Debian's packages; otherwise it prints the
+# exact apt-get line and fails.
+set -u
+
+PKGS="gcc make pkg-config libcurl4-openssl-dev libssl-dev libxxhash-dev \
+liblmdb-dev libcjson-dev libexpat1-dev libcmocka-dev ceph-mon ceph-osd \
+radosgw uuid-runtime awscli python3 curl"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+		grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "ferry: missing packages:$missing" >&2
+	echo "Install them with:" >&2
+	echo "  sudo apt-get install -y --no-install-recommends$missing" >&2
+	exit 1
+fi
+echo "Installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq || exit 1
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null || exit 1

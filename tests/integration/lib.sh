@@ -1,0 +1,84 @@
+# lib.sh: what the integration tests share.  Sourced by each t_*.sh, which
+# runs with the test gateway's environment (tests/server/s3server's env).
+# Output is TAP: "ok N - what" / "not ok N - what".
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+FERRY=${FERRY:-$TOP/ferry}
+COUNT="$TOP/tests/server/count-requests"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ferry-it.XXXXXX")
+export FERRY_STATE_DIR="$WORK/state"
+trap 'rm -rf "$WORK"' EXIT
+_n=0
+_fails=0
+
+ok() {
+	_n=$((_n + 1))
+	echo "ok $_n - $*"
+}
+
+not_ok() {
+	_n=$((_n + 1))
+	_fails=$((_fails + 1))
+	echo "not ok $_n - $*"
+}
+
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+	_d=$1
+	shift
+	if "$@"; then ok "$_d"; else not_ok "$_d"; fi
+}
+
+# is GOT WANT DESCRIPTION
+is() {
+	if [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3 (got '$1', want '$2')"; fi
+}
+
+# like TEXT REGEX DESCRIPTION
+like() {
+	if printf '%s' "$1" | grep -Eq -- "$2"; then ok "$3"; else
+		not_ok "$3 (no /$2/ in: $(printf '%s' "$1" | head -c 300))"
+	fi
+}
+
+awscli() {
+	/usr/bin/aws --endpoint-url "$FERRY_TEST_ENDPOINT" "$@"
+}
+
+mkbucket() {
+	awscli s3api create-bucket --bucket "$1" >/dev/null
+}
+
+# mark: the position in the gateway's request log, for counting from.
+mark() {
+	"$COUNT" --lines "$FERRY_TEST_LOG"
+}
+
+# requests MARK KIND: how many requests of KIND the gateway saw since MARK.
+requests() {
+	"$COUNT" --settle "$FERRY_TEST_LOG" "$1" | awk -v k="$2" \
+		'$1 == k { n = $2 } END { print n + 0 }'
+}
+
+# file_opens TRACE: files (not folders) opened relative to a folder's
+# descriptor in an strace -e trace=openat log: ferry opens the files of a
+# tree only that way, and nothing else that way.
+file_opens() {
+	grep 'openat(' "$1" | grep -v AT_FDCWD | grep -vc O_DIRECTORY
+}
+
+# summary FILE FIELD: a field of the last summary line, e.g. "uploaded"
+# or "requests.put".
+summary() {
+	grep '"type":"summary"' "$1" | tail -n 1 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    d = d[k]
+print(d)' "$2"
+}
+
+done_testing() {
+	echo "1..$_n"
+	[ "$_fails" -eq 0 ]
+}

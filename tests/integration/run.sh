@@ -1,0 +1,42 @@
+#!/bin/sh
+# Runs the integration suite: starts a Ceph S3 gateway on loopback with the
+# project's own script, runs every tests/integration/t_*.sh against it
+# (TAP), stops the gateway, and prints "N passed, M failed".
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+: "${FERRY:=$TOP/ferry}"
+export FERRY
+STATE=$(mktemp -d "${TMPDIR:-/tmp}/ferry-s3.XXXXXX")
+SERVER="$TOP/tests/server/s3server"
+
+stop() {
+	"$SERVER" stop "$STATE" --purge >/dev/null 2>&1 || true
+}
+trap stop EXIT INT TERM
+
+if ! "$SERVER" start "$STATE"; then
+	echo "integration: the test S3 gateway did not start" >&2
+	exit 1
+fi
+# shellcheck disable=SC1091
+. "$STATE/env"
+
+passed=0
+failed=0
+for t in "$TOP"/tests/integration/t_*.sh; do
+	[ -n "${ONLY:-}" ] && case "$t" in *"$ONLY"*) ;; *) continue ;; esac
+	echo "# $(basename "$t")"
+	out=$(bash "$t" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	p=$(printf '%s\n' "$out" | grep -c '^ok ')
+	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $(basename "$t") exited $rc"
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# --dry-run, --exclude/--include, --checksum, --size-only and --json.
+. "$(dirname "$0")/lib.sh"
+
+B=options-$$
+T=$WORK/tree
+mkbucket "$B"
+mkdir -p "$T/keep" "$T/cache" "$T/deep/er"
+for f in keep/a.txt keep/b.tmp cache/c.txt deep/er/d.tmp deep/er/e.txt \
+	top.txt; do
+	echo "content of $f" >"$T/$f"
+done
+
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/o" --dry-run --json >"$WORK/dry.json"
+is "$?" 0 "a dry run exits 0"
+is "$(requests "$m" put)" 0 "a dry run uploads nothing"
+is "$(grep -c '"type":"plan"' "$WORK/dry.json")" 6 "... and plans 6 uploads"
+check "every JSON line parses" python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    json.loads(line)' "$WORK/dry.json"
+
+"$FERRY" sync "$T" "s3://$B/o" --exclude '*.tmp' --exclude 'cache/' \
+	--json >"$WORK/ex.json"
+is "$?" 0 "a filtered push exits 0"
+keys=$("$FERRY" ls "s3://$B/o" | awk '{print $NF}' | sort | tr '\n' ' ')
+is "$keys" "o/deep/er/e.txt o/keep/a.txt o/top.txt " \
+	"'*.tmp' at any depth and the cache/ folder stay out"
+
+"$FERRY" sync "$T" "s3://$B/o" --include 'deep/**' --exclude '*.tmp' \
+	--exclude 'cache/' --delete --json >"$WORK/inc.json"
+is "$(summary "$WORK/inc.json" uploaded)" 1 "the first matching rule wins (deep/er/d.tmp goes up)"
+is "$(summary "$WORK/inc.json" deleted)" 0 "excluded objects are not deleted"
+
+# --checksum trusts no stat cache: every file is read again
+if command -v strace >/dev/null; then
+	m=$(mark)
+	strace -f -qq -e trace=openat -o "$WORK/trace" "$FERRY" sync "$T" \
+		"s3://$B/o" --exclude '*.tmp' --exclude 'cache/' --checksum \
+		--json >"$WORK/ck.json"
+	is "$(file_opens "$WORK/trace")" 3 \
+		"--checksum reads each of the 3 files"
+	is "$(requests "$m" put)" 0 "... and uploads none, for none changed"
+fi
+
+printf 'x' >>"$T/top.txt"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/o" --exclude '*.tmp' --exclude 'cache/' \
+	--size-only --json >"$WORK/so.json"
+is "$(requests "$m" put)" 1 "--size-only still uploads a file whose size changed"
+
+done_testing

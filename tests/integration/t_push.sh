@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Push: a local tree to a bucket through the manifest, checked with an
+# independent client and with requests counted at the gateway.
+. "$(dirname "$0")/lib.sh"
+
+B=push-$$
+T=$WORK/tree
+mkbucket "$B"
+python3 "$TOP/tests/integration/gen_tree.py" "$T" 2000 7
+
+# 1. first upload, compared with what an independent client lists
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/1.json"
+is "$?" 0 "first push exits 0"
+is "$(summary "$WORK/1.json" uploaded)" 2000 "first push uploads 2000 files"
+is "$(requests "$m" put)" 2000 "the gateway saw 2000 PUTs"
+check "the bucket lists the same keys and sizes as the tree" \
+	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" p/
+same=0
+for f in $(cd "$T" && find . -type f -name '*0?7.bin' | head -n 20 | tr ' ' '\001'); do
+	f=$(printf '%s' "${f#./}" | tr '\001' ' ')
+	awscli s3api get-object --bucket "$B" --key "p/$f" "$WORK/got" >/dev/null &&
+		cmp -s "$WORK/got" "$T/$f" && same=$((same + 1))
+done
+is "$same" 20 "20 sampled objects hold the same bytes"
+
+# 2. an unchanged rerun lists, and reads no file
+m=$(mark)
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=openat -o "$WORK/trace" \
+		"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/2.json"
+	is "$?" 0 "unchanged rerun exits 0"
+	opened=$(file_opens "$WORK/trace")
+	is "$opened" 0 "unchanged rerun opens no file of the tree"
+else
+	"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/2.json"
+	is "$?" 0 "unchanged rerun exits 0"
+fi
+is "$(requests "$m" total)" 2 "unchanged rerun sends 2 requests"
+is "$(requests "$m" list)" 2 "... both of them ListObjectsV2"
+is "$(summary "$WORK/2.json" uploaded)" 0 "unchanged rerun uploads nothing"
+
+# 3. touched files, same bytes: nothing goes up
+later=$(($(date +%s) + 3600))
+find "$T" -type f -exec touch -d "@$later" {} +
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/3.json"
+is "$?" 0 "touch-only rerun exits 0"
+is "$(requests "$m" put)" 0 "touch-only rerun uploads nothing"
+is "$(requests "$m" total)" 2 "touch-only rerun sends only the listing"
+
+# 4. five changed in place (same size, older mtime), five new, five gone
+mapfile -d '' files < <(cd "$T" && find . -type f -size +16c -print0 | sort -z)
+for i in 0 1 2 3 4; do
+	f="$T/${files[$i]#./}"
+	old=$(stat -c %Y "$f")
+	size=$(stat -c %s "$f")
+	head -c "$size" /dev/urandom >"$f.new" && mv "$f.new" "$f"
+	touch -d "@$((old - 86400))" "$f"
+done
+for i in 1 2 3 4 5; do
+	head -c $((i * 100)) /dev/urandom >"$T/new file $i.dat"
+done
+for i in 10 11 12 13 14; do
+	rm "$T/${files[$i]#./}"
+done
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" --delete --json >"$WORK/4.json"
+is "$?" 0 "change/add/delete run exits 0"
+is "$(requests "$m" put)" 10 "exactly 10 uploads reach the gateway"
+is "$(summary "$WORK/4.json" uploaded)" 10 "ferry reports 10 uploads"
+is "$(summary "$WORK/4.json" deleted)" 5 "ferry reports 5 deletions"
+check "the bucket equals the tree after --delete" \
+	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" p/
+f="${files[0]#./}"
+awscli s3api get-object --bucket "$B" --key "p/$f" "$WORK/got" >/dev/null
+check "a file changed in place has its new bytes" cmp -s "$WORK/got" "$T/$f"
+
+# 5. a 200 MiB file as a multipart upload
+head -c $((200 << 20)) /dev/urandom >"$T/big.bin"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/5.json"
+is "$?" 0 "multipart push exits 0"
+is "$(requests "$m" put)" 25 "200 MiB go up as 25 parts of 8 MiB"
+is "$(requests "$m" post)" 2 "one create and one complete"
+awscli s3 cp "s3://$B/p/big.bin" "$WORK/big.bin" --quiet
+check "an independent client downloads it byte-identical" \
+	cmp -s "$WORK/big.bin" "$T/big.bin"
+rm -f "$WORK/big.bin"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/5b.json"
+is "$(requests "$m" total)" 3 "rerun after multipart lists only (3 pages)"
+
+# 6. a lost manifest: nothing goes up, a same-size change is still found
+rm -rf "$FERRY_STATE_DIR"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/6.json"
+is "$?" 0 "run without a manifest exits 0"
+is "$(requests "$m" put)" 0 "without a manifest nothing is uploaded"
+check "the manifest is rebuilt" test -n "$(find "$FERRY_STATE_DIR" -name data.mdb)"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/6b.json"
+is "$(requests "$m" total)" 3 "the rebuilt manifest makes the next run list only"
+f="$T/${files[20]#./}"
+size=$(stat -c %s "$f")
+head -c "$size" /dev/urandom >"$f"
+rm -rf "$FERRY_STATE_DIR"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/6c.json"
+is "$(requests "$m" put)" 1 "a same-size change is found without a manifest"
+
+# ls lists what the independent client lists
+n=$("$FERRY" ls "s3://$B/p" | wc -l)
+is "$n" "$(find "$T" -type f | wc -l)" "ferry ls prints one line per object"
+
+done_testing
