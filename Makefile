@@ -42,7 +42,7 @@ FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 all: ferry
 
 ferry: $(BUILD)/ferry
-	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/ferry ferry; fi
+	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/ferry ferry.tmp && mv -f ferry.tmp ferry; fi
 
 $(BUILD)/ferry: $(BUILD)/sync/main.o $(BUILD)/libferry.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)

@@ -20,16 +20,29 @@ global_init(void)
 }
 
 static ferry_err
-setup_multi(struct remote *r, unsigned maxconn)
+setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
 {
-	r->multi = curl_multi_init();
-	if (r->multi == NULL)
-		return ferry_fail(FERRY_ENOMEM, "cannot create a curl multi");
 	if (maxconn == 0)
 		maxconn = 16;
-	curl_multi_setopt(
-	    r->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)maxconn);
-	curl_multi_setopt(r->multi, CURLMOPT_MAXCONNECTS, (long)maxconn + 4);
+	if (share) {
+		r->loop = share->loop;
+		r->loop->refs++;
+	} else {
+		if ((r->loop = calloc(1, sizeof(*r->loop))) == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+		r->loop->refs = 1;
+		r->loop->rng = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL)
+		                                             << 20;
+		if ((r->loop->multi = curl_multi_init()) == NULL)
+			return ferry_fail(
+			    FERRY_ENOMEM, "cannot create a curl multi");
+		/* connections to each host, so both sides of a mirror
+		 * get theirs */
+		curl_multi_setopt(r->loop->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+		    (long)maxconn);
+		curl_multi_setopt(r->loop->multi, CURLMOPT_MAXCONNECTS,
+		    (long)maxconn * 2 + 4);
+	}
 	r->pool_cap = maxconn + 8;
 	r->easy_pool = calloc(r->pool_cap, sizeof(*r->easy_pool));
 	if (r->easy_pool == NULL)
@@ -39,6 +52,13 @@ setup_multi(struct remote *r, unsigned maxconn)
 
 ferry_err
 remote_new(const struct remote_opts *o, struct remote **out)
+{
+	return remote_new_sharing(o, NULL, out);
+}
+
+ferry_err
+remote_new_sharing(
+    const struct remote_opts *o, struct remote *share, struct remote **out)
 {
 	struct config_flags f = {0};
 	struct remote *r;
@@ -59,8 +79,7 @@ remote_new(const struct remote_opts *o, struct remote **out)
 		goto out;
 	r->retries = o->retries ? o->retries : REMOTE_DEFAULT_RETRIES;
 	r->no_verify_ssl = o->no_verify_ssl;
-	r->rng = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL) << 20;
-	if ((e = setup_multi(r, o->max_connections)) != FERRY_OK)
+	if ((e = setup_multi(r, o->max_connections, share)) != FERRY_OK)
 		goto out;
 	*out = r;
 	return FERRY_OK;
@@ -79,8 +98,11 @@ remote_free(struct remote *r)
 	for (i = 0; i < r->npool; i++)
 		curl_easy_cleanup(r->easy_pool[i]);
 	free(r->easy_pool);
-	if (r->multi)
-		curl_multi_cleanup(r->multi);
+	if (r->loop && --r->loop->refs == 0) {
+		if (r->loop->multi)
+			curl_multi_cleanup(r->loop->multi);
+		free(r->loop);
+	}
 	config_clear(&r->cfg);
 	endpoint_clear(&r->ep);
 	explicit_bzero(r->signing_key, sizeof(r->signing_key));
@@ -119,7 +141,7 @@ remote_same_account(const struct remote *a, const struct remote *b)
 unsigned
 remote_inflight(const struct remote *r)
 {
-	return r->inflight;
+	return r->loop->inflight;
 }
 
 int

@@ -16,21 +16,27 @@
 #define REMOTE_MAX_HEADERS 16
 #define REMOTE_DEFAULT_RETRIES 10
 
+/* The multi loop, shared by the clients of both sides of a mirror. */
+struct remote_loop {
+	CURLM *multi;
+	unsigned inflight;
+	struct remote_req *waiting; /* requests backing off before a retry */
+	uint64_t rng;
+	int refs;
+};
+
 struct remote {
 	struct config cfg;
 	struct endpoint ep;
-	CURLM *multi;
+	struct remote_loop *loop;
 	struct remote_stats stats;
-	unsigned inflight;
 	unsigned retries;
 	int no_verify_ssl;
 	char key_date[9]; /* the day signing_key was derived for */
 	uint8_t signing_key[32];
-	struct remote_req *waiting; /* requests backing off before a retry */
-	CURL **easy_pool;           /* idle easy handles, reused */
+	CURL **easy_pool; /* idle easy handles, reused */
 	size_t npool;
 	size_t pool_cap;
-	uint64_t rng;
 };
 
 struct remote_req {

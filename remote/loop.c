@@ -15,10 +15,10 @@ static uint64_t
 next_random(struct remote *r)
 {
 	/* xorshift64*: jitter needs spread, not secrecy. */
-	r->rng ^= r->rng >> 12;
-	r->rng ^= r->rng << 25;
-	r->rng ^= r->rng >> 27;
-	return r->rng * 2685821657736338717ULL;
+	r->loop->rng ^= r->loop->rng >> 12;
+	r->loop->rng ^= r->loop->rng << 25;
+	r->loop->rng ^= r->loop->rng >> 27;
+	return r->loop->rng * 2685821657736338717ULL;
 }
 
 ferry_err
@@ -33,7 +33,7 @@ remote_req_submit(struct remote_req *q, remote_done_fn done, void *arg)
 	req_reset_response(q);
 	if ((e = req_start(q)) != FERRY_OK)
 		return e;
-	q->r->inflight++;
+	q->r->loop->inflight++;
 	q->submitted = 1;
 	return FERRY_OK;
 }
@@ -45,14 +45,14 @@ req_cancel(struct remote_req *q)
 
 	if (!q->submitted)
 		return;
-	for (pp = &q->r->waiting; *pp; pp = &(*pp)->next_waiting) {
+	for (pp = &q->r->loop->waiting; *pp; pp = &(*pp)->next_waiting) {
 		if (*pp == q) {
 			*pp = q->next_waiting;
 			break;
 		}
 	}
 	q->submitted = 0;
-	q->r->inflight--;
+	q->r->loop->inflight--;
 }
 
 static void
@@ -65,8 +65,8 @@ schedule_retry(struct remote *r, struct remote_req *q)
 	q->retry_at = now_mono_ns() + (int64_t)(next_random(r) % (uint64_t)cap);
 	q->attempt++;
 	r->stats.retries++;
-	q->next_waiting = r->waiting;
-	r->waiting = q;
+	q->next_waiting = r->loop->waiting;
+	r->loop->waiting = q;
 	log_debug("retrying %s %s (attempt %u, status %ld)", q->method, q->key,
 	    q->attempt + 1, q->resp.status);
 }
@@ -76,7 +76,7 @@ finish(struct remote *r, struct remote_req *q)
 {
 	q->completed = 1;
 	q->submitted = 0;
-	r->inflight--;
+	r->loop->inflight--;
 	if (q->done)
 		q->done(q, q->done_arg);
 }
@@ -109,7 +109,7 @@ on_done(struct remote *r, CURL *easy, CURLcode rc)
 static int
 start_due(struct remote *r)
 {
-	struct remote_req **pp = &r->waiting, *q;
+	struct remote_req **pp = &r->loop->waiting, *q;
 	int64_t now = now_mono_ns(), next = -1;
 
 	while ((q = *pp) != NULL) {
@@ -139,15 +139,16 @@ remote_run(struct remote *r, int timeout_ms)
 	due = start_due(r);
 	if (due >= 0 && due < timeout_ms)
 		timeout_ms = due;
-	if (curl_multi_perform(r->multi, &running) != CURLM_OK)
+	if (curl_multi_perform(r->loop->multi, &running) != CURLM_OK)
 		return ferry_fail(FERRY_ENET, "curl_multi_perform failed");
-	while ((m = curl_multi_info_read(r->multi, &left)) != NULL) {
+	while ((m = curl_multi_info_read(r->loop->multi, &left)) != NULL) {
 		if (m->msg == CURLMSG_DONE)
 			on_done(r, m->easy_handle, m->data.result);
 	}
-	if (r->inflight == 0)
+	if (r->loop->inflight == 0)
 		return FERRY_OK;
-	if (curl_multi_poll(r->multi, NULL, 0, timeout_ms, NULL) != CURLM_OK)
+	if (curl_multi_poll(r->loop->multi, NULL, 0, timeout_ms, NULL) !=
+	    CURLM_OK)
 		return ferry_fail(FERRY_ENET, "curl_multi_poll failed");
 	return FERRY_OK;
 }
@@ -176,13 +177,31 @@ remote_perform(struct remote *r, struct remote_req *q, int check_body)
 	return remote_req_result(q, check_body);
 }
 
+/* What to tell a user about an S3 error code, or "". */
+static const char *
+hint(const char *code)
+{
+	if (strcmp(code, "SignatureDoesNotMatch") == 0)
+		return " (check the secret access key)";
+	if (strcmp(code, "InvalidAccessKeyId") == 0)
+		return " (check the access key id)";
+	if (strcmp(code, "NoSuchBucket") == 0)
+		return " (the bucket does not exist)";
+	if (strcmp(code, "AccessDenied") == 0)
+		return " (the credentials may not do this)";
+	return "";
+}
+
 /* Records "S3 code: message" for an <Error> body. */
 static ferry_err
 s3_failure(struct remote_req *q, const struct xml_error *x)
 {
-	return ferry_fail(FERRY_ES3, "%s %s/%s: %s: %s (HTTP %ld)", q->method,
-	    q->bucket, q->key, x->code ? x->code : "error",
-	    x->message ? x->message : "", q->resp.status);
+	const char *code = x->code ? x->code : "error";
+	const char *msg = x->message ? x->message : "";
+
+	return ferry_fail(FERRY_ES3, "%s %s/%s: %s%s%s%s (HTTP %ld)", q->method,
+	    q->bucket, q->key, code, *msg ? ": " : "", msg, hint(code),
+	    q->resp.status);
 }
 
 ferry_err

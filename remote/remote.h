@@ -53,6 +53,13 @@ struct remote;
  */
 ferry_err remote_new(
     const struct remote_opts *o, struct remote **out) FERRY_WUR;
+/*
+ * The same, for a client whose requests run on share's multi loop, so
+ * that one remote_run() drives both (the two sides of a mirror).  share
+ * must outlive the new client.
+ */
+ferry_err remote_new_sharing(const struct remote_opts *o, struct remote *share,
+    struct remote **out) FERRY_WUR;
 void remote_free(struct remote *r);
 
 /* Counters so far; the pointer is valid until remote_free(). */

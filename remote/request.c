@@ -466,7 +466,7 @@ req_release(struct remote_req *q)
 	if (q->easy == NULL)
 		return;
 	if (q->inflight) {
-		curl_multi_remove_handle(r->multi, q->easy);
+		curl_multi_remove_handle(r->loop->multi, q->easy);
 		q->inflight = 0;
 	}
 	if (r->npool < r->pool_cap)
@@ -563,7 +563,7 @@ req_start(struct remote_req *q)
 		goto out;
 	}
 	set_options(q, q->easy, url.data);
-	if (curl_multi_add_handle(r->multi, q->easy) != CURLM_OK) {
+	if (curl_multi_add_handle(r->loop->multi, q->easy) != CURLM_OK) {
 		e = ferry_fail(FERRY_ENET, "cannot add a transfer");
 		goto out;
 	}

@@ -128,6 +128,8 @@ output_summary(struct output *o, const struct sync_counts *c,
 		cJSON_AddStringToObject(obj, "type", "summary");
 		cJSON_AddBoolToObject(obj, "dry_run", o->dry_run);
 		cJSON_AddNumberToObject(obj, "uploaded", (double)c->uploaded);
+		cJSON_AddNumberToObject(
+		    obj, "downloaded", (double)c->downloaded);
 		cJSON_AddNumberToObject(obj, "deleted", (double)c->deleted);
 		cJSON_AddNumberToObject(obj, "skipped", (double)c->skipped);
 		cJSON_AddNumberToObject(obj, "failed", (double)c->failed);

@@ -6,6 +6,8 @@
 #ifndef FERRY_PUSH_H
 #define FERRY_PUSH_H
 
+#include <sys/stat.h>
+
 #include "sync/internal.h"
 
 enum xfer_state {
@@ -87,11 +89,31 @@ struct push {
 	int fatal;
 };
 
-/* put.c */
+/* xfer.c: what the transfers share. */
+void xfer_finish(struct xfer *x);
+/* Reports the failure recorded by ferry_fail() and ends the transfer. */
+void xfer_fail(struct xfer *x, ferry_err e);
+ferry_err xfer_open_local(struct xfer *x, int *fd, struct stat *st) FERRY_WUR;
+int64_t ts_ns(const struct timespec *t);
+int stat_same(const struct stat *a, const struct stat *b);
+int stat_matches_scan(const struct stat *st, const struct manifest_local *l);
+/* Writes the manifest record of what is now under the key. */
+void xfer_record(struct xfer *x, uint64_t size, const char *etag,
+    const uint8_t *hash, int64_t mtime_ns, uint64_t part_size);
+void xfer_hash_headers(struct remote_req *q, const uint8_t hash[16],
+    int64_t mtime_ns, ferry_err *e);
+void xfer_uploaded(struct xfer *x, uint64_t size);
+void md5_etag(const uint8_t md5[16], char *out, size_t outlen);
 /* Starts the work for a planned action on key (copied). */
 ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,
     size_t keylen, const struct manifest_local *local,
     const struct remote_obj *dst) FERRY_WUR;
+/* put.c, multipart.c, check.c: the steps of each kind of transfer. */
+ferry_err start_put(struct xfer *x) FERRY_WUR;
+ferry_err start_create(struct xfer *x) FERRY_WUR;
+ferry_err start_part(struct xfer *x) FERRY_WUR;
+void start_abort(struct xfer *x);
+void start_check(struct xfer *x);
 /* Starts what the active transfers can start now. */
 void xfer_advance(struct push *p);
 /* Frees the finished transfers. */

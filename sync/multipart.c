@@ -1,0 +1,321 @@
+/*
+ * multipart.c: multipart uploads: create, parts in parallel, complete, or
+ * abort on failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <xxhash.h>
+
+#include "sync/push.h"
+
+struct part {
+	struct xfer *x;
+	uint32_t number; /* 1-based */
+	uint8_t *buf;
+	size_t len;
+};
+
+uint64_t
+sync_part_size(uint64_t size, uint64_t want)
+{
+	uint64_t ps = want, mib = 1ULL << 20;
+
+	if (ps < SYNC_MIN_PART)
+		ps = SYNC_MIN_PART;
+	if ((size + ps - 1) / ps > SYNC_MAX_PARTS)
+		ps = (size + SYNC_MAX_PARTS - 1) / SYNC_MAX_PARTS;
+	ps = (ps + mib - 1) / mib * mib;
+	return ps > SYNC_MAX_PART ? SYNC_MAX_PART : ps;
+}
+
+/* Keeps the open upload in the manifest so a later run can clean it up. */
+static void
+record_upload_id(struct xfer *x)
+{
+	struct manifest_remote rec;
+	struct push *p = x->p;
+
+	if (manifest_remote_get(p->m, x->key, x->keylen, &rec) != FERRY_OK)
+		memset(&rec, 0, sizeof(rec));
+	snprintf(rec.upload_id, sizeof(rec.upload_id), "%s", x->upload_id);
+	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+}
+
+static struct remote_req *
+upload_req(struct xfer *x, enum remote_kind kind, const char *method)
+{
+	struct push *p = x->p;
+	struct remote_req *q;
+
+	q = remote_req_new(
+	    p->r, kind, method, p->loc.bucket, x->fullkey, strlen(x->fullkey));
+	if (q && remote_req_query(q, "uploadId", x->upload_id) != FERRY_OK) {
+		remote_req_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+static void
+on_create(struct remote_req *q, void *arg)
+{
+	struct xfer *x = arg;
+	ferry_err e;
+
+	e = remote_req_result(q, 1);
+	if (e == FERRY_OK)
+		e = remote_parse_upload_id(q, &x->upload_id);
+	remote_req_free(q);
+	if (e != FERRY_OK)
+		return xfer_fail(x, e);
+	record_upload_id(x);
+	x->state = XF_MP_PARTS;
+}
+
+ferry_err
+start_create(struct xfer *x)
+{
+	struct push *p = x->p;
+	struct remote_req *q;
+	struct stat st;
+	ferry_err e;
+
+	if ((e = xfer_open_local(x, &x->fd, &st)) != FERRY_OK)
+		return e;
+	if (!stat_matches_scan(&st, &x->local))
+		return ferry_fail(
+		    FERRY_ECHANGED, "the file changed since it was scanned");
+	x->part_size = sync_part_size(x->local.size, p->o->part_size);
+	x->nparts =
+	    (uint32_t)((x->local.size + x->part_size - 1) / x->part_size);
+	if (x->nparts == 0)
+		x->nparts = 1;
+	if ((x->part_md5 = calloc(x->nparts, 16)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	q = remote_req_new(p->r, REMOTE_POST, "POST", p->loc.bucket, x->fullkey,
+	    strlen(x->fullkey));
+	if (q == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	e = remote_req_query(q, "uploads", "");
+	xfer_hash_headers(q, x->local.hash, x->local.mtime_ns, &e);
+	if (e == FERRY_OK)
+		e = remote_req_submit(q, on_create, x);
+	if (e != FERRY_OK) {
+		remote_req_free(q);
+		return e;
+	}
+	x->state = XF_MP_CREATE_SENT;
+	return FERRY_OK;
+}
+
+static void
+on_abort(struct remote_req *q, void *arg)
+{
+	struct xfer *x = arg;
+	struct manifest_remote rec;
+
+	if (remote_req_result(q, 0) != FERRY_OK)
+		log_warn("abort of the upload of %s: %s", x->fullkey,
+		    ferry_errmsg());
+	else if (manifest_remote_get(x->p->m, x->key, x->keylen, &rec) ==
+	         FERRY_OK) {
+		rec.upload_id[0] = '\0';
+		if (manifest_remote_put(x->p->m, x->key, x->keylen, &rec))
+			log_warn("manifest: %s", ferry_errmsg());
+	}
+	remote_req_free(q);
+	xfer_finish(x);
+}
+
+void
+start_abort(struct xfer *x)
+{
+	struct remote_req *q = upload_req(x, REMOTE_DELETE, "DELETE");
+
+	x->state = XF_MP_ABORT_SENT;
+	if (q == NULL || remote_req_submit(q, on_abort, x) != FERRY_OK) {
+		remote_req_free(q);
+		xfer_finish(x);
+	}
+}
+
+/* The ETag S3 gives a multipart object: MD5 of the parts' MD5s, "-N". */
+static void
+multipart_etag(const struct xfer *x, char *out, size_t outlen)
+{
+	uint8_t md5[16];
+	char hex[33];
+
+	EVP_Digest(
+	    x->part_md5, (size_t)x->nparts * 16, md5, NULL, EVP_md5(), NULL);
+	hex_encode(md5, 16, hex);
+	snprintf(out, outlen, "\"%s-%u\"", hex, x->nparts);
+}
+
+static void
+on_complete(struct remote_req *q, void *arg)
+{
+	struct xfer *x = arg;
+	char want[MANIFEST_ETAG_MAX], *etag = NULL;
+	ferry_err e;
+
+	e = remote_req_result(q, 1);
+	if (e == FERRY_OK)
+		e = remote_parse_complete(q, &etag);
+	remote_req_free(q);
+	if (e != FERRY_OK) {
+		free(etag);
+		return xfer_fail(x, e);
+	}
+	multipart_etag(x, want, sizeof(want));
+	if (etag && etag[0] && strcmp(etag, want) != 0)
+		log_warn("%s: the server's ETag %s differs from %s", x->fullkey,
+		    etag, want);
+	xfer_record(x, x->local.size, etag && etag[0] ? etag : want,
+	    x->local.hash, x->local.mtime_ns, x->part_size);
+	free(etag);
+	free(x->upload_id);
+	x->upload_id = NULL;
+	xfer_uploaded(x, x->local.size);
+	xfer_finish(x);
+}
+
+static void
+start_complete(struct xfer *x)
+{
+	struct remote_req *q = NULL;
+	struct buf body;
+	char(*etags)[40] = NULL;
+	const char **ptrs = NULL;
+	struct stat st;
+	uint32_t i;
+	ferry_err e;
+
+	buf_init(&body, (size_t)x->nparts * 128 + 256);
+	if (fstat(x->fd, &st) != 0 || !stat_matches_scan(&st, &x->local)) {
+		e = ferry_fail(
+		    FERRY_ECHANGED, "the file changed while it was uploaded");
+		goto out;
+	}
+	etags = calloc(x->nparts, sizeof(*etags));
+	ptrs = calloc(x->nparts, sizeof(*ptrs));
+	if (etags == NULL || ptrs == NULL) {
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < x->nparts; i++) {
+		md5_etag(x->part_md5[i], etags[i], sizeof(etags[i]));
+		ptrs[i] = etags[i];
+	}
+	q = upload_req(x, REMOTE_POST, "POST");
+	if (q == NULL) {
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((e = remote_complete_body(&body, ptrs, x->nparts)) != FERRY_OK)
+		goto out;
+	/* the body must outlive the request: it moves into the transfer */
+	free(x->buf);
+	x->buf = (uint8_t *)body.data;
+	body.data = NULL;
+	remote_req_body(q, x->buf, body.len, NULL);
+	if ((e = remote_req_submit(q, on_complete, x)) != FERRY_OK)
+		goto out;
+	q = NULL;
+	x->state = XF_MP_COMPLETE_SENT;
+out:
+	remote_req_free(q);
+	buf_free(&body);
+	free(etags);
+	free(ptrs);
+	if (e != FERRY_OK)
+		xfer_fail(x, e);
+}
+
+static void
+on_part(struct remote_req *q, void *arg)
+{
+	struct part *pt = arg;
+	struct xfer *x = pt->x;
+	ferry_err e;
+
+	e = remote_req_result(q, 0);
+	remote_req_free(q);
+	x->p->mem_used -= pt->len;
+	x->parts_inflight--;
+	free(pt->buf);
+	free(pt);
+	if (e != FERRY_OK)
+		return xfer_fail(x, e);
+	if (x->failed) {
+		if (x->parts_inflight == 0)
+			xfer_fail(x, x->err);
+		return;
+	}
+	if (++x->parts_done == x->nparts)
+		start_complete(x);
+}
+
+static ferry_err
+read_part(struct xfer *x, struct part *pt)
+{
+	uint64_t off = (uint64_t)(pt->number - 1) * x->part_size;
+	size_t got = 0;
+	ssize_t n;
+
+	pt->len =
+	    (size_t)(x->local.size - off < x->part_size ? x->local.size - off
+	                                                : x->part_size);
+	if ((pt->buf = malloc(pt->len ? pt->len : 1)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	while (got < pt->len && (n = pread(x->fd, pt->buf + got, pt->len - got,
+	                             (off_t)(off + got))) > 0)
+		got += (size_t)n;
+	if (got != pt->len)
+		return ferry_fail(
+		    FERRY_ECHANGED, "the file changed while it was read");
+	EVP_Digest(pt->buf, pt->len, x->part_md5[pt->number - 1], NULL,
+	    EVP_md5(), NULL);
+	return FERRY_OK;
+}
+
+ferry_err
+start_part(struct xfer *x)
+{
+	struct remote_req *q = NULL;
+	struct part *pt;
+	char num[16];
+	ferry_err e;
+
+	if ((pt = calloc(1, sizeof(*pt))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	pt->x = x;
+	pt->number = ++x->next_part;
+	if ((e = read_part(x, pt)) != FERRY_OK)
+		goto out;
+	snprintf(num, sizeof(num), "%u", pt->number);
+	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL) {
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		goto out;
+	}
+	remote_req_body(q, pt->buf, pt->len, x->part_md5[pt->number - 1]);
+	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
+	    (e = remote_req_submit(q, on_part, pt)) != FERRY_OK)
+		goto out;
+	x->p->mem_used += pt->len;
+	x->parts_inflight++;
+	return FERRY_OK;
+out:
+	remote_req_free(q);
+	free(pt->buf);
+	free(pt);
+	return e;
+}

@@ -1,0 +1,251 @@
+/*
+ * xfer.c: what every transfer of a push or mirror shares: its life in the
+ * active list, its failure, the record it leaves in the manifest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <xxhash.h>
+
+#include "sync/push.h"
+
+void
+xfer_free(struct xfer *x)
+{
+	if (x == NULL)
+		return;
+	if (x->fd >= 0)
+		close(x->fd);
+	free(x->buf);
+	free(x->key);
+	free(x->fullkey);
+	free(x->upload_id);
+	free(x->part_md5);
+	free(x);
+}
+
+void
+xfer_finish(struct xfer *x)
+{
+	if (x->fd >= 0) {
+		close(x->fd);
+		x->fd = -1;
+	}
+	x->state = XF_DONE;
+	push_note_completion(x->p);
+}
+
+/* Reports the failure recorded by ferry_fail() and ends the transfer. */
+void
+xfer_fail(struct xfer *x, ferry_err e)
+{
+	struct push *p = x->p;
+
+	if (!x->failed) {
+		x->failed = 1;
+		x->err = e;
+		snprintf(x->errmsg, sizeof(x->errmsg), "%s", ferry_errmsg());
+		output_error(
+		    &p->out, x->fullkey, strlen(x->fullkey), e, x->errmsg);
+		p->counts.failed++;
+	}
+	if (x->upload_id && x->parts_inflight == 0 &&
+	    x->state != XF_MP_ABORT_SENT) {
+		start_abort(x);
+		return;
+	}
+	if (x->parts_inflight == 0)
+		xfer_finish(x);
+}
+
+ferry_err
+xfer_open_local(struct xfer *x, int *fd, struct stat *st)
+{
+	*fd = openat(x->p->rootfd, x->key, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return ferry_fail(
+		    FERRY_ESYS, "cannot open: %s", strerror(errno));
+	if (fstat(*fd, st) != 0) {
+		close(*fd);
+		*fd = -1;
+		return ferry_fail(
+		    FERRY_ESYS, "cannot stat: %s", strerror(errno));
+	}
+	return FERRY_OK;
+}
+
+int64_t
+ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+int
+stat_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size &&
+	       ts_ns(&a->st_mtim) == ts_ns(&b->st_mtim) &&
+	       ts_ns(&a->st_ctim) == ts_ns(&b->st_ctim);
+}
+
+int
+stat_matches_scan(const struct stat *st, const struct manifest_local *l)
+{
+	return (uint64_t)st->st_size == l->size &&
+	       ts_ns(&st->st_mtim) == l->mtime_ns &&
+	       ts_ns(&st->st_ctim) == l->ctime_ns;
+}
+
+/* Writes the record of what is now under the key. */
+void
+xfer_record(struct xfer *x, uint64_t size, const char *etag,
+    const uint8_t *hash, int64_t mtime_ns, uint64_t part_size)
+{
+	struct manifest_remote rec;
+	struct push *p = x->p;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.size = size;
+	rec.mtime_ns = mtime_ns;
+	rec.part_size = part_size;
+	memcpy(rec.hash, hash, 16);
+	rec.has_hash = 1;
+	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
+	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+}
+
+void
+xfer_hash_headers(struct remote_req *q, const uint8_t hash[16],
+    int64_t mtime_ns, ferry_err *e)
+{
+	char hex[33], mt[32];
+
+	hex_encode(hash, 16, hex);
+	snprintf(mt, sizeof(mt), "%lld", (long long)mtime_ns);
+	if (*e == FERRY_OK)
+		*e = remote_req_header(q, "x-amz-meta-ferry-xxh128", hex);
+	if (*e == FERRY_OK)
+		*e = remote_req_header(q, "x-amz-meta-ferry-mtime", mt);
+}
+
+void
+xfer_uploaded(struct xfer *x, uint64_t size)
+{
+	struct push *p = x->p;
+
+	p->counts.uploaded++;
+	p->counts.bytes += size;
+	output_action(
+	    &p->out, "upload", x->fullkey, strlen(x->fullkey), size, NULL);
+}
+
+void
+md5_etag(const uint8_t md5[16], char *out, size_t outlen)
+{
+	char hex[33];
+
+	hex_encode(md5, 16, hex);
+	snprintf(out, outlen, "\"%s\"", hex);
+}
+
+ferry_err
+xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
+    const struct manifest_local *local, const struct remote_obj *dst)
+{
+	struct xfer *x, **pp;
+	size_t plen = strlen(p->loc.prefix);
+
+	if ((x = calloc(1, sizeof(*x))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	x->p = p;
+	x->fd = -1;
+	x->key = strndup(key, keylen);
+	x->keylen = keylen;
+	x->fullkey = malloc(plen + keylen + 1);
+	if (x->key == NULL || x->fullkey == NULL) {
+		xfer_free(x);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	memcpy(x->fullkey, p->loc.prefix, plen);
+	memcpy(x->fullkey + plen, key, keylen);
+	x->fullkey[plen + keylen] = '\0';
+	x->local = *local;
+	if (dst) {
+		x->dst_size = dst->size;
+		snprintf(x->dst_etag, sizeof(x->dst_etag), "%s", dst->etag);
+		x->dst_last_modified = dst->last_modified;
+	}
+	x->multipart = a == PLAN_MULTIPART_PUT;
+	x->state = a == PLAN_CHECK ? XF_CHECK : XF_PUT_READY;
+	/* appended, so that older transfers get their parts sent first */
+	pp = &p->active;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = x;
+	p->nactive++;
+	if (x->state == XF_CHECK)
+		start_check(x);
+	return FERRY_OK;
+}
+
+/* Memory for a buffer of len bytes: always granted when none is held. */
+static int
+memory_allows(const struct push *p, uint64_t len)
+{
+	return p->mem_used == 0 || p->mem_used + len <= p->o->memory;
+}
+
+static int
+has_room(const struct push *p)
+{
+	return remote_inflight(p->r) < p->o->jobs;
+}
+
+static void
+advance_one(struct push *p, struct xfer *x)
+{
+	ferry_err e = FERRY_OK;
+
+	if (x->state == XF_PUT_READY && x->multipart)
+		e = start_create(x);
+	else if (x->state == XF_PUT_READY && memory_allows(p, x->local.size))
+		e = start_put(x);
+	while (e == FERRY_OK && x->state == XF_MP_PARTS && !x->failed &&
+	       x->next_part < x->nparts && has_room(p) &&
+	       memory_allows(p, x->part_size))
+		e = start_part(x);
+	if (e != FERRY_OK)
+		xfer_fail(x, e);
+}
+
+void
+xfer_advance(struct push *p)
+{
+	struct xfer *x;
+
+	for (x = p->active; x && has_room(p); x = x->next)
+		advance_one(p, x);
+}
+
+void
+xfer_sweep(struct push *p)
+{
+	struct xfer **pp = &p->active, *x;
+
+	while ((x = *pp) != NULL) {
+		if (x->state != XF_DONE) {
+			pp = &x->next;
+			continue;
+		}
+		*pp = x->next;
+		p->nactive--;
+		xfer_free(x);
+	}
+}
