@@ -117,6 +117,12 @@ ferry_err remote_req_query(
 ferry_err remote_req_header(
     struct remote_req *q, const char *name, const char *value) FERRY_WUR;
 /*
+ * Adds x-amz-copy-source naming bucket/key (encoded once, '/' kept), for
+ * CopyObject and UploadPartCopy.
+ */
+ferry_err remote_req_copy_source(struct remote_req *q, const char *bucket,
+    const char *key, size_t keylen) FERRY_WUR;
+/*
  * The body: len bytes at data, borrowed until completion.  md5 (16 bytes,
  * or NULL) is sent as Content-MD5.  Without a body, none is sent.
  */

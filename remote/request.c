@@ -100,6 +100,21 @@ remote_req_header(struct remote_req *q, const char *name, const char *value)
 	    q->headers, &q->nheaders, REMOTE_MAX_HEADERS, name, value);
 }
 
+ferry_err
+remote_req_copy_source(
+    struct remote_req *q, const char *bucket, const char *key, size_t keylen)
+{
+	struct buf v;
+	ferry_err e;
+
+	buf_init(&v, 3 * (keylen + strlen(bucket)) + 16);
+	if ((e = buf_printf(&v, "/%s/", bucket)) == FERRY_OK &&
+	    (e = uri_encode(&v, key, keylen, 1)) == FERRY_OK)
+		e = remote_req_header(q, "x-amz-copy-source", v.data);
+	buf_free(&v);
+	return e;
+}
+
 void
 remote_req_body(
     struct remote_req *q, const void *data, size_t len, const uint8_t *md5)

@@ -25,7 +25,10 @@ enum {
 	OPT_RETRIES,
 	OPT_VERSION,
 	OPT_FORCE,
-	OPT_MAX_DELETE
+	OPT_MAX_DELETE,
+	OPT_SRC_ENDPOINT,
+	OPT_SRC_REGION,
+	OPT_SRC_PROFILE
 };
 
 static const struct option longopts[] = {
@@ -54,6 +57,9 @@ static const struct option longopts[] = {
     {"version", no_argument, NULL, OPT_VERSION},
     {"force", no_argument, NULL, OPT_FORCE},
     {"max-delete", required_argument, NULL, OPT_MAX_DELETE},
+    {"source-endpoint-url", required_argument, NULL, OPT_SRC_ENDPOINT},
+    {"source-region", required_argument, NULL, OPT_SRC_REGION},
+    {"source-profile", required_argument, NULL, OPT_SRC_PROFILE},
     {NULL, 0, NULL, 0},
 };
 
@@ -64,10 +70,16 @@ usage(FILE *f)
 	    "usage: ferry sync SOURCE DESTINATION [options]\n"
 	    "       ferry ls s3://BUCKET[/PREFIX] [--json]\n"
 	    "\n"
-	    "SOURCE and DESTINATION: a local folder or s3://BUCKET[/PREFIX].\n"
+	    "SOURCE and DESTINATION: a local folder or s3://BUCKET[/PREFIX]:\n"
+	    "folder to bucket (push), bucket to folder (pull), bucket to\n"
+	    "bucket (mirror: server-side copy on one endpoint, else "
+	    "streamed).\n"
 	    "\n"
 	    "What to sync:\n"
 	    "  --delete                 remove what the source no longer has\n"
+	    "  --max-delete N|N%        most deletes allowed (default 50%)\n"
+	    "  --force                  delete beyond that, or from an empty "
+	    "source\n"
 	    "  --exclude GLOB           leave out matching paths (repeatable)\n"
 	    "  --include GLOB           keep matching paths (first match "
 	    "wins)\n"
@@ -85,9 +97,11 @@ usage(FILE *f)
 	    "  --rebuild-manifest       discard the manifest and start "
 	    "afresh\n"
 	    "\n"
-	    "Where:\n"
+	    "Where (the destination; both sides unless --source-* is given):\n"
 	    "  --endpoint-url URL  --region REGION  --profile NAME\n"
 	    "  --path-style  --no-verify-ssl\n"
+	    "  --source-endpoint-url URL  --source-region REGION\n"
+	    "  --source-profile NAME    the source side of a mirror\n"
 	    "\n"
 	    "Output:\n"
 	    "  --json                   one JSON object per line on stdout\n"
@@ -194,6 +208,18 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_PROFILE:
 		o->remote.profile = arg;
 		return -1;
+	case OPT_SRC_ENDPOINT:
+		o->src_remote.endpoint_url = arg;
+		o->src_given = 1;
+		return -1;
+	case OPT_SRC_REGION:
+		o->src_remote.region = arg;
+		o->src_given = 1;
+		return -1;
+	case OPT_SRC_PROFILE:
+		o->src_remote.profile = arg;
+		o->src_given = 1;
+		return -1;
 	case OPT_PATH_STYLE:
 		o->remote.path_style = 1;
 		return -1;
@@ -292,6 +318,13 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	if ((rc = check_sizes(o)) >= 0)
 		return rc;
 	o->remote.max_connections = o->jobs;
+	/* without --source-* flags, the plain ones describe both sides */
+	if (!o->src_given)
+		o->src_remote = o->remote;
+	o->src_remote.max_connections = o->jobs;
+	o->src_remote.retries = o->remote.retries;
+	o->src_remote.no_verify_ssl = o->remote.no_verify_ssl;
+	o->src_remote.path_style = o->remote.path_style;
 	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;
 	return take_operands(o, argc, argv, optind);
 }

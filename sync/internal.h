@@ -41,7 +41,9 @@ struct sync_opts {
 	uint64_t multipart_threshold;
 	uint64_t memory;
 	const char *manifest_dir;
-	struct remote_opts remote;
+	struct remote_opts remote;     /* the destination, or both sides */
+	struct remote_opts src_remote; /* the source side of a mirror */
+	int src_given;                 /* a --source-* flag was given */
 	struct filter *filter;
 };
 

@@ -49,7 +49,7 @@ record_upload_id(struct xfer *x)
 		log_warn("manifest: %s", ferry_errmsg());
 }
 
-static struct remote_req *
+struct remote_req *
 upload_req(struct xfer *x, enum remote_kind kind, const char *method)
 {
 	struct push *p = x->p;
@@ -88,9 +88,10 @@ start_create(struct xfer *x)
 	struct stat st;
 	ferry_err e;
 
-	if ((e = xfer_open_local(x, &x->fd, &st)) != FERRY_OK)
+	if (x->source == XS_FILE &&
+	    (e = xfer_open_local(x, &x->fd, &st)) != FERRY_OK)
 		return e;
-	if (!stat_matches_scan(&st, &x->local))
+	if (x->source == XS_FILE && !stat_matches_scan(&st, &x->local))
 		return ferry_fail(
 		    FERRY_ECHANGED, "the file changed since it was scanned");
 	x->part_size = sync_part_size(x->local.size, p->o->part_size);
@@ -105,7 +106,10 @@ start_create(struct xfer *x)
 	if (q == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	e = remote_req_query(q, "uploads", "");
-	xfer_hash_headers(q, x->local.hash, x->local.mtime_ns, &e);
+	if (x->source == XS_FILE)
+		xfer_hash_headers(q, x->local.hash, x->local.mtime_ns, &e);
+	else
+		copy_meta_headers(x, q, &e);
 	if (e == FERRY_OK)
 		e = remote_req_submit(q, on_create, x);
 	if (e != FERRY_OK) {
@@ -200,7 +204,8 @@ start_complete(struct xfer *x)
 	ferry_err e;
 
 	buf_init(&body, (size_t)x->nparts * 128 + 256);
-	if (fstat(x->fd, &st) != 0 || !stat_matches_scan(&st, &x->local)) {
+	if (x->source == XS_FILE &&
+	    (fstat(x->fd, &st) != 0 || !stat_matches_scan(&st, &x->local))) {
 		e = ferry_fail(
 		    FERRY_ECHANGED, "the file changed while it was uploaded");
 		goto out;
@@ -250,9 +255,15 @@ on_part(struct remote_req *q, void *arg)
 	e = remote_req_result(q, 0);
 	remote_req_free(q);
 	x->p->mem_used -= pt->len;
-	x->parts_inflight--;
 	free(pt->buf);
 	free(pt);
+	part_finished(x, e);
+}
+
+void
+part_finished(struct xfer *x, ferry_err e)
+{
+	x->parts_inflight--;
 	if (e != FERRY_OK)
 		return xfer_fail(x, e);
 	if (x->failed) {
@@ -264,53 +275,82 @@ on_part(struct remote_req *q, void *arg)
 		start_complete(x);
 }
 
+/* Reads part number (1-based) of the file into a new buffer. */
 static ferry_err
-read_part(struct xfer *x, struct part *pt)
+read_part(struct xfer *x, uint32_t number, uint8_t **buf, size_t *len)
 {
-	uint64_t off = (uint64_t)(pt->number - 1) * x->part_size;
+	uint64_t off = (uint64_t)(number - 1) * x->part_size;
 	size_t got = 0;
 	ssize_t n;
 
-	pt->len =
-	    (size_t)(x->local.size - off < x->part_size ? x->local.size - off
-	                                                : x->part_size);
-	if ((pt->buf = malloc(pt->len ? pt->len : 1)) == NULL)
+	*len = (size_t)part_len(x, number);
+	if ((*buf = malloc(*len ? *len : 1)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	while (got < pt->len && (n = pread(x->fd, pt->buf + got, pt->len - got,
-	                             (off_t)(off + got))) > 0)
+	while (got < *len && (n = pread(x->fd, *buf + got, *len - got,
+	                          (off_t)(off + got))) > 0)
 		got += (size_t)n;
-	if (got != pt->len)
+	if (got != *len)
 		return ferry_fail(
 		    FERRY_ECHANGED, "the file changed while it was read");
-	EVP_Digest(pt->buf, pt->len, x->part_md5[pt->number - 1], NULL,
-	    EVP_md5(), NULL);
 	return FERRY_OK;
+}
+
+uint64_t
+part_len(const struct xfer *x, uint32_t number)
+{
+	uint64_t off = (uint64_t)(number - 1) * x->part_size;
+
+	return x->local.size - off < x->part_size ? x->local.size - off
+	                                          : x->part_size;
 }
 
 ferry_err
 start_part(struct xfer *x)
+{
+	uint8_t *buf = NULL;
+	size_t len;
+	ferry_err e;
+
+	if (x->source == XS_COPY)
+		return start_part_copy(x);
+	if (x->source == XS_STREAM)
+		return start_part_stream(x);
+	e = read_part(x, x->next_part + 1, &buf, &len);
+	if (e == FERRY_OK) {
+		x->next_part++;
+		return send_part(x, x->next_part, buf, len);
+	}
+	free(buf);
+	return e;
+}
+
+ferry_err
+send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 {
 	struct remote_req *q = NULL;
 	struct part *pt;
 	char num[16];
 	ferry_err e;
 
-	if ((pt = calloc(1, sizeof(*pt))) == NULL)
+	if ((pt = calloc(1, sizeof(*pt))) == NULL) {
+		free(buf);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
 	pt->x = x;
-	pt->number = ++x->next_part;
-	if ((e = read_part(x, pt)) != FERRY_OK)
-		goto out;
-	snprintf(num, sizeof(num), "%u", pt->number);
+	pt->number = number;
+	pt->buf = buf;
+	pt->len = len;
+	EVP_Digest(buf, len, x->part_md5[number - 1], NULL, EVP_md5(), NULL);
+	snprintf(num, sizeof(num), "%u", number);
 	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL) {
 		e = ferry_fail(FERRY_ENOMEM, "out of memory");
 		goto out;
 	}
-	remote_req_body(q, pt->buf, pt->len, x->part_md5[pt->number - 1]);
+	remote_req_body(q, buf, len, x->part_md5[number - 1]);
 	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
 	    (e = remote_req_submit(q, on_part, pt)) != FERRY_OK)
 		goto out;
-	x->p->mem_used += pt->len;
+	x->p->mem_used += len;
 	x->parts_inflight++;
 	return FERRY_OK;
 out:

@@ -13,23 +13,6 @@
 
 #include "sync/push.h"
 
-#define COMMIT_EVERY 500
-#define COMMIT_NS 1000000000LL
-
-void
-push_note_completion(struct push *p)
-{
-	int64_t now = now_mono_ns();
-
-	if (++p->since_commit < COMMIT_EVERY &&
-	    now - p->last_commit_ns < COMMIT_NS)
-		return;
-	if (manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
-	p->since_commit = 0;
-	p->last_commit_ns = now;
-}
-
 static int
 filter_cb(const char *path, int is_dir, void *arg)
 {
@@ -60,50 +43,6 @@ next_local(struct push *p)
 	return e;
 }
 
-static ferry_err
-next_remote(struct push *p)
-{
-	ferry_err e;
-
-	for (;;) {
-		e = remote_list_next(p->list, &p->robj);
-		p->rhave = e == FERRY_OK;
-		if (e == FERRY_ENOTFOUND)
-			return FERRY_OK;
-		if (e != FERRY_OK)
-			return e;
-		p->nremote++;
-		/* excluded objects are neither compared nor deleted */
-		if (filter_match(p->o->filter, p->robj.key, 0))
-			return FERRY_OK;
-	}
-}
-
-static int
-key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	if (c != 0)
-		return c;
-	return alen < blen ? -1 : alen > blen;
-}
-
-static ferry_err
-gather_delete(struct push *p, const struct remote_obj *o)
-{
-	uint32_t len = (uint32_t)o->keylen;
-
-	if (p->deletes == NULL && (p->deletes = tmpfile()) == NULL)
-		return ferry_fail(FERRY_ESYS,
-		    "cannot create a temporary file: %s", strerror(errno));
-	if (fwrite(&len, sizeof(len), 1, p->deletes) != 1 ||
-	    fwrite(o->key, 1, o->keylen, p->deletes) != o->keylen)
-		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
-	p->ndeletes++;
-	return FERRY_OK;
-}
-
 /* Acts on the decision for one key. */
 static ferry_err
 dispatch(struct push *p, const struct plan_decision *d, const char *key,
@@ -118,7 +57,7 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 			p->counts.skipped++;
 		return FERRY_OK;
 	case PLAN_DELETE:
-		return gather_delete(p, o);
+		return push_gather_delete(p, o);
 	case PLAN_PUT:
 	case PLAN_MULTIPART_PUT:
 		if (!p->o->dry_run)
@@ -159,7 +98,8 @@ merge_step(struct push *p)
 	else if (!p->rhave)
 		c = -1;
 	else
-		c = key_cmp(p->lkey, p->lkeylen, p->robj.key, p->robj.keylen);
+		c = sync_key_cmp(
+		    p->lkey, p->lkeylen, p->robj.key, p->robj.keylen);
 	if (c <= 0) {
 		src.present = 1;
 		src.size = p->lrec.size;
@@ -189,45 +129,11 @@ merge_step(struct push *p)
 		return e;
 	if (c <= 0 && (e = next_local(p)) != FERRY_OK)
 		return e;
-	if (c >= 0 && (e = next_remote(p)) != FERRY_OK) {
+	if (c >= 0 && (e = push_next_remote(p)) != FERRY_OK) {
 		p->list_err = e;
 		return e;
 	}
 	return FERRY_OK;
-}
-
-/* Runs the merge and the transfers until both are done. */
-static ferry_err
-run_loop(struct push *p)
-{
-	ferry_err e;
-
-	while (!p->merge_done || p->nactive > 0) {
-		xfer_advance(p);
-		xfer_sweep(p);
-		while (!p->merge_done && remote_inflight(p->r) < p->o->jobs &&
-		       p->nactive < 2 * p->o->jobs) {
-			if ((e = merge_step(p)) != FERRY_OK)
-				return e;
-			xfer_advance(p);
-		}
-		xfer_sweep(p);
-		if (p->merge_done && p->nactive == 0)
-			break;
-		if ((e = remote_run(p->r, 100)) != FERRY_OK)
-			return e;
-	}
-	return FERRY_OK;
-}
-
-/* Lets the transfers already started finish after a fatal error. */
-static void
-drain(struct push *p)
-{
-	while (remote_inflight(p->r) > 0)
-		if (remote_run(p->r, 100) != FERRY_OK)
-			break;
-	xfer_sweep(p);
 }
 
 /* The manifest identity of the pair: the real local path and the URL. */
@@ -251,8 +157,9 @@ open_manifest(struct push *p, const char *root)
 }
 
 static ferry_err
-open_sides(struct push *p, char *root)
+open_sides(struct push *p)
 {
+	char root[PATH_MAX];
 	ferry_err e;
 
 	if (realpath(p->o->src, root) == NULL)
@@ -266,6 +173,9 @@ open_sides(struct push *p, char *root)
 		return e;
 	if ((e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
 		return e;
+	if ((p->root = strdup(root)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	p->merge_step = merge_step;
 	return open_manifest(p, root);
 }
 
@@ -301,76 +211,26 @@ start_merge(struct push *p)
 	if ((e = remote_list_open(
 	         p->r, p->loc.bucket, p->loc.prefix, &p->list)) != FERRY_OK)
 		return e;
-	if ((e = next_remote(p)) != FERRY_OK) {
+	if ((e = push_next_remote(p)) != FERRY_OK) {
 		p->list_err = e;
 		return e;
 	}
 	return next_local(p);
 }
 
-static int
-exit_for(ferry_err e)
+/* Scans the tree into the manifest, then starts the merge. */
+static ferry_err
+start(struct push *p)
 {
-	if (e == FERRY_EUSAGE || e == FERRY_EDB)
-		return EXIT_USAGE;
-	return EXIT_ABORTED;
-}
+	ferry_err e;
 
-static void
-push_close(struct push *p)
-{
-	xfer_sweep(p);
-	while (p->active) {
-		struct xfer *x = p->active;
-		p->active = x->next;
-		xfer_free(x);
-	}
-	remote_list_free(p->list);
-	manifest_iter_free(p->it);
-	manifest_close(p->m);
-	remote_free(p->r);
-	remote_loc_clear(&p->loc);
-	if (p->deletes)
-		fclose(p->deletes);
-	if (p->rootfd >= 0)
-		close(p->rootfd);
+	if ((e = scan(p)) != FERRY_OK)
+		return e;
+	return start_merge(p);
 }
 
 int
 sync_push(const struct sync_opts *o)
 {
-	struct push p;
-	char root[PATH_MAX];
-	ferry_err e;
-	int status;
-
-	memset(&p, 0, sizeof(p));
-	p.o = o;
-	p.rootfd = -1;
-	output_init(&p.out, o);
-	p.last_commit_ns = now_mono_ns();
-	if ((e = open_sides(&p, root)) != FERRY_OK) {
-		status = exit_for(e);
-		goto fatal;
-	}
-	status = EXIT_ABORTED;
-	if ((e = scan(&p)) != FERRY_OK || (e = start_merge(&p)) != FERRY_OK ||
-	    (e = run_loop(&p)) != FERRY_OK)
-		goto fatal;
-	push_deletes(&p);
-	status = p.counts.failed || p.fatal ? EXIT_PARTIAL : EXIT_SYNCED;
-	if (p.fatal == EXIT_ABORTED)
-		status = EXIT_ABORTED;
-	goto out;
-fatal:
-	output_error(&p.out, NULL, 0, e, ferry_errmsg());
-	if (p.r)
-		drain(&p);
-out:
-	if (p.m && manifest_commit(p.m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
-	output_summary(
-	    &p.out, &p.counts, p.r ? remote_stats(p.r) : NULL, status);
-	push_close(&p);
-	return status;
+	return push_execute(o, open_sides, start);
 }

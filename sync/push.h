@@ -19,7 +19,16 @@ enum xfer_state {
 	XF_MP_PARTS, /* parts to send or in flight */
 	XF_MP_COMPLETE_SENT,
 	XF_MP_ABORT_SENT,
+	XF_SRC_HEAD_SENT, /* mirror: HEAD of the source for its metadata */
+	XF_GET_SENT,      /* streamed mirror: the source object coming in */
 	XF_DONE
+};
+
+/* Where the bytes of a transfer come from. */
+enum xfer_source {
+	XS_FILE,  /* a local file */
+	XS_COPY,  /* a source object on the same endpoint: server-side copy */
+	XS_STREAM /* a source object elsewhere: GET, then PUT */
 };
 
 struct push;
@@ -53,6 +62,14 @@ struct xfer {
 	int failed;
 	ferry_err err;
 	char errmsg[512];
+	/* mirrors */
+	enum xfer_source source;
+	char *src_key; /* full key of the source object */
+	char src_etag[MANIFEST_ETAG_MAX];
+	int have_src_head;
+	char content_type[128];
+	char meta_hash[40];
+	char meta_mtime[32];
 };
 
 struct push {
@@ -64,6 +81,7 @@ struct push {
 	struct remote_loc loc;
 	int rootfd;
 	struct plan_opts popts;
+	char *root; /* push: the real path of the local folder */
 	/* the merge */
 	struct manifest_iter *it;
 	int lhave;
@@ -76,6 +94,15 @@ struct push {
 	int merge_done;
 	ferry_err list_err;
 	uint64_t nlocal, nremote;
+	/* mirrors: the source side */
+	struct remote *sr;
+	struct remote_loc sloc;
+	struct remote_list *slist;
+	int shave;
+	struct remote_obj sobj;
+	enum xfer_source source;
+	/* plans the next key: the push's or the mirror's merge */
+	ferry_err (*merge_step)(struct push *p);
 	/* transfers */
 	struct xfer *active;
 	unsigned nactive;
@@ -114,12 +141,52 @@ ferry_err start_create(struct xfer *x) FERRY_WUR;
 ferry_err start_part(struct xfer *x) FERRY_WUR;
 void start_abort(struct xfer *x);
 void start_check(struct xfer *x);
+/* A copy or streamed transfer of the source object src (mirror). */
+ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
+    const struct remote_obj *src, const struct remote_obj *dst) FERRY_WUR;
+/* Request builders for the source side of a mirror (copy.c). */
+ferry_err copy_source_headers(struct xfer *x, struct remote_req *q,
+    uint64_t start, uint64_t len) FERRY_WUR;
+ferry_err start_copy_object(struct xfer *x) FERRY_WUR;
+ferry_err start_stream_get(struct xfer *x) FERRY_WUR;
+ferry_err start_src_head(struct xfer *x) FERRY_WUR;
+ferry_err start_part_copy(struct xfer *x) FERRY_WUR;
+ferry_err start_part_stream(struct xfer *x) FERRY_WUR;
+/* Sends part number of x from buf (taken over), counting it in flight. */
+ferry_err send_part(
+    struct xfer *x, uint32_t number, uint8_t *buf, size_t len) FERRY_WUR;
+/* The length of part number (1-based) of x. */
+uint64_t part_len(const struct xfer *x, uint32_t number);
+/* A part has come back (e: how); completes the upload after the last. */
+void part_finished(struct xfer *x, ferry_err e);
+/* The multipart request for x with its uploadId (multipart.c). */
+struct remote_req *upload_req(
+    struct xfer *x, enum remote_kind kind, const char *method);
+void copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
+/* Sends x->buf (x->buflen bytes, hashed) with PUT (put.c). */
+ferry_err send_put(struct xfer *x) FERRY_WUR;
 /* Starts what the active transfers can start now. */
 void xfer_advance(struct push *p);
 /* Frees the finished transfers. */
 void xfer_sweep(struct push *p);
 void xfer_free(struct xfer *x);
 
+/* engine.c: what a push and a mirror share */
+ferry_err push_gather_delete(
+    struct push *p, const struct remote_obj *o) FERRY_WUR;
+/* Advances the destination listing past objects the filter excludes. */
+ferry_err push_next_remote(struct push *p) FERRY_WUR;
+int sync_key_cmp(const char *a, size_t alen, const char *b, size_t blen);
+/* Runs the merge and the transfers until both are done. */
+ferry_err push_run(struct push *p) FERRY_WUR;
+void push_close(struct push *p);
+/*
+ * Runs a whole push or mirror: open() sets up the sides and the manifest
+ * and p->merge_step, start() begins the merge; then the transfers, the
+ * deletes, the summary.  Returns the exit status.
+ */
+int push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
+    ferry_err (*start)(struct push *));
 /* delete.c */
 /* Runs the deletes gathered during the merge, if they are allowed. */
 void push_deletes(struct push *p);

@@ -1,4 +1,7 @@
-/* put.c: single-request uploads: a file read whole and sent with PUT. */
+/*
+ * put.c: single-request uploads: a file read whole (or a streamed source
+ * object) sent with PUT.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -72,19 +75,20 @@ read_whole(struct xfer *x)
 }
 
 ferry_err
-start_put(struct xfer *x)
+send_put(struct xfer *x)
 {
 	struct push *p = x->p;
 	struct remote_req *q;
-	ferry_err e;
+	ferry_err e = FERRY_OK;
 
-	if ((e = read_whole(x)) != FERRY_OK)
-		return e;
 	q = remote_req_new(p->r, REMOTE_PUT, "PUT", p->loc.bucket, x->fullkey,
 	    strlen(x->fullkey));
 	if (q == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	xfer_hash_headers(q, x->hash, x->sent_mtime_ns, &e);
+	if (x->source == XS_FILE)
+		xfer_hash_headers(q, x->hash, x->sent_mtime_ns, &e);
+	else
+		copy_meta_headers(x, q, &e);
 	remote_req_body(q, x->buf, x->buflen, x->md5);
 	if (e == FERRY_OK)
 		e = remote_req_submit(q, on_put, x);
@@ -95,4 +99,14 @@ start_put(struct xfer *x)
 	p->mem_used += x->buflen;
 	x->state = XF_PUT_SENT;
 	return FERRY_OK;
+}
+
+ferry_err
+start_put(struct xfer *x)
+{
+	ferry_err e;
+
+	if ((e = read_whole(x)) != FERRY_OK)
+		return e;
+	return send_put(x);
 }

@@ -27,6 +27,7 @@ xfer_free(struct xfer *x)
 	free(x->fullkey);
 	free(x->upload_id);
 	free(x->part_md5);
+	free(x->src_key);
 	free(x);
 }
 
@@ -114,9 +115,12 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	rec.size = size;
 	rec.mtime_ns = mtime_ns;
 	rec.part_size = part_size;
-	memcpy(rec.hash, hash, 16);
-	rec.has_hash = 1;
+	if (hash) {
+		memcpy(rec.hash, hash, 16);
+		rec.has_hash = 1;
+	}
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
+	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", x->src_etag);
 	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK)
 		log_warn("manifest: %s", ferry_errmsg());
 }
@@ -140,10 +144,13 @@ xfer_uploaded(struct xfer *x, uint64_t size)
 {
 	struct push *p = x->p;
 
-	p->counts.uploaded++;
+	if (x->source == XS_FILE)
+		p->counts.uploaded++;
+	else
+		p->counts.copied++;
 	p->counts.bytes += size;
-	output_action(
-	    &p->out, "upload", x->fullkey, strlen(x->fullkey), size, NULL);
+	output_action(&p->out, x->source == XS_FILE ? "upload" : "copy",
+	    x->fullkey, strlen(x->fullkey), size, NULL);
 }
 
 void
@@ -155,15 +162,16 @@ md5_etag(const uint8_t md5[16], char *out, size_t outlen)
 	snprintf(out, outlen, "\"%s\"", hex);
 }
 
-ferry_err
-xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
-    const struct manifest_local *local, const struct remote_obj *dst)
+/* A new transfer for key, appended to the active list. */
+static struct xfer *
+xfer_new(struct push *p, const char *key, size_t keylen,
+    const struct remote_obj *dst)
 {
 	struct xfer *x, **pp;
 	size_t plen = strlen(p->loc.prefix);
 
 	if ((x = calloc(1, sizeof(*x))) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+		return NULL;
 	x->p = p;
 	x->fd = -1;
 	x->key = strndup(key, keylen);
@@ -171,27 +179,63 @@ xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
 	x->fullkey = malloc(plen + keylen + 1);
 	if (x->key == NULL || x->fullkey == NULL) {
 		xfer_free(x);
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+		return NULL;
 	}
 	memcpy(x->fullkey, p->loc.prefix, plen);
 	memcpy(x->fullkey + plen, key, keylen);
 	x->fullkey[plen + keylen] = '\0';
-	x->local = *local;
 	if (dst) {
 		x->dst_size = dst->size;
 		snprintf(x->dst_etag, sizeof(x->dst_etag), "%s", dst->etag);
 		x->dst_last_modified = dst->last_modified;
 	}
-	x->multipart = a == PLAN_MULTIPART_PUT;
-	x->state = a == PLAN_CHECK ? XF_CHECK : XF_PUT_READY;
+	x->state = XF_PUT_READY;
 	/* appended, so that older transfers get their parts sent first */
 	pp = &p->active;
 	while (*pp)
 		pp = &(*pp)->next;
 	*pp = x;
 	p->nactive++;
-	if (x->state == XF_CHECK)
+	return x;
+}
+
+ferry_err
+xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
+    const struct manifest_local *local, const struct remote_obj *dst)
+{
+	struct xfer *x;
+
+	if ((x = xfer_new(p, key, keylen, dst)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	x->local = *local;
+	x->multipart = a == PLAN_MULTIPART_PUT;
+	if (a == PLAN_CHECK) {
+		x->state = XF_CHECK;
 		start_check(x);
+	}
+	return FERRY_OK;
+}
+
+ferry_err
+xfer_begin_copy(struct push *p, enum plan_action a,
+    const struct remote_obj *src, const struct remote_obj *dst)
+{
+	size_t plen = strlen(p->sloc.prefix);
+	struct xfer *x;
+
+	if ((x = xfer_new(p, src->key, src->keylen, dst)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	x->source = p->source;
+	x->multipart = a == PLAN_MULTIPART_COPY;
+	x->local.size = src->size;
+	snprintf(x->src_etag, sizeof(x->src_etag), "%s", src->etag);
+	if ((x->src_key = malloc(plen + src->keylen + 1)) == NULL) {
+		x->state = XF_DONE;
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	memcpy(x->src_key, p->sloc.prefix, plen);
+	memcpy(x->src_key + plen, src->key, src->keylen);
+	x->src_key[plen + src->keylen] = '\0';
 	return FERRY_OK;
 }
 
@@ -208,18 +252,44 @@ has_room(const struct push *p)
 	return remote_inflight(p->r) < p->o->jobs;
 }
 
+/* Starts a single-request transfer, when memory allows. */
+static ferry_err
+start_single(struct push *p, struct xfer *x)
+{
+	switch (x->source) {
+	case XS_COPY:
+		return start_copy_object(x);
+	case XS_STREAM:
+		if (!memory_allows(p, x->local.size))
+			return FERRY_OK;
+		return start_stream_get(x);
+	case XS_FILE:
+		break;
+	}
+	if (!memory_allows(p, x->local.size))
+		return FERRY_OK;
+	return start_put(x);
+}
+
 static void
 advance_one(struct push *p, struct xfer *x)
 {
 	ferry_err e = FERRY_OK;
+	uint64_t need;
 
-	if (x->state == XF_PUT_READY && x->multipart)
-		e = start_create(x);
-	else if (x->state == XF_PUT_READY && memory_allows(p, x->local.size))
-		e = start_put(x);
+	if (x->state == XF_PUT_READY && x->multipart) {
+		if (x->source != XS_FILE && !x->have_src_head)
+			e = start_src_head(x);
+		else
+			e = start_create(x);
+	} else if (x->state == XF_PUT_READY) {
+		e = start_single(p, x);
+	}
+	/* a server-side copy holds no buffer */
+	need = x->source == XS_COPY ? 0 : x->part_size;
 	while (e == FERRY_OK && x->state == XF_MP_PARTS && !x->failed &&
 	       x->next_part < x->nparts && has_room(p) &&
-	       memory_allows(p, x->part_size))
+	       memory_allows(p, need))
 		e = start_part(x);
 	if (e != FERRY_OK)
 		xfer_fail(x, e);

@@ -1,0 +1,347 @@
+/*
+ * copy.c: the source side of a mirror.  On the same endpoint and account
+ * the destination copies server-side (CopyObject, UploadPartCopy) and no
+ * object byte passes through ferry; otherwise objects are streamed: ranged
+ * GETs from the source feed PUT or UploadPart, in bounded memory, never
+ * through the local disk.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+#include <xxhash.h>
+
+#include "sync/push.h"
+
+/* Carries the source's type and ferry metadata to the new object. */
+void
+copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e)
+{
+	if (*e == FERRY_OK && x->content_type[0])
+		*e = remote_req_header(q, "Content-Type", x->content_type);
+	if (*e == FERRY_OK && x->meta_hash[0])
+		*e = remote_req_header(
+		    q, "x-amz-meta-ferry-xxh128", x->meta_hash);
+	if (*e == FERRY_OK && x->meta_mtime[0])
+		*e = remote_req_header(
+		    q, "x-amz-meta-ferry-mtime", x->meta_mtime);
+}
+
+/*
+ * x-amz-copy-source (and its range for len > 0), guarded by the ETag the
+ * source was listed with, so that a source replaced since is not copied.
+ */
+ferry_err
+copy_source_headers(
+    struct xfer *x, struct remote_req *q, uint64_t start, uint64_t len)
+{
+	char range[64];
+	ferry_err e;
+
+	if ((e = remote_req_copy_source(q, x->p->sloc.bucket, x->src_key,
+	         strlen(x->src_key))) != FERRY_OK ||
+	    (e = remote_req_header(
+	         q, "x-amz-copy-source-if-match", x->src_etag)) != FERRY_OK)
+		return e;
+	if (len == 0)
+		return FERRY_OK;
+	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, start,
+	    start + len - 1);
+	return remote_req_header(q, "x-amz-copy-source-range", range);
+}
+
+static void
+on_copy(struct remote_req *q, void *arg)
+{
+	struct xfer *x = arg;
+	char *etag = NULL;
+	ferry_err e;
+
+	e = remote_req_result(q, 1);
+	if (e == FERRY_OK)
+		e = remote_parse_copy(q, &etag);
+	remote_req_free(q);
+	if (e == FERRY_OK && (etag == NULL || etag[0] == '\0'))
+		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
+	if (e != FERRY_OK) {
+		free(etag);
+		return xfer_fail(x, e);
+	}
+	xfer_record(x, x->local.size, etag, NULL, 0, 0);
+	free(etag);
+	xfer_uploaded(x, x->local.size);
+	xfer_finish(x);
+}
+
+ferry_err
+start_copy_object(struct xfer *x)
+{
+	struct push *p = x->p;
+	struct remote_req *q;
+	ferry_err e;
+
+	q = remote_req_new(p->r, REMOTE_PUT, "PUT", p->loc.bucket, x->fullkey,
+	    strlen(x->fullkey));
+	if (q == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = copy_source_headers(x, q, 0, 0)) != FERRY_OK ||
+	    (e = remote_req_submit(q, on_copy, x)) != FERRY_OK) {
+		remote_req_free(q);
+		return e;
+	}
+	x->state = XF_PUT_SENT;
+	return FERRY_OK;
+}
+
+/* A GET (or HEAD) of the source object, guarded by its listed ETag. */
+static struct remote_req *
+source_req(struct xfer *x, enum remote_kind kind, const char *method)
+{
+	struct push *p = x->p;
+	struct remote_req *q;
+
+	q = remote_req_new(p->sr, kind, method, p->sloc.bucket, x->src_key,
+	    strlen(x->src_key));
+	if (q && remote_req_header(q, "If-Match", x->src_etag) != FERRY_OK) {
+		remote_req_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+static void
+take_source_meta(struct xfer *x, const struct remote_resp *s)
+{
+	snprintf(
+	    x->content_type, sizeof(x->content_type), "%s", s->content_type);
+	snprintf(x->meta_hash, sizeof(x->meta_hash), "%s", s->meta_hash);
+	snprintf(x->meta_mtime, sizeof(x->meta_mtime), "%s", s->meta_mtime);
+}
+
+static void
+on_stream_get(struct remote_req *q, void *arg)
+{
+	struct xfer *x = arg;
+	struct remote_resp *s = (struct remote_resp *)remote_req_resp(q);
+	ferry_err e;
+
+	e = remote_req_result(q, 0);
+	if (e == FERRY_OK && s->body.len != x->local.size)
+		e = ferry_fail(FERRY_ECHANGED,
+		    "the source object changed while it was read");
+	if (e != FERRY_OK) {
+		x->p->mem_used -= x->local.size;
+		remote_req_free(q);
+		return xfer_fail(x, e);
+	}
+	take_source_meta(x, s);
+	/* the body becomes the PUT's: take it over rather than copy it */
+	x->buf = (uint8_t *)s->body.data;
+	x->buflen = s->body.len;
+	buf_init(&s->body, 0);
+	remote_req_free(q);
+	x->p->mem_used -= x->local.size;
+	XXH128_canonicalFromHash(
+	    (XXH128_canonical_t *)x->hash, XXH3_128bits(x->buf, x->buflen));
+	EVP_Digest(x->buf, x->buflen, x->md5, NULL, EVP_md5(), NULL);
+	if ((e = send_put(x)) != FERRY_OK)
+		xfer_fail(x, e);
+}
+
+ferry_err
+start_stream_get(struct xfer *x)
+{
+	struct remote_req *q = source_req(x, REMOTE_GET, "GET");
+	ferry_err e;
+
+	if (q == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	remote_req_body_limit(q, x->local.size + 1);
+	if ((e = remote_req_submit(q, on_stream_get, x)) != FERRY_OK) {
+		remote_req_free(q);
+		return e;
+	}
+	x->p->mem_used += x->local.size;
+	x->state = XF_GET_SENT;
+	return FERRY_OK;
+}
+
+static void
+on_src_head(struct remote_req *q, void *arg)
+{
+	struct xfer *x = arg;
+	ferry_err e;
+
+	e = remote_req_result(q, 0);
+	if (e == FERRY_OK)
+		take_source_meta(x, remote_req_resp(q));
+	remote_req_free(q);
+	if (e != FERRY_OK)
+		return xfer_fail(x, e);
+	x->have_src_head = 1;
+	x->state = XF_PUT_READY;
+}
+
+/* The metadata a multipart copy must set itself (CopyObject copies it). */
+ferry_err
+start_src_head(struct xfer *x)
+{
+	struct remote_req *q = source_req(x, REMOTE_HEAD, "HEAD");
+	ferry_err e;
+
+	if (q == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = remote_req_submit(q, on_src_head, x)) != FERRY_OK) {
+		remote_req_free(q);
+		return e;
+	}
+	x->state = XF_SRC_HEAD_SENT;
+	return FERRY_OK;
+}
+
+/* Fills the part's MD5 from the ETag a copied part came back with. */
+static ferry_err
+part_md5_from_etag(const char *etag, uint8_t md5[16])
+{
+	size_t n = strlen(etag), i;
+	const char *h = etag;
+
+	if (n == 34 && etag[0] == '"') {
+		h++;
+		n -= 2;
+	}
+	if (n != 32)
+		return ferry_fail(FERRY_EPARSE, "part ETag %s is no MD5", etag);
+	for (i = 0; i < 16; i++) {
+		unsigned v;
+		if (sscanf(h + 2 * i, "%2x", &v) != 1)
+			return ferry_fail(FERRY_EPARSE, "part ETag %s", etag);
+		md5[i] = (uint8_t)v;
+	}
+	return FERRY_OK;
+}
+
+struct copy_part {
+	struct xfer *x;
+	uint32_t number;
+};
+
+static void
+on_part_copy(struct remote_req *q, void *arg)
+{
+	struct copy_part *cp = arg;
+	struct xfer *x = cp->x;
+	char *etag = NULL;
+	ferry_err e;
+
+	e = remote_req_result(q, 1);
+	if (e == FERRY_OK)
+		e = remote_parse_copy(q, &etag);
+	if (e == FERRY_OK)
+		e = part_md5_from_etag(
+		    etag ? etag : "", x->part_md5[cp->number - 1]);
+	free(etag);
+	remote_req_free(q);
+	free(cp);
+	part_finished(x, e);
+}
+
+ferry_err
+start_part_copy(struct xfer *x)
+{
+	struct copy_part *cp;
+	struct remote_req *q = NULL;
+	uint64_t start;
+	char num[16];
+	ferry_err e;
+
+	if ((cp = calloc(1, sizeof(*cp))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	cp->x = x;
+	cp->number = x->next_part + 1;
+	start = (uint64_t)(cp->number - 1) * x->part_size;
+	snprintf(num, sizeof(num), "%u", cp->number);
+	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL) {
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
+	    (e = copy_source_headers(x, q, start, part_len(x, cp->number))) !=
+	        FERRY_OK ||
+	    (e = remote_req_submit(q, on_part_copy, cp)) != FERRY_OK)
+		goto out;
+	x->next_part++;
+	x->parts_inflight++;
+	return FERRY_OK;
+out:
+	remote_req_free(q);
+	free(cp);
+	return e;
+}
+
+static void
+on_part_get(struct remote_req *q, void *arg)
+{
+	struct copy_part *cp = arg;
+	struct xfer *x = cp->x;
+	struct remote_resp *s = (struct remote_resp *)remote_req_resp(q);
+	uint64_t len = part_len(x, cp->number);
+	uint8_t *buf;
+	ferry_err e;
+
+	x->p->mem_used -= len;
+	e = remote_req_result(q, 0);
+	if (e == FERRY_OK && s->body.len != len)
+		e = ferry_fail(FERRY_ECHANGED,
+		    "the source object changed while it was read");
+	buf = (uint8_t *)s->body.data;
+	buf_init(&s->body, 0);
+	remote_req_free(q);
+	x->parts_inflight--;
+	if (e == FERRY_OK && !x->failed) {
+		e = send_part(x, cp->number, buf, (size_t)len);
+		buf = NULL;
+	}
+	free(buf);
+	free(cp);
+	if (e != FERRY_OK)
+		xfer_fail(x, e);
+	else if (x->failed && x->parts_inflight == 0)
+		xfer_fail(x, x->err);
+}
+
+ferry_err
+start_part_stream(struct xfer *x)
+{
+	struct copy_part *cp;
+	struct remote_req *q;
+	uint64_t start, len;
+	char range[64];
+	ferry_err e;
+
+	if ((cp = calloc(1, sizeof(*cp))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	cp->x = x;
+	cp->number = x->next_part + 1;
+	start = (uint64_t)(cp->number - 1) * x->part_size;
+	len = part_len(x, cp->number);
+	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, start,
+	    start + len - 1);
+	if ((q = source_req(x, REMOTE_GET, "GET")) == NULL) {
+		free(cp);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	remote_req_body_limit(q, (size_t)len + 1);
+	if ((e = remote_req_header(q, "Range", range)) != FERRY_OK ||
+	    (e = remote_req_submit(q, on_part_get, cp)) != FERRY_OK) {
+		remote_req_free(q);
+		free(cp);
+		return e;
+	}
+	x->next_part++;
+	x->parts_inflight++;
+	x->p->mem_used += len;
+	return FERRY_OK;
+}

@@ -1,0 +1,198 @@
+/*
+ * engine.c: what a push and a mirror share: the loop that plans keys and
+ * starts transfers while there is room, the gathered deletes, the commits
+ * of the manifest, and the end of a run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sync/push.h"
+
+#define COMMIT_EVERY 500
+#define COMMIT_NS 1000000000LL
+
+void
+push_note_completion(struct push *p)
+{
+	int64_t now = now_mono_ns();
+
+	if (++p->since_commit < COMMIT_EVERY &&
+	    now - p->last_commit_ns < COMMIT_NS)
+		return;
+	if (manifest_commit(p->m) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+	p->since_commit = 0;
+	p->last_commit_ns = now;
+}
+
+ferry_err
+push_next_remote(struct push *p)
+{
+	ferry_err e;
+
+	for (;;) {
+		e = remote_list_next(p->list, &p->robj);
+		p->rhave = e == FERRY_OK;
+		if (e == FERRY_ENOTFOUND)
+			return FERRY_OK;
+		if (e != FERRY_OK)
+			return e;
+		p->nremote++;
+		/* excluded objects are neither compared nor deleted */
+		if (filter_match(p->o->filter, p->robj.key, 0))
+			return FERRY_OK;
+	}
+}
+
+int
+sync_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (c != 0)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+ferry_err
+push_gather_delete(struct push *p, const struct remote_obj *o)
+{
+	uint32_t len = (uint32_t)o->keylen;
+
+	if (p->deletes == NULL && (p->deletes = tmpfile()) == NULL)
+		return ferry_fail(FERRY_ESYS,
+		    "cannot create a temporary file: %s", strerror(errno));
+	if (fwrite(&len, sizeof(len), 1, p->deletes) != 1 ||
+	    fwrite(o->key, 1, o->keylen, p->deletes) != o->keylen)
+		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
+	p->ndeletes++;
+	return FERRY_OK;
+}
+
+/* Runs the merge and the transfers until both are done. */
+ferry_err
+push_run(struct push *p)
+{
+	ferry_err e;
+
+	while (!p->merge_done || p->nactive > 0) {
+		xfer_advance(p);
+		xfer_sweep(p);
+		while (!p->merge_done && remote_inflight(p->r) < p->o->jobs &&
+		       p->nactive < 2 * p->o->jobs) {
+			if ((e = p->merge_step(p)) != FERRY_OK)
+				return e;
+			xfer_advance(p);
+		}
+		xfer_sweep(p);
+		if (p->merge_done && p->nactive == 0)
+			break;
+		if ((e = remote_run(p->r, 100)) != FERRY_OK)
+			return e;
+	}
+	return FERRY_OK;
+}
+
+/* Lets the transfers already started finish after a fatal error. */
+static void
+drain(struct push *p)
+{
+	while (remote_inflight(p->r) > 0)
+		if (remote_run(p->r, 100) != FERRY_OK)
+			break;
+	xfer_sweep(p);
+}
+
+static int
+exit_for(ferry_err e)
+{
+	if (e == FERRY_EUSAGE || e == FERRY_EDB)
+		return EXIT_USAGE;
+	return EXIT_ABORTED;
+}
+
+void
+push_close(struct push *p)
+{
+	xfer_sweep(p);
+	while (p->active) {
+		struct xfer *x = p->active;
+		p->active = x->next;
+		xfer_free(x);
+	}
+	remote_list_free(p->list);
+	manifest_iter_free(p->it);
+	manifest_close(p->m);
+	remote_list_free(p->slist);
+	/* the source client runs on the destination's loop: free it first */
+	remote_free(p->sr);
+	remote_free(p->r);
+	remote_loc_clear(&p->loc);
+	remote_loc_clear(&p->sloc);
+	free(p->root);
+	if (p->deletes)
+		fclose(p->deletes);
+	if (p->rootfd >= 0)
+		close(p->rootfd);
+}
+
+/* The requests of both sides, for the summary. */
+static void
+sum_stats(const struct push *p, struct remote_stats *rs)
+{
+	const struct remote_stats *a;
+	int i;
+
+	memset(rs, 0, sizeof(*rs));
+	if (p->r == NULL)
+		return;
+	*rs = *remote_stats(p->r);
+	if (p->sr == NULL)
+		return;
+	a = remote_stats(p->sr);
+	for (i = 0; i < REMOTE_NKINDS; i++)
+		rs->requests[i] += a->requests[i];
+	rs->retries += a->retries;
+}
+
+int
+push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
+    ferry_err (*start)(struct push *))
+{
+	struct remote_stats rs;
+	struct push p;
+	ferry_err e;
+	int status;
+
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.rootfd = -1;
+	output_init(&p.out, o);
+	p.last_commit_ns = now_mono_ns();
+	if ((e = open(&p)) != FERRY_OK) {
+		status = exit_for(e);
+		goto fatal;
+	}
+	status = EXIT_ABORTED;
+	if ((e = start(&p)) != FERRY_OK || (e = push_run(&p)) != FERRY_OK)
+		goto fatal;
+	push_deletes(&p);
+	status = p.counts.failed || p.fatal ? EXIT_PARTIAL : EXIT_SYNCED;
+	if (p.fatal == EXIT_ABORTED)
+		status = EXIT_ABORTED;
+	goto out;
+fatal:
+	output_error(&p.out, NULL, 0, e, ferry_errmsg());
+	if (p.r)
+		drain(&p);
+out:
+	if (p.m && manifest_commit(p.m) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+	sum_stats(&p, &rs);
+	output_summary(&p.out, &p.counts, p.r ? &rs : NULL, status);
+	push_close(&p);
+	return status;
+}

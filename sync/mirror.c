@@ -1,0 +1,198 @@
+/*
+ * mirror.c: a bucket prefix to another.  Both listings are merged in key
+ * order; each new or changed object is copied server-side when both sides
+ * are one endpoint and account, streamed through bounded memory otherwise.
+ * The manifest remembers, per key, the source ETag copied and the
+ * destination ETag it produced, so an unchanged rerun only lists.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync/push.h"
+
+static ferry_err
+next_source(struct push *p)
+{
+	ferry_err e;
+
+	for (;;) {
+		e = remote_list_next(p->slist, &p->sobj);
+		p->shave = e == FERRY_OK;
+		if (e == FERRY_ENOTFOUND)
+			return FERRY_OK;
+		if (e != FERRY_OK)
+			return e;
+		if (filter_match(p->o->filter, p->sobj.key, 0)) {
+			p->nlocal++;
+			return FERRY_OK;
+		}
+	}
+}
+
+static void
+entry_of(const struct remote_obj *o, struct plan_entry *e)
+{
+	e->present = 1;
+	e->size = o->size;
+	e->etag = o->etag;
+	e->last_modified = o->last_modified;
+}
+
+/* The two sides hold the same bytes already: remember it. */
+static void
+record_same(
+    struct push *p, const struct remote_obj *src, const struct remote_obj *dst)
+{
+	struct manifest_remote rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.size = dst->size;
+	snprintf(rec.etag, sizeof(rec.etag), "%s", dst->etag);
+	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", src->etag);
+	if (manifest_remote_put(p->m, dst->key, dst->keylen, &rec) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+}
+
+static ferry_err
+dispatch(struct push *p, const struct plan_decision *d,
+    const struct remote_obj *src, const struct remote_obj *dst)
+{
+	switch (d->action) {
+	case PLAN_DELETE:
+		return push_gather_delete(p, dst);
+	case PLAN_CHECK:
+		record_same(p, src, dst);
+		/* FALLTHROUGH */
+	case PLAN_SKIP:
+		if (src)
+			p->counts.skipped++;
+		return FERRY_OK;
+	default:
+		break;
+	}
+	if (p->o->dry_run) {
+		output_action(&p->out, "copy", src->key, src->keylen, src->size,
+		    d->reason);
+		p->counts.copied++;
+		p->counts.bytes += src->size;
+		return FERRY_OK;
+	}
+	return xfer_begin_copy(p, d->action, src, dst);
+}
+
+/* Plans the smallest key of the two listings and advances past it. */
+static ferry_err
+merge_step(struct push *p)
+{
+	struct plan_entry src = {0}, dst = {0};
+	struct manifest_remote rec;
+	struct plan_decision d;
+	const struct manifest_remote *recp = NULL;
+	int c;
+	ferry_err e;
+
+	if (!p->shave && !p->rhave) {
+		p->merge_done = 1;
+		return FERRY_OK;
+	}
+	if (!p->shave)
+		c = 1;
+	else if (!p->rhave)
+		c = -1;
+	else
+		c = sync_key_cmp(
+		    p->sobj.key, p->sobj.keylen, p->robj.key, p->robj.keylen);
+	if (c <= 0)
+		entry_of(&p->sobj, &src);
+	if (c >= 0) {
+		entry_of(&p->robj, &dst);
+		e = manifest_remote_get(
+		    p->m, p->robj.key, p->robj.keylen, &rec);
+		if (e == FERRY_OK)
+			recp = &rec;
+		else if (e != FERRY_ENOTFOUND)
+			return e;
+	}
+	plan_mirror(&src, &dst, recp, &p->popts, &d);
+	e = dispatch(p, &d, c <= 0 ? &p->sobj : NULL, c >= 0 ? &p->robj : NULL);
+	if (e != FERRY_OK)
+		return e;
+	if (c <= 0 && (e = next_source(p)) != FERRY_OK)
+		return e;
+	if (c >= 0 && (e = push_next_remote(p)) != FERRY_OK)
+		return e;
+	return FERRY_OK;
+}
+
+static ferry_err
+open_manifest(struct push *p)
+{
+	char dir[PATH_MAX], src[4096], dst[4096];
+	const char *where = p->o->manifest_dir;
+	ferry_err e;
+
+	snprintf(src, sizeof(src), "s3://%s/%s @ %s", p->sloc.bucket,
+	    p->sloc.prefix, remote_endpoint(p->sr));
+	snprintf(dst, sizeof(dst), "s3://%s/%s @ %s", p->loc.bucket,
+	    p->loc.prefix, remote_endpoint(p->r));
+	if (where == NULL) {
+		e = manifest_default_dir(src, dst, dir, sizeof(dir));
+		if (e != FERRY_OK)
+			return e;
+		where = dir;
+	}
+	return manifest_open(where, src, dst,
+	    p->o->rebuild_manifest ? MANIFEST_REBUILD : 0, &p->m);
+}
+
+static ferry_err
+open_sides(struct push *p)
+{
+	const struct sync_opts *o = p->o;
+	ferry_err e;
+
+	if ((e = remote_loc_parse(o->src, &p->sloc)) != FERRY_OK ||
+	    (e = remote_loc_parse(o->dst, &p->loc)) != FERRY_OK ||
+	    (e = remote_new(&o->remote, &p->r)) != FERRY_OK ||
+	    (e = remote_new_sharing(&o->src_remote, p->r, &p->sr)) != FERRY_OK)
+		return e;
+	if (strcmp(p->sloc.bucket, p->loc.bucket) == 0 &&
+	    remote_same_account(p->r, p->sr) &&
+	    (strncmp(p->sloc.prefix, p->loc.prefix, strlen(p->sloc.prefix)) ==
+	            0 ||
+	        strncmp(p->loc.prefix, p->sloc.prefix, strlen(p->loc.prefix)) ==
+	            0))
+		return ferry_fail(FERRY_EUSAGE,
+		    "the source and destination prefixes overlap");
+	p->source = remote_same_account(p->r, p->sr) ? XS_COPY : XS_STREAM;
+	log_info("mirror by %s",
+	    p->source == XS_COPY ? "server-side copy" : "streaming");
+	p->merge_step = merge_step;
+	return open_manifest(p);
+}
+
+static ferry_err
+start(struct push *p)
+{
+	ferry_err e;
+
+	p->popts.delete = p->o->delete;
+	p->popts.size_only = p->o->size_only;
+	p->popts.multipart_threshold = p->o->multipart_threshold;
+	if ((e = remote_list_open(p->sr, p->sloc.bucket, p->sloc.prefix,
+	         &p->slist)) != FERRY_OK ||
+	    (e = remote_list_open(
+	         p->r, p->loc.bucket, p->loc.prefix, &p->list)) != FERRY_OK)
+		return e;
+	if ((e = next_source(p)) != FERRY_OK)
+		return e;
+	return push_next_remote(p);
+}
+
+int
+sync_mirror(const struct sync_opts *o)
+{
+	return push_execute(o, open_sides, start);
+}
