@@ -91,10 +91,14 @@ install: ferry
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
 	for m in man/*.5; do [ -f "$$m" ] && \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 examples/ferry.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ferry $(DESTDIR)$(MANDIR)/man1/ferry.1 \
-		$(DESTDIR)$(MANDIR)/man5/ferry-manifest.5
+		$(DESTDIR)$(MANDIR)/man5/ferry-manifest.5 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -101,6 +101,14 @@ char *xstrdup(const char *s);
 /* Frees a string after wiping it; accepts NULL. */
 void free_secret(char *s);
 
+/*
+ * Set (to the signal number) by SIGINT or SIGTERM once
+ * ferry_catch_signals() has run; a run stops at its next step.
+ */
+#include <signal.h>
+extern volatile sig_atomic_t ferry_interrupted;
+void ferry_catch_signals(void);
+
 /* Monotonic clock in nanoseconds. */
 int64_t now_mono_ns(void);
 

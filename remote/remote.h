@@ -202,6 +202,15 @@ ferry_err remote_list_next(
     struct remote_list *l, struct remote_obj *obj) FERRY_WUR;
 void remote_list_free(struct remote_list *l);
 
+/*
+ * Lists the multipart uploads open under bucket/prefix (every page, in
+ * this call), calling fn for each.  Runs the loop while it waits.
+ */
+typedef void (*remote_upload_fn)(
+    const char *key, size_t keylen, const char *upload_id, void *arg);
+ferry_err remote_list_uploads(struct remote *r, const char *bucket,
+    const char *prefix, remote_upload_fn fn, void *arg) FERRY_WUR;
+
 /* Parses an HTTP date or ISO 8601 time into seconds; -1 on failure. */
 int64_t remote_parse_time(const char *s);
 

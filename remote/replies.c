@@ -90,3 +90,64 @@ remote_parse_deleted(struct remote_req *q, remote_deleted_fn fn, void *arg)
 	return xml_delete_result_parse(
 	    b->data ? b->data : "", b->len, on_deleted, &c);
 }
+
+struct uploads_ctx {
+	remote_upload_fn fn;
+	void *arg;
+};
+
+static int
+on_upload(const struct xml_upload *u, void *arg)
+{
+	struct uploads_ctx *c = arg;
+
+	c->fn(u->key, u->key_len, u->upload_id, c->arg);
+	return 0;
+}
+
+/* One page of ListMultipartUploads; moves the next markers to the caller. */
+static ferry_err
+uploads_page(struct remote *r, const char *bucket, const char *prefix,
+    struct uploads_ctx *c, char **key_marker, char **id_marker, int *more)
+{
+	struct remote_req *q;
+	ferry_err e;
+
+	q = remote_req_new(r, REMOTE_LIST, "GET", bucket, NULL, 0);
+	if (q == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	remote_req_body_limit(q, 16u << 20);
+	if ((e = remote_req_query(q, "uploads", "")) != FERRY_OK ||
+	    (e = remote_req_query(q, "prefix", prefix)) != FERRY_OK ||
+	    (*key_marker && (e = remote_req_query(
+	                         q, "key-marker", *key_marker)) != FERRY_OK) ||
+	    (*id_marker && (e = remote_req_query(q, "upload-id-marker",
+	                        *id_marker)) != FERRY_OK) ||
+	    (e = remote_perform(r, q, 1)) != FERRY_OK)
+		goto out;
+	free(*key_marker);
+	free(*id_marker);
+	*key_marker = *id_marker = NULL;
+	e = xml_list_uploads_parse(q->resp.body.data ? q->resp.body.data : "",
+	    q->resp.body.len, on_upload, c, more, key_marker, id_marker);
+out:
+	remote_req_free(q);
+	return e;
+}
+
+ferry_err
+remote_list_uploads(struct remote *r, const char *bucket, const char *prefix,
+    remote_upload_fn fn, void *arg)
+{
+	struct uploads_ctx c = {fn, arg};
+	char *key_marker = NULL, *id_marker = NULL;
+	int more = 1;
+	ferry_err e = FERRY_OK;
+
+	while (more && e == FERRY_OK)
+		e = uploads_page(
+		    r, bucket, prefix, &c, &key_marker, &id_marker, &more);
+	free(key_marker);
+	free(id_marker);
+	return e;
+}

@@ -79,6 +79,9 @@ push_run(struct push *p)
 	ferry_err e;
 
 	while (!p->merge_done || p->nactive > 0) {
+		if (ferry_interrupted)
+			return ferry_fail(FERRY_ECANCEL,
+			    "interrupted by signal %d", (int)ferry_interrupted);
 		xfer_advance(p);
 		xfer_sweep(p);
 		while (!p->merge_done && remote_inflight(p->r) < p->o->jobs &&
@@ -96,11 +99,26 @@ push_run(struct push *p)
 	return FERRY_OK;
 }
 
-/* Lets the transfers already started finish after a fatal error. */
+/*
+ * After a fatal error or a signal: lets the requests in flight end (each
+ * is one bounded request), then aborts the multipart uploads left open,
+ * so that nothing half-made stays behind.
+ */
 static void
 drain(struct push *p)
 {
-	while (remote_inflight(p->r) > 0)
+	struct xfer *x;
+	int64_t until = now_mono_ns() + 30 * 1000000000LL;
+
+	while (remote_inflight(p->r) > 0 && now_mono_ns() < until)
+		if (remote_run(p->r, 100) != FERRY_OK)
+			break;
+	for (x = p->active; x; x = x->next) {
+		if (x->upload_id && x->state != XF_DONE &&
+		    x->state != XF_MP_ABORT_SENT && x->parts_inflight == 0)
+			start_abort(x);
+	}
+	while (remote_inflight(p->r) > 0 && now_mono_ns() < until)
 		if (remote_run(p->r, 100) != FERRY_OK)
 			break;
 	xfer_sweep(p);
@@ -137,6 +155,89 @@ push_close(struct push *p)
 		fclose(p->deletes);
 	if (p->rootfd >= 0)
 		close(p->rootfd);
+}
+
+/* The uploads found open under the prefix after a run that did not end. */
+struct stale {
+	char **keys;
+	char **ids;
+	size_t n, cap;
+};
+
+static void
+on_stale(const char *key, size_t keylen, const char *upload_id, void *arg)
+{
+	struct stale *st = arg;
+
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 16;
+		char **k = realloc(st->keys, cap * sizeof(*k));
+		char **i = k ? realloc(st->ids, cap * sizeof(*i)) : NULL;
+		if (k)
+			st->keys = k;
+		if (i == NULL)
+			return;
+		st->ids = i;
+		st->cap = cap;
+	}
+	st->keys[st->n] = strndup(key, keylen);
+	st->ids[st->n] = strdup(upload_id);
+	if (st->keys[st->n] && st->ids[st->n])
+		st->n++;
+}
+
+static void
+abort_upload(struct push *p, const char *key, const char *upload_id)
+{
+	struct remote_req *q;
+	ferry_err e = FERRY_ENOMEM;
+
+	q = remote_req_new(
+	    p->r, REMOTE_DELETE, "DELETE", p->loc.bucket, key, strlen(key));
+	if (q && remote_req_query(q, "uploadId", upload_id) == FERRY_OK)
+		e = remote_perform(p->r, q, 0);
+	if (e == FERRY_OK)
+		log_info(
+		    "aborted the upload of %s left by an earlier run", key);
+	else
+		log_warn("could not abort the upload of %s: %s", key,
+		    ferry_errmsg());
+	remote_req_free(q);
+}
+
+/*
+ * A run that did not end (killed, interrupted, aborted) may have left
+ * multipart uploads open under the destination prefix, which a sync owns:
+ * they are listed and aborted before anything else, so that none stays
+ * open and billed.  The manifest's upload ids are then stale: the records
+ * keep them until the key is written again, and nothing reads them.
+ */
+static ferry_err
+clean_after_crash(struct push *p)
+{
+	struct stale st = {0};
+	char state[16];
+	size_t i;
+	ferry_err e;
+
+	e = manifest_meta_get(p->m, "run", state, sizeof(state));
+	if (e == FERRY_OK && strcmp(state, "running") == 0 && !p->o->dry_run) {
+		e = remote_list_uploads(
+		    p->r, p->loc.bucket, p->loc.prefix, on_stale, &st);
+		for (i = 0; i < st.n; i++) {
+			if (e == FERRY_OK)
+				abort_upload(p, st.keys[i], st.ids[i]);
+			free(st.keys[i]);
+			free(st.ids[i]);
+		}
+		free(st.keys);
+		free(st.ids);
+	}
+	if (e != FERRY_OK && e != FERRY_ENOTFOUND)
+		return e;
+	if ((e = manifest_meta_put(p->m, "run", "running")) != FERRY_OK)
+		return e;
+	return manifest_commit(p->m);
 }
 
 /* The requests of both sides, for the summary. */
@@ -177,7 +278,8 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 		goto fatal;
 	}
 	status = EXIT_ABORTED;
-	if ((e = start(&p)) != FERRY_OK || (e = push_run(&p)) != FERRY_OK)
+	if ((e = clean_after_crash(&p)) != FERRY_OK ||
+	    (e = start(&p)) != FERRY_OK || (e = push_run(&p)) != FERRY_OK)
 		goto fatal;
 	push_deletes(&p);
 	status = p.counts.failed || p.fatal ? EXIT_PARTIAL : EXIT_SYNCED;
@@ -189,6 +291,10 @@ fatal:
 	if (p.r)
 		drain(&p);
 out:
+	/* a run that ended early may have left uploads: the next looks */
+	if (p.m && status != EXIT_ABORTED &&
+	    manifest_meta_put(p.m, "run", "done") != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
 	if (p.m && manifest_commit(p.m) != FERRY_OK)
 		log_warn("manifest: %s", ferry_errmsg());
 	sum_stats(&p, &rs);

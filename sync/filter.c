@@ -1,11 +1,11 @@
 /*
  * filter.c: --include and --exclude rules, and the glob matcher they use.
  *
- * fnmatch() does not fit: it has no "**" that crosses '/', and a rule
- * without '/' must match at any depth.  The matcher below keeps two
- * backtrack points instead of recursing, so its work is polynomial: the
- * square of the string's length times the pattern's bounds it, and the
- * spans it remembers keep it near the product of the two lengths.
+ * fnmatch() does not fit: it has no "**" that crosses '/'.  The matcher
+ * below keeps two backtrack points instead of recursing, so its work is
+ * polynomial: the square of the string's length times the pattern's
+ * bounds it, and the spans it remembers keep it near the product of the
+ * two lengths.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +16,8 @@
 /* Prepended to a rule that is not anchored, so it matches at any depth. */
 #define ANY_DEPTH "**/"
 #define ANY_DEPTH_LEN 3
+/* A class as a set of bytes, one bit each. */
+#define CLASS_SET_LEN 32
 
 struct rule {
 	char *glob; /* the pattern as matched against the whole path */
@@ -38,17 +40,25 @@ struct glob {
 	const char *p;   /* the next pattern token */
 	const char *s;   /* the next string byte */
 	const char *end; /* the end of the string */
-	/* The last '*' still live: the pattern after it and where its
-	 * current attempt starts; chain is the first '*' since the last '/'
-	 * matched or "**" taken. */
+	/*
+	 * The last '*' still live: the pattern after it and where its
+	 * current attempt starts.  chain is the first '*' since the last '/'
+	 * matched or "**" taken.
+	 */
 	const char *star, *star_to, *chain;
 	/* The last "**": the pattern after it and its current attempt. */
 	const char *dstar, *dstar_s;
 	int dstar_slash; /* "**" then '/': matches "" or up to a '/' */
-	/* Stars (by the pattern after them) known to fail from up to dead_to,
-	 * and whether this "**" attempt has set them yet. */
+	/*
+	 * The stars, named by the pattern after them, from dead_lo to
+	 * dead_hi fail from any start up to dead_to; dead_set once this "**"
+	 * attempt has set them.
+	 */
 	const char *dead_lo, *dead_hi, *dead_to;
 	int dead_set;
+	/* The last class met: its '[', its ']' (NULL: none) and members. */
+	const char *cls, *cls_close;
+	unsigned char cls_set[CLASS_SET_LEN];
 };
 
 /* Returns the ']' closing the class whose body starts at p, or NULL. */
@@ -80,17 +90,15 @@ class_char(const char **pp)
 	return (unsigned char)*p;
 }
 
-/* Non-zero when c belongs to the class body [p, close). */
-static int
-class_match(const char *p, const char *close, unsigned char c)
+/* Fills set, 256 bits, with the members of the class body [p, close). */
+static void
+class_read(const char *p, const char *close, unsigned char *set)
 {
-	unsigned char lo, hi;
-	int neg = 0, in = 0;
+	unsigned int lo, hi, c;
+	int neg = *p == '!' || *p == '^';
 
-	if (*p == '!' || *p == '^') {
-		neg = 1;
-		p++;
-	}
+	memset(set, 0, CLASS_SET_LEN);
+	p += neg;
 	while (p < close) {
 		lo = class_char(&p);
 		hi = lo;
@@ -98,21 +106,40 @@ class_match(const char *p, const char *close, unsigned char c)
 			p++;
 			hi = class_char(&p);
 		}
-		if (lo <= c && c <= hi)
-			in = 1;
+		for (c = lo; c <= hi; c++)
+			set[c >> 3] |= (unsigned char)(1u << (c & 7));
 	}
-	return in != neg;
+	for (c = 0; neg && c < CLASS_SET_LEN; c++)
+		set[c] ^= 0xff;
 }
 
 /*
- * Matches the token at *pp ('?', a class, an escape or a literal, never
- * '*') against the byte c and steps *pp past it when it matches.  An
- * unterminated '[' and a trailing '\' stand for themselves, as in fnmatch.
+ * Returns the ']' closing the class at p (its '['), or NULL, and leaves
+ * its members in g->cls_set.  The last class is kept because the
+ * backtracking meets the same one again and again.
+ */
+static const char *
+class_at(struct glob *g, const char *p)
+{
+	if (g->cls != p) {
+		g->cls = p;
+		g->cls_close = class_end(p + 1);
+		if (g->cls_close != NULL)
+			class_read(p + 1, g->cls_close, g->cls_set);
+	}
+	return g->cls_close;
+}
+
+/*
+ * Matches the token at g->p ('?', a class, an escape or a literal, never
+ * '*') against the byte c and steps past it when it matches.  An
+ * unterminated '[' stands for itself, as in fnmatch, and so does a
+ * trailing '\' (fnmatch fails there; filter_add refuses both).
  */
 static int
-token_match(const char **pp, unsigned char c)
+token_match(struct glob *g, unsigned char c)
 {
-	const char *p = *pp;
+	const char *p = g->p;
 	const char *close;
 	int ok;
 
@@ -121,8 +148,8 @@ token_match(const char **pp, unsigned char c)
 	if (*p == '?') {
 		ok = c != '/';
 		p++;
-	} else if (*p == '[' && (close = class_end(p + 1)) != NULL) {
-		ok = c != '/' && class_match(p + 1, close, c);
+	} else if (*p == '[' && (close = class_at(g, p)) != NULL) {
+		ok = c != '/' && ((g->cls_set[c >> 3] >> (c & 7)) & 1);
 		p = close + 1;
 	} else {
 		if (*p == '\\' && p[1] != '\0')
@@ -131,7 +158,7 @@ token_match(const char **pp, unsigned char c)
 		p++;
 	}
 	if (ok)
-		*pp = p;
+		g->p = p;
 	return ok;
 }
 
@@ -261,7 +288,7 @@ glob_run(const char *pat, const char *s, const char *end)
 		} else if (g.s == g.end) {
 			if (*g.p == '\0')
 				return 1;
-		} else if (token_match(&g.p, (unsigned char)*g.s)) {
+		} else if (token_match(&g, (unsigned char)*g.s)) {
 			if (*g.s == '/' && g.star != NULL)
 				star_drop(&g, g.s);
 			g.s++;

@@ -14,13 +14,13 @@ sync_main(int argc, char **argv)
 		cli_clear(&o);
 		return rc;
 	}
+	ferry_catch_signals();
 	if (strcmp(o.command, "ls") == 0) {
 		rc = sync_ls(&o);
+	} else if (remote_is_url(o.src) && remote_is_url(o.dst)) {
+		rc = sync_mirror(&o);
 	} else if (remote_is_url(o.src)) {
-		log_error("%s is not available in this version",
-		    remote_is_url(o.dst) ? "bucket-to-bucket mirror"
-		                         : "pull (bucket to folder)");
-		rc = EXIT_USAGE;
+		rc = sync_pull(&o);
 	} else if (!remote_is_url(o.dst)) {
 		log_error("one side must be s3://BUCKET[/PREFIX]");
 		rc = EXIT_USAGE;

@@ -55,6 +55,23 @@ record_same(
 		log_warn("manifest: %s", ferry_errmsg());
 }
 
+/* A planned copy, printed with the destination's full key. */
+static void
+dry_run_copy(struct push *p, const struct remote_obj *src, const char *why)
+{
+	size_t plen = strlen(p->loc.prefix);
+	char *full = malloc(plen + src->keylen + 1);
+
+	if (full == NULL)
+		return;
+	memcpy(full, p->loc.prefix, plen);
+	memcpy(full + plen, src->key, src->keylen);
+	full[plen + src->keylen] = '\0';
+	output_action(
+	    &p->out, "copy", full, plen + src->keylen, src->size, why);
+	free(full);
+}
+
 static ferry_err
 dispatch(struct push *p, const struct plan_decision *d,
     const struct remote_obj *src, const struct remote_obj *dst)
@@ -73,8 +90,7 @@ dispatch(struct push *p, const struct plan_decision *d,
 		break;
 	}
 	if (p->o->dry_run) {
-		output_action(&p->out, "copy", src->key, src->keylen, src->size,
-		    d->reason);
+		dry_run_copy(p, src, d->reason);
 		p->counts.copied++;
 		p->counts.bytes += src->size;
 		return FERRY_OK;

@@ -45,7 +45,9 @@ record_upload_id(struct xfer *x)
 	if (manifest_remote_get(p->m, x->key, x->keylen, &rec) != FERRY_OK)
 		memset(&rec, 0, sizeof(rec));
 	snprintf(rec.upload_id, sizeof(rec.upload_id), "%s", x->upload_id);
-	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK)
+	/* committed at once, so that a run killed now leaves a trace */
+	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK ||
+	    manifest_commit(p->m) != FERRY_OK)
 		log_warn("manifest: %s", ferry_errmsg());
 }
 
