@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# backup-cron.sh: a nightly backup of one folder to a bucket with ferry,
+# for cron.  One run at a time (flock), the JSON summary of each run
+# appended to a log, the events of the last run kept beside it, and an
+# exit status that cron can act on.
+#
+#   usage: backup-cron.sh SOURCE_DIR s3://BUCKET[/PREFIX] [ferry options...]
+#
+# A crontab line (crontab -e) for 02:30 every night; cron mails what the
+# script prints, which is nothing unless the backup needs a look:
+#
+#   30 2 * * * /usr/local/bin/backup-cron.sh /srv/photos s3://archive/photos --delete
+#
+# Credentials and the endpoint come from the environment or the AWS files,
+# as for the aws command (see ferry(1), ENVIRONMENT).  cron starts with
+# almost no environment: put them in ~/.aws/credentials and ~/.aws/config,
+# or in a file named by FERRY_ENV_FILE (mode 0600) holding lines such as
+#
+#   AWS_ACCESS_KEY_ID=...
+#   AWS_SECRET_ACCESS_KEY=...
+#   AWS_ENDPOINT_URL=https://s3.example.net
+#
+# Settings, all optional:
+#   FERRY           the ferry binary (default: ferry from PATH)
+#   FERRY_ENV_FILE  a file of VAR=value lines to export first
+#   BACKUP_LOG_DIR  where the log, the last run's events and the lock go
+#                   (default: ${XDG_STATE_HOME:-~/.local/state}/ferry-backup)
+#
+# Exit status: ferry's (0 in step, 1 some objects failed, 2 usage or
+# configuration error, 3 aborted, for instance deletes refused by the
+# delete guard), or 75 when the previous run still holds the lock.
+set -u
+
+if [ $# -lt 2 ]; then
+	echo "usage: $0 SOURCE_DIR s3://BUCKET[/PREFIX] [ferry options...]" >&2
+	exit 2
+fi
+src=$1
+dst=$2
+shift 2
+
+FERRY=${FERRY:-ferry}
+state_home=${XDG_STATE_HOME:-$HOME/.local/state}
+log_dir=${BACKUP_LOG_DIR:-$state_home/ferry-backup}
+log=$log_dir/backup.log
+events=$log_dir/last-run.jsonl
+
+umask 077
+mkdir -p "$log_dir" || exit 2
+
+# A log line: UTC time, then the words given.
+say() {
+	printf '%s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >>"$log"
+}
+
+if [ -n "${FERRY_ENV_FILE:-}" ]; then
+	if [ ! -r "$FERRY_ENV_FILE" ]; then
+		say "cannot read FERRY_ENV_FILE $FERRY_ENV_FILE"
+		echo "backup: cannot read $FERRY_ENV_FILE" >&2
+		exit 2
+	fi
+	set -a
+	# shellcheck disable=SC1090
+	. "$FERRY_ENV_FILE"
+	set +a
+fi
+
+# One backup at a time: if last night's is still running, say so and
+# stop rather than queue up behind it.  (ferry's own run lock would also
+# refuse a second run of the same pair, but with exit status 2, which
+# reads like a configuration error.)
+exec 9>>"$log_dir/lock"
+if ! flock -n 9; then
+	say "skipped $src -> $dst: the previous backup is still running"
+	echo "backup: skipped, the previous backup of $src is still running" >&2
+	exit 75
+fi
+
+# The source must be there: an unmounted disk is an empty folder, which
+# ferry's delete guard would refuse anyway; this says why more plainly.
+if [ ! -d "$src" ]; then
+	say "source $src is not a folder"
+	echo "backup: source $src is not a folder" >&2
+	exit 2
+fi
+
+# --json: one event per line on stdout, the summary last; messages go to
+# stderr, which is appended to the log.
+"$FERRY" sync --json "$@" "$src" "$dst" >"$events.new" 2>>"$log"
+status=$?
+mv -f "$events.new" "$events"
+
+summary=$(grep '"type":"summary"' "$events" | tail -n 1)
+errors=$(grep -c '"type":"error"' "$events")
+say "exit=$status $src -> $dst ${summary:-(no summary)}"
+
+case $status in
+0) ;;
+1)
+	echo "backup: objects failed: $errors; see $events" >&2
+	grep '"type":"error"' "$events" | head -n 20 >&2
+	;;
+2)
+	echo "backup: usage or configuration error; see $log" >&2
+	;;
+3)
+	echo "backup: aborted; see $log" >&2
+	grep '"type":"error"' "$events" | head -n 20 >&2
+	;;
+*)
+	echo "backup: ferry exited $status; see $log" >&2
+	;;
+esac
+exit "$status"

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Examples and manuals: the scripts in examples/ parse (bash -n) and
+# pass the shellcheck linter, the systemd units verify, the Kubernetes
+# Job is valid YAML, the man pages lint clean, and ferry.1, "ferry --help"
+# and the bash completion name the same options.  Needs no S3 server.  A
+# check whose tool this machine lacks is reported as skipped.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+EX=$TOP/examples
+MAN=$TOP/man
+
+# skip DESCRIPTION REASON
+skip() {
+	ok "$1 # SKIP $2"
+}
+
+# check_quiet DESCRIPTION COMMAND...: as check, with the command's output
+# shown as TAP comments when it fails.
+check_quiet() {
+	local d=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$d"
+	else
+		not_ok "$d"
+		printf '%s\n' "$out" | head -n 40 | sed 's/^/# /'
+	fi
+}
+
+have() {
+	command -v "$1" >/dev/null 2>&1
+}
+
+# 1. every shell script parses, and so does the completion
+for f in "$EX"/*.sh "$EX"/ferry.bash-completion; do
+	check_quiet "bash -n examples/${f##*/}" bash -n "$f"
+done
+
+# 2. shellcheck
+for f in "$EX"/*.sh "$EX"/ferry.bash-completion; do
+	if have shellcheck; then
+		check_quiet "shellcheck examples/${f##*/}" shellcheck "$f"
+	else
+		skip "shellcheck examples/${f##*/}" "shellcheck is not installed"
+	fi
+done
+
+# 3. the systemd units.  A copy runs the built ferry when none is
+# installed, and MANPATH holds our pages, so that ExecStart= and
+# Documentation=man: both resolve.
+if have systemd-analyze; then
+	units=$WORK/units
+	mkdir -p "$units" "$WORK/man/man1" "$WORK/man/man5"
+	cp "$EX/ferry-backup.service" "$EX/ferry-backup.timer" "$units/"
+	cp "$MAN/ferry.1" "$WORK/man/man1/"
+	cp "$MAN/ferry-manifest.5" "$WORK/man/man5/"
+	if [ ! -x /usr/local/bin/ferry ]; then
+		bin=$(cd "$(dirname "$FERRY")" && pwd)/$(basename "$FERRY")
+		sed -i "s#^ExecStart=/usr/local/bin/ferry #ExecStart=$bin #" \
+			"$units/ferry-backup.service"
+	fi
+	manopt=
+	have man || manopt=--man=no
+	# shellcheck disable=SC2086
+	check_quiet "systemd-analyze verify examples/ferry-backup.{service,timer}" \
+		env MANPATH="$WORK/man" systemd-analyze verify $manopt \
+		"$units/ferry-backup.service" "$units/ferry-backup.timer"
+else
+	skip "systemd-analyze verify examples/ferry-backup.{service,timer}" \
+		"systemd-analyze is not installed"
+fi
+
+# 4. the Kubernetes Indexed Job
+if have python3 && python3 -c 'import yaml' 2>/dev/null; then
+	# shellcheck disable=SC2016 # $(...) is YAML text here
+	check_quiet "examples/k8s-indexed-job.yaml is an Indexed Job of 8 shards" \
+		python3 -c '
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+assert len(docs) == 1, "one document"
+job = docs[0]
+assert job["apiVersion"] == "batch/v1" and job["kind"] == "Job", "a Job"
+spec = job["spec"]
+assert spec["completionMode"] == "Indexed", "completionMode"
+assert spec["completions"] == 8 and spec["parallelism"] == 8, "8 shards"
+c = spec["template"]["spec"]["containers"][0]
+args = c["args"]
+assert args[0] == "sync", "ferry sync"
+assert args[args.index("--shard") + 1] == "$(JOB_COMPLETION_INDEX)/8", "--shard"
+' "$EX/k8s-indexed-job.yaml"
+else
+	skip "examples/k8s-indexed-job.yaml is an Indexed Job of 8 shards" \
+		"python3 with the yaml module is not installed"
+fi
+
+# 5. the man pages.  "referenced manual not found" depends on what this
+# machine has installed (ferry(1) itself, until make install), so it is
+# left out, as are mandoc's notes about its own database.
+for p in "$MAN/ferry.1" "$MAN/ferry-manifest.5"; do
+	if have mandoc; then
+		out=$(mandoc -Tlint "$p" 2>&1 |
+			grep -v -e 'referenced manual not found' -e 'mandoc\.db')
+		is "$out" "" "mandoc -Tlint man/${p##*/}"
+	else
+		skip "mandoc -Tlint man/${p##*/}" "mandoc is not installed"
+	fi
+done
+
+# 6. the options named in ferry.1 are those of "ferry --help"
+#
+# From the mdoc source: the arguments of each Fl macro ("Fl -delete" is
+# --delete, "Fl cnqv" is -c -n -q -v), and any --option written out in
+# text or examples.  Comment lines are left out.
+man_options() {
+	awk '
+	/^\.\\"/ { next }
+	{
+		line = $0
+		while (match(line, /--[a-z][a-z0-9-]*[a-z0-9]/)) {
+			print substr(line, RSTART, RLENGTH)
+			line = substr(line, RSTART + RLENGTH)
+		}
+	}
+	/^\./ {
+		fl = 0
+		for (i = 1; i <= NF; i++) {
+			t = $i
+			if (i == 1)
+				sub(/^\./, "", t)
+			if (t ~ /^[A-Z][a-z]$/) {
+				fl = (t == "Fl")
+				continue
+			}
+			if (!fl || t !~ /^-?[a-z]/)
+				continue
+			if (t ~ /^-/) {
+				print "-" t
+				continue
+			}
+			for (j = 1; j <= length(t); j++)
+				print "-" substr(t, j, 1)
+		}
+	}' "$1" | sort -u
+}
+
+# From the --help text: --options and -x short ones; a family written as
+# "--source-*" names no option by itself.
+help_options() {
+	sed 's/--[a-z0-9-]*-\*//g' |
+		grep -oE -e '--[a-z][a-z0-9-]*[a-z0-9]' -e '(^|[[:space:],])-[a-zA-Z]\b' |
+		sed 's/^[[:space:],]*//' | sort -u
+}
+
+man_opts=$(man_options "$MAN/ferry.1")
+if [ -x "$FERRY" ]; then
+	help_opts=$("$FERRY" --help 2>&1 | help_options)
+	only_man=$(comm -23 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$help_opts") | tr '\n' ' ')
+	only_help=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$help_opts") | tr '\n' ' ')
+	check "ferry.1 names over 20 options" \
+		test "$(printf '%s\n' "$man_opts" | grep -c .)" -gt 20
+	is "$only_man" "" "every option of ferry.1 is in ferry --help"
+	is "$only_help" "" "every option of ferry --help is in ferry.1"
+else
+	not_ok "ferry --help: $FERRY is not built"
+fi
+
+# 7. the bash completion
+# shellcheck disable=SC2016 # expanded by the inner bash
+check_quiet "the completion registers itself" bash -c '
+	. "$1" && complete -p ferry | grep -q -- "-F _ferry ferry$"' _ \
+	"$EX/ferry.bash-completion"
+# completions COMMAND-LINE-WORDS...: what _ferry offers for the last word.
+completions() {
+	bash -c '
+		. "$1"
+		shift
+		COMP_WORDS=("$@")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_ferry
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$EX/ferry.bash-completion" "$@"
+}
+is "$(completions ferry sy)" "sync" "the completion completes commands"
+mkdir -p "$WORK/cwd/photos"
+is "$(cd "$WORK/cwd" && completions ferry sync --dry-run ph)" "photos" \
+	"the completion completes local folders"
+comp_opts=$( (completions ferry --; completions ferry sync -) |
+	grep -E '^-' | sort -u)
+only_man=$(comm -23 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
+only_comp=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
+is "$only_man" "" "every option of ferry.1 is completed"
+is "$only_comp" "" "every option completed is in ferry.1"
+
+done_testing
