@@ -31,6 +31,8 @@ setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
 		if ((r->loop = calloc(1, sizeof(*r->loop))) == NULL)
 			return ferry_fail(FERRY_ENOMEM, "out of memory");
 		r->loop->refs = 1;
+		r->loop->window = r->loop->max_window = maxconn;
+		r->loop->budget = 100;
 		r->loop->rng = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL)
 		                                             << 20;
 		if ((r->loop->multi = curl_multi_init()) == NULL)
@@ -136,6 +138,12 @@ remote_same_account(const struct remote *a, const struct remote *b)
 	       same_str(a->cfg.access_key, b->cfg.access_key) &&
 	       same_str(a->cfg.secret_key, b->cfg.secret_key) &&
 	       same_str(a->cfg.session_token, b->cfg.session_token);
+}
+
+unsigned
+remote_window(const struct remote *r)
+{
+	return (unsigned)r->loop->window;
 }
 
 unsigned

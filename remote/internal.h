@@ -23,6 +23,10 @@ struct remote_loop {
 	struct remote_req *waiting; /* requests backing off before a retry */
 	uint64_t rng;
 	int refs;
+	double window;     /* requests in flight allowed now (AIMD) */
+	double max_window; /* what --jobs asked for */
+	int64_t last_cut_ns;
+	double budget; /* retries left to the run */
 };
 
 struct remote {

@@ -10,6 +10,8 @@
 
 #define BACKOFF_BASE_NS 100000000LL  /* 0.1 s */
 #define BACKOFF_CAP_NS 20000000000LL /* 20 s */
+#define RETRY_BUDGET_MAX 1000.0
+#define RETRY_BUDGET_EARN 0.2
 
 static uint64_t
 next_random(struct remote *r)
@@ -81,6 +83,50 @@ finish(struct remote *r, struct remote_req *q)
 		q->done(q, q->done_arg);
 }
 
+/*
+ * Requests in flight follow the server: a 503 SlowDown halves the window
+ * (once per half second, so one burst of refusals counts once), and each
+ * success widens it by 1/window, so that it climbs back by about one
+ * request per window's worth of successes.
+ */
+static void
+adjust_window(struct remote_loop *l, const struct remote_req *q, CURLcode rc)
+{
+	int64_t now;
+
+	if (rc == CURLE_OK && q->resp.status / 100 == 2) {
+		l->window += 1.0 / (l->window > 1 ? l->window : 1);
+		if (l->window > l->max_window)
+			l->window = l->max_window;
+		if (l->budget < RETRY_BUDGET_MAX)
+			l->budget += RETRY_BUDGET_EARN;
+		return;
+	}
+	if (q->resp.status != 503)
+		return;
+	now = now_mono_ns();
+	if (now - l->last_cut_ns < 500000000LL)
+		return;
+	l->last_cut_ns = now;
+	l->window = l->window / 2 < 1 ? 1 : l->window / 2;
+	log_debug(
+	    "SlowDown: %u requests in flight at most", (unsigned)l->window);
+}
+
+/*
+ * Retries draw on a budget for the whole run, refilled by successes, so
+ * that an endpoint that fails everything ends the run instead of being
+ * retried at length for every request.
+ */
+static int
+take_retry(struct remote_loop *l)
+{
+	if (l->budget < 1)
+		return 0;
+	l->budget -= 1;
+	return 1;
+}
+
 static void
 on_done(struct remote *r, CURL *easy, CURLcode rc)
 {
@@ -88,10 +134,14 @@ on_done(struct remote *r, CURL *easy, CURLcode rc)
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
 	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &q->resp.status);
+	/* the loop may be shared: the request's own client counts it */
+	r = q->r;
 	if (rc == CURLE_OK && q->has_body)
 		r->stats.bytes_sent += q->body_len;
 	req_release(q);
-	if (req_retryable(q, rc) && q->attempt + 1 < r->retries) {
+	adjust_window(r->loop, q, rc);
+	if (req_retryable(q, rc) && q->attempt + 1 < r->retries &&
+	    take_retry(r->loop)) {
 		req_reset_response(q);
 		schedule_retry(r, q);
 		return;

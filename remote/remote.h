@@ -159,6 +159,12 @@ const char *remote_req_key(const struct remote_req *q, size_t *len);
  */
 ferry_err remote_req_result(struct remote_req *q, int check_body) FERRY_WUR;
 
+/*
+ * Requests the server takes in flight now: --jobs at first, halved on
+ * each 503 SlowDown and climbing back with successes.
+ */
+unsigned remote_window(const struct remote *r);
+
 /* Number of requests submitted and not yet completed. */
 unsigned remote_inflight(const struct remote *r);
 

@@ -72,6 +72,18 @@ push_gather_delete(struct push *p, const struct remote_obj *o)
 	return FERRY_OK;
 }
 
+/* Whether every transfer left waits for its file to be read again. */
+static int
+all_put_off(const struct push *p)
+{
+	const struct xfer *x;
+
+	for (x = p->active; x; x = x->next)
+		if (x->state != XF_RETRY_LATER)
+			return 0;
+	return p->active != NULL;
+}
+
 /* Runs the merge and the transfers until both are done. */
 ferry_err
 push_run(struct push *p)
@@ -84,7 +96,7 @@ push_run(struct push *p)
 			    "interrupted by signal %d", (int)ferry_interrupted);
 		xfer_advance(p);
 		xfer_sweep(p);
-		while (!p->merge_done && remote_inflight(p->r) < p->o->jobs &&
+		while (!p->merge_done && push_has_room(p) &&
 		       p->nactive < 2 * p->o->jobs) {
 			if ((e = p->merge_step(p)) != FERRY_OK)
 				return e;
@@ -93,6 +105,11 @@ push_run(struct push *p)
 		xfer_sweep(p);
 		if (p->merge_done && p->nactive == 0)
 			break;
+		if (p->merge_done && remote_inflight(p->r) == 0 &&
+		    all_put_off(p)) {
+			xfer_retry_changed(p);
+			continue;
+		}
 		if ((e = remote_run(p->r, 100)) != FERRY_OK)
 			return e;
 	}

@@ -21,6 +21,7 @@ enum xfer_state {
 	XF_MP_ABORT_SENT,
 	XF_SRC_HEAD_SENT, /* mirror: HEAD of the source for its metadata */
 	XF_GET_SENT,      /* streamed mirror: the source object coming in */
+	XF_RETRY_LATER,   /* the file changed while read: again at the end */
 	XF_DONE
 };
 
@@ -62,6 +63,8 @@ struct xfer {
 	int failed;
 	ferry_err err;
 	char errmsg[512];
+	int changed_once; /* already put off once for changing */
+	int retry_later;
 	/* mirrors */
 	enum xfer_source source;
 	char *src_key; /* full key of the source object */
@@ -165,6 +168,10 @@ struct remote_req *upload_req(
 void copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
 /* Sends x->buf (x->buflen bytes, hashed) with PUT (put.c). */
 ferry_err send_put(struct xfer *x) FERRY_WUR;
+/* Starts again the transfers put off because their file changed. */
+void xfer_retry_changed(struct push *p);
+/* Whether another request may go out now (--jobs, lowered by SlowDown). */
+int push_has_room(const struct push *p);
 /* Starts what the active transfers can start now. */
 void xfer_advance(struct push *p);
 /* Frees the finished transfers. */

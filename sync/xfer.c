@@ -38,6 +38,10 @@ xfer_finish(struct xfer *x)
 		close(x->fd);
 		x->fd = -1;
 	}
+	if (x->retry_later) {
+		x->state = XF_RETRY_LATER;
+		return;
+	}
 	x->state = XF_DONE;
 	push_note_completion(x->p);
 }
@@ -52,9 +56,17 @@ xfer_fail(struct xfer *x, ferry_err e)
 		x->failed = 1;
 		x->err = e;
 		snprintf(x->errmsg, sizeof(x->errmsg), "%s", ferry_errmsg());
-		output_error(
-		    &p->out, x->fullkey, strlen(x->fullkey), e, x->errmsg);
-		p->counts.failed++;
+		/* a file caught changing gets one more try, at the end */
+		if (e == FERRY_ECHANGED && x->source == XS_FILE &&
+		    !x->changed_once) {
+			x->changed_once = x->retry_later = 1;
+			log_info("%s: %s; trying again at the end", x->fullkey,
+			    x->errmsg);
+		} else {
+			output_error(&p->out, x->fullkey, strlen(x->fullkey), e,
+			    x->errmsg);
+			p->counts.failed++;
+		}
 	}
 	if (x->upload_id && x->parts_inflight == 0 &&
 	    x->state != XF_MP_ABORT_SENT) {
@@ -239,6 +251,49 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	return FERRY_OK;
 }
 
+/*
+ * Readies a transfer put off because its file changed while it was read:
+ * the file is looked at and hashed afresh, and the transfer starts over.
+ */
+static void
+retry_changed(struct xfer *x)
+{
+	struct stat st;
+	uint64_t n;
+	ferry_err e;
+	int fd;
+
+	x->retry_later = x->failed = 0;
+	x->next_part = x->parts_done = 0;
+	free(x->upload_id);
+	free(x->part_md5);
+	free(x->buf);
+	x->upload_id = NULL;
+	x->part_md5 = NULL;
+	x->buf = NULL;
+	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK)
+		return xfer_fail(x, e);
+	e = manifest_hash_fd(fd, x->local.hash, NULL, &n);
+	close(fd);
+	if (e != FERRY_OK)
+		return xfer_fail(x, e);
+	x->local.size = (uint64_t)st.st_size;
+	x->local.mtime_ns = ts_ns(&st.st_mtim);
+	x->local.ctime_ns = ts_ns(&st.st_ctim);
+	x->multipart = x->local.size >= x->p->o->multipart_threshold;
+	x->state = XF_PUT_READY;
+}
+
+void
+xfer_retry_changed(struct push *p)
+{
+	struct xfer *x;
+
+	for (x = p->active; x; x = x->next)
+		if (x->state == XF_RETRY_LATER)
+			retry_changed(x);
+}
+
 /* Memory for a buffer of len bytes: always granted when none is held. */
 static int
 memory_allows(const struct push *p, uint64_t len)
@@ -246,10 +301,10 @@ memory_allows(const struct push *p, uint64_t len)
 	return p->mem_used == 0 || p->mem_used + len <= p->o->memory;
 }
 
-static int
-has_room(const struct push *p)
+int
+push_has_room(const struct push *p)
 {
-	return remote_inflight(p->r) < p->o->jobs;
+	return remote_inflight(p->r) < remote_window(p->r);
 }
 
 /* Starts a single-request transfer, when memory allows. */
@@ -288,7 +343,7 @@ advance_one(struct push *p, struct xfer *x)
 	/* a server-side copy holds no buffer */
 	need = x->source == XS_COPY ? 0 : x->part_size;
 	while (e == FERRY_OK && x->state == XF_MP_PARTS && !x->failed &&
-	       x->next_part < x->nparts && has_room(p) &&
+	       x->next_part < x->nparts && push_has_room(p) &&
 	       memory_allows(p, need))
 		e = start_part(x);
 	if (e != FERRY_OK)
@@ -300,7 +355,7 @@ xfer_advance(struct push *p)
 {
 	struct xfer *x;
 
-	for (x = p->active; x && has_room(p); x = x->next)
+	for (x = p->active; x && push_has_room(p); x = x->next)
 		advance_one(p, x);
 }
 
