@@ -100,6 +100,102 @@ test_push_table(void **state)
 	}
 }
 
+/* Pull: the object is the source, the local file the destination. */
+struct pull_row {
+	const char *name;
+	int obj_present;
+	uint64_t obj_size;
+	const char *obj_etag;
+	int local_present;
+	uint64_t local_size;
+	const uint8_t *local_hash;
+	enum rec_kind rec;
+	const uint8_t *rec_hash;
+	int del, size_only;
+	enum plan_action want;
+};
+
+static const struct pull_row pull_rows[] = {
+    {"no local file", 1, 10, E1, 0, 0, NULL, NOREC, NULL, 0, 0, PLAN_GET},
+    {"no local file, big object", 1, 100, E2, 0, 0, NULL, NOREC, NULL, 0, 0,
+        PLAN_RANGED_GET},
+    {"threshold is ranged", 1, 64, E1, 0, 0, NULL, NOREC, NULL, 0, 0,
+        PLAN_RANGED_GET},
+    {"no local file, stale record", 1, 10, E1, 0, 0, NULL, REC_SAME, H1, 0, 0,
+        PLAN_GET},
+    {"unchanged", 1, 10, E1, 1, 10, H1, REC_SAME, H1, 0, 0, PLAN_SKIP},
+    {"unchanged big object", 1, 100, E2, 1, 100, H1, REC_SAME, H1, 0, 0,
+        PLAN_SKIP},
+    {"local file modified, same size", 1, 10, E1, 1, 10, H2, REC_SAME, H1, 0,
+        0, PLAN_GET},
+    {"local file modified, other size", 1, 10, E1, 1, 12, H2, REC_SAME, H1, 0,
+        0, PLAN_GET},
+    {"local big file modified", 1, 100, E2, 1, 100, H2, REC_SAME, H1, 0, 0,
+        PLAN_RANGED_GET},
+    {"record without hash", 1, 10, E1, 1, 10, H1, REC_NOHASH, NULL, 0, 0,
+        PLAN_GET},
+    {"object replaced, same size", 1, 10, E1, 1, 10, H1, REC_OTHER_ETAG, H1, 0,
+        0, PLAN_CHECK},
+    {"object replaced, other size", 1, 12, E1, 1, 10, H1, REC_OTHER_ETAG, H1,
+        0, 0, PLAN_GET},
+    {"object replaced, size-only", 1, 10, E1, 1, 10, H1, REC_OTHER_ETAG, H1, 0,
+        1, PLAN_SKIP},
+    {"lost manifest, same size", 1, 10, E1, 1, 10, H1, NOREC, NULL, 0, 0,
+        PLAN_CHECK},
+    {"lost manifest, same size multipart", 1, 100, E2, 1, 100, H1, NOREC, NULL,
+        0, 0, PLAN_CHECK},
+    {"lost manifest, same size, size-only", 1, 10, E1, 1, 10, H1, NOREC, NULL,
+        0, 1, PLAN_SKIP},
+    {"lost manifest, other size", 1, 10, E1, 1, 9, H1, NOREC, NULL, 0, 1,
+        PLAN_GET},
+    {"only local", 0, 0, NULL, 1, 10, H1, NOREC, NULL, 0, 0, PLAN_SKIP},
+    {"only local, --delete", 0, 0, NULL, 1, 10, H1, REC_SAME, H1, 1, 0,
+        PLAN_DELETE},
+    {"neither", 0, 0, NULL, 0, 0, NULL, NOREC, NULL, 1, 0, PLAN_SKIP},
+};
+
+static void
+pull_check_row(const struct pull_row *r)
+{
+	struct plan_entry src = {0}, dst = {0};
+	struct manifest_remote rec = {0};
+	struct plan_opts o = {0};
+	struct plan_decision d;
+
+	src.present = r->obj_present;
+	src.size = r->obj_size;
+	src.etag = r->obj_etag;
+	dst.present = r->local_present;
+	dst.size = r->local_size;
+	dst.hash = r->local_hash;
+	rec.size = r->obj_size;
+	strcpy(rec.etag, r->rec == REC_OTHER_ETAG ? E2 : E1);
+	if ((r->rec == REC_SAME || r->rec == REC_NOHASH) && r->obj_etag)
+		strcpy(rec.etag, r->obj_etag);
+	if (r->rec_hash) {
+		memcpy(rec.hash, r->rec_hash, 16);
+		rec.has_hash = 1;
+	}
+	o.delete = r->del;
+	o.size_only = r->size_only;
+	o.multipart_threshold = 64;
+	plan_pull(&src, &dst, r->rec == NOREC ? NULL : &rec, &o, &d);
+	if (d.action != r->want)
+		fail_msg("%s: got %s, want %s", r->name,
+		    plan_action_name(d.action), plan_action_name(r->want));
+	assert_non_null(d.reason);
+}
+
+static void
+test_pull_table(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(pull_rows) / sizeof(pull_rows[0]); i++)
+		pull_check_row(&pull_rows[i]);
+}
+
 static void
 test_names(void **state)
 {
@@ -107,6 +203,7 @@ test_names(void **state)
 	assert_string_equal(
 	    plan_action_name(PLAN_MULTIPART_PUT), "multipart_put");
 	assert_string_equal(plan_action_name(PLAN_DELETE), "delete");
+	assert_string_equal(plan_action_name(PLAN_RANGED_GET), "ranged_get");
 }
 
 int
@@ -114,6 +211,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_push_table),
+	    cmocka_unit_test(test_pull_table),
 	    cmocka_unit_test(test_names),
 	};
 
