@@ -33,6 +33,7 @@ checked_differs(struct xfer *x, const char *reason)
 	struct push *p = x->p;
 
 	p->counts.checked++;
+	xfer_planned(x);
 	x->multipart = x->local.size >= p->o->multipart_threshold;
 	if (p->o->dry_run) {
 		output_action(&p->out, "upload", x->fullkey, strlen(x->fullkey),

@@ -28,7 +28,8 @@ enum {
 	OPT_MAX_DELETE,
 	OPT_SRC_ENDPOINT,
 	OPT_SRC_REGION,
-	OPT_SRC_PROFILE
+	OPT_SRC_PROFILE,
+	OPT_PROGRESS
 };
 
 static const struct option longopts[] = {
@@ -60,6 +61,7 @@ static const struct option longopts[] = {
     {"source-endpoint-url", required_argument, NULL, OPT_SRC_ENDPOINT},
     {"source-region", required_argument, NULL, OPT_SRC_REGION},
     {"source-profile", required_argument, NULL, OPT_SRC_PROFILE},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
     {NULL, 0, NULL, 0},
 };
 
@@ -105,6 +107,8 @@ usage(FILE *f)
 	    "\n"
 	    "Output:\n"
 	    "  --json                   one JSON object per line on stdout\n"
+	    "  --progress               the progress line even when stderr "
+	    "is no terminal\n"
 	    "  -q, --quiet  -v, --verbose  -h, --help  --version\n"
 	    "\n"
 	    "Exit status: 0 in sync, 1 some objects failed, 2 usage or\n"
@@ -244,6 +248,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case 'q':
 		o->quiet = 1;
+		return -1;
+	case OPT_PROGRESS:
+		o->progress = 1;
 		return -1;
 	case 'v':
 		o->verbose++;

@@ -112,7 +112,10 @@ push_run(struct push *p)
 		}
 		if ((e = remote_run(p->r, 100)) != FERRY_OK)
 			return e;
+		output_progress(
+		    &p->out, &p->counts, p->planned, p->planned_bytes, 0);
 	}
+	output_progress(&p->out, &p->counts, p->planned, p->planned_bytes, 1);
 	return FERRY_OK;
 }
 

@@ -32,6 +32,7 @@ struct sync_opts {
 	int json;
 	int quiet;
 	int verbose;
+	int progress; /* --progress: the updating line even off a terminal */
 	int rebuild_manifest;
 	int force;
 	uint64_t max_delete; /* a count, when max_delete_pct < 0 */
@@ -61,7 +62,18 @@ struct output {
 	int verbose;
 	int dry_run;
 	int64_t started_ns;
+	int progress; /* an updating line on stderr */
+	int64_t last_progress_ns;
+	int progress_shown; /* a line is on screen, to be cleared */
 };
+
+/*
+ * Redraws the progress line (at most five times a second) with what c
+ * counts so far and planned, the number of objects planned for transfer
+ * and their bytes (0 while the merge goes on).
+ */
+void output_progress(struct output *o, const struct sync_counts *c,
+    uint64_t planned, uint64_t planned_bytes, int force);
 
 void output_init(struct output *o, const struct sync_opts *opts);
 /* An object written, deleted, or planned (dry run). */

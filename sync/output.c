@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <cJSON.h>
 
 #include "sync/internal.h"
@@ -19,6 +21,8 @@ output_init(struct output *o, const struct sync_opts *opts)
 	o->verbose = opts->verbose;
 	o->dry_run = opts->dry_run;
 	o->started_ns = now_mono_ns();
+	o->progress = opts->progress || (!opts->quiet && !opts->json &&
+	                                    !opts->dry_run && isatty(2));
 }
 
 /* Prints one JSON object as a line and frees it. */
@@ -49,6 +53,15 @@ add_key(cJSON *obj, const char *key, size_t keylen)
 	free(k);
 }
 
+static void
+clear_progress(struct output *o)
+{
+	if (o->progress_shown) {
+		fputs("\r\033[K", stderr);
+		o->progress_shown = 0;
+	}
+}
+
 void
 output_action(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason)
@@ -71,9 +84,38 @@ output_action(struct output *o, const char *type, const char *key,
 	}
 	if (o->quiet || (!o->dry_run && !o->verbose))
 		return;
+	clear_progress(o);
 	printf("%s%s: %.*s%s%s%s\n", o->dry_run ? "(dry run) " : "", type,
 	    (int)keylen, key, reason ? " (" : "", reason ? reason : "",
 	    reason ? ")" : "");
+}
+
+void
+output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
+    uint64_t planned_bytes, int force)
+{
+	int64_t now = now_mono_ns();
+	double secs = (double)(now - o->started_ns) / 1e9, rate;
+	uint64_t done = c->uploaded + c->downloaded + c->copied;
+	char bytes[32], total[32], speed[32], eta[32] = "";
+
+	if (!o->progress || (!force && now - o->last_progress_ns < 200000000))
+		return;
+	o->last_progress_ns = now;
+	rate = secs > 0 ? (double)c->bytes / secs : 0;
+	format_size(c->bytes, bytes, sizeof(bytes));
+	format_size(planned_bytes, total, sizeof(total));
+	format_size((uint64_t)rate, speed, sizeof(speed));
+	if (rate > 0 && planned_bytes > c->bytes)
+		snprintf(eta, sizeof(eta), ", ETA %.0fs",
+		    (double)(planned_bytes - c->bytes) / rate);
+	fprintf(stderr,
+	    "\r\033[K%llu/%llu objects, %s/%s, %s/s%s, %llu deleted, "
+	    "%llu failed",
+	    (unsigned long long)done, (unsigned long long)planned, bytes, total,
+	    speed, eta, (unsigned long long)c->deleted,
+	    (unsigned long long)c->failed);
+	o->progress_shown = 1;
 }
 
 void
@@ -92,6 +134,7 @@ output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
 		cJSON_AddStringToObject(obj, "message", msg);
 		emit(obj);
 	}
+	clear_progress(o);
 	if (key)
 		log_error("%.*s: %s", (int)keylen, key, msg);
 	else
@@ -128,6 +171,7 @@ output_summary(struct output *o, const struct sync_counts *c,
 		cJSON_AddStringToObject(obj, "type", "summary");
 		cJSON_AddBoolToObject(obj, "dry_run", o->dry_run);
 		cJSON_AddNumberToObject(obj, "uploaded", (double)c->uploaded);
+		cJSON_AddNumberToObject(obj, "copied", (double)c->copied);
 		cJSON_AddNumberToObject(
 		    obj, "downloaded", (double)c->downloaded);
 		cJSON_AddNumberToObject(obj, "deleted", (double)c->deleted);
@@ -142,14 +186,23 @@ output_summary(struct output *o, const struct sync_counts *c,
 		fflush(stdout);
 		return;
 	}
+	clear_progress(o);
 	if (o->quiet || exit_status == EXIT_USAGE)
 		return;
 	format_size(c->bytes, size, sizeof(size));
+	fprintf(stderr, "%s", o->dry_run ? "dry run: would have " : "");
+	if (c->downloaded)
+		fprintf(stderr, "%llu downloaded, ",
+		    (unsigned long long)c->downloaded);
+	if (c->copied)
+		fprintf(stderr, "%llu copied, ", (unsigned long long)c->copied);
+	if (c->uploaded || (!c->downloaded && !c->copied))
+		fprintf(
+		    stderr, "%llu uploaded, ", (unsigned long long)c->uploaded);
 	fprintf(stderr,
-	    "%s%llu uploaded (%s), %llu deleted, %llu unchanged, "
-	    "%llu failed in %.1fs\n",
-	    o->dry_run ? "dry run: would have " : "",
-	    (unsigned long long)c->uploaded, size,
-	    (unsigned long long)c->deleted, (unsigned long long)c->skipped,
-	    (unsigned long long)c->failed, secs);
+	    "%s moved, %llu deleted, %llu unchanged, %llu failed "
+	    "in %.1fs\n",
+	    size, (unsigned long long)c->deleted,
+	    (unsigned long long)c->skipped, (unsigned long long)c->failed,
+	    secs);
 }

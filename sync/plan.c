@@ -88,6 +88,43 @@ plan_pull(const struct plan_entry *src, const struct plan_entry *dst,
 	return decide(out, PLAN_CHECK, "no record: compare content");
 }
 
+static enum plan_action
+copy_kind(const struct plan_entry *src, const struct plan_opts *o)
+{
+	if (o->multipart_threshold && src->size >= o->multipart_threshold)
+		return PLAN_MULTIPART_COPY;
+	return PLAN_COPY;
+}
+
+void
+plan_mirror(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o,
+    struct plan_decision *out)
+{
+	if (!src->present && !dst->present)
+		return decide(out, PLAN_SKIP, "absent");
+	if (!dst->present)
+		return decide(out, copy_kind(src, o), "new");
+	if (!src->present) {
+		if (o->delete)
+			return decide(out, PLAN_DELETE, "not in source");
+		return decide(out, PLAN_SKIP, "only in destination");
+	}
+	if (rec != NULL && rec->src_etag[0] && record_matches(rec, dst)) {
+		if (strcmp(rec->src_etag, src->etag) == 0)
+			return decide(out, PLAN_SKIP, "unchanged");
+		return decide(out, copy_kind(src, o), "source changed");
+	}
+	if (src->size != dst->size)
+		return decide(out, copy_kind(src, o), "size differs");
+	if (o->size_only)
+		return decide(out, PLAN_SKIP, "same size");
+	/* the same ETag is the same bytes when made the same way */
+	if (strcmp(src->etag, dst->etag) == 0)
+		return decide(out, PLAN_CHECK, "same ETag: record");
+	return decide(out, copy_kind(src, o), "ETags differ");
+}
+
 const char *
 plan_action_name(enum plan_action a)
 {

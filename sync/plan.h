@@ -60,6 +60,16 @@ void plan_pull(const struct plan_entry *src, const struct plan_entry *dst,
     const struct manifest_remote *rec, const struct plan_opts *o,
     struct plan_decision *out);
 
+/*
+ * Mirror: src and dst are listed objects, rec the manifest's record of
+ * the copy ferry last made under the key (the source's ETag then, and the
+ * destination's ETag it produced; NULL if none).  PLAN_CHECK here means
+ * the two objects hold the same bytes by their ETags: record, copy nothing.
+ */
+void plan_mirror(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o,
+    struct plan_decision *out);
+
 /* "put", "multipart_put", ...: the name used in output. */
 const char *plan_action_name(enum plan_action a);
 

@@ -107,6 +107,7 @@ struct push {
 	/* plans the next key: the push's or the mirror's merge */
 	ferry_err (*merge_step)(struct push *p);
 	/* transfers */
+	uint64_t planned, planned_bytes; /* for the progress line */
 	struct xfer *active;
 	unsigned nactive;
 	uint64_t mem_used;
@@ -168,6 +169,8 @@ struct remote_req *upload_req(
 void copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
 /* Sends x->buf (x->buflen bytes, hashed) with PUT (put.c). */
 ferry_err send_put(struct xfer *x) FERRY_WUR;
+/* Counts x in what the progress line shows as planned. */
+void xfer_planned(struct xfer *x);
 /* Starts again the transfers put off because their file changed. */
 void xfer_retry_changed(struct push *p);
 /* Whether another request may go out now (--jobs, lowered by SlowDown). */

@@ -211,6 +211,13 @@ xfer_new(struct push *p, const char *key, size_t keylen,
 	return x;
 }
 
+void
+xfer_planned(struct xfer *x)
+{
+	x->p->planned++;
+	x->p->planned_bytes += x->local.size;
+}
+
 ferry_err
 xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
     const struct manifest_local *local, const struct remote_obj *dst)
@@ -221,6 +228,8 @@ xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	x->local = *local;
 	x->multipart = a == PLAN_MULTIPART_PUT;
+	if (a != PLAN_CHECK)
+		xfer_planned(x);
 	if (a == PLAN_CHECK) {
 		x->state = XF_CHECK;
 		start_check(x);
@@ -240,6 +249,7 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	x->source = p->source;
 	x->multipart = a == PLAN_MULTIPART_COPY;
 	x->local.size = src->size;
+	xfer_planned(x);
 	snprintf(x->src_etag, sizeof(x->src_etag), "%s", src->etag);
 	if ((x->src_key = malloc(plen + src->keylen + 1)) == NULL) {
 		x->state = XF_DONE;

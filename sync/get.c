@@ -1,0 +1,849 @@
+/*
+ * get.c: the transfers of a pull: single GETs streamed into a temporary
+ * file, ranged GETs written at their offsets, and the content checks that
+ * decide whether a local file already holds an object.  Each file is
+ * verified against the ETag or the stored content hash, given its mtime
+ * and renamed into place; a failed one leaves nothing behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sync/pull.h"
+
+#define NS_PER_S 1000000000LL
+#define TMP_TRIES 32
+#define RESENDS 5
+
+/* One ranged GET: bytes [off, off + len) of the object. */
+struct part {
+	struct dl *d;
+	uint64_t off, len, got;
+	unsigned resends;
+};
+
+static uint64_t
+next_random(struct pull *p)
+{
+	/* xorshift64*: temporary names need spread, O_EXCL gives safety */
+	p->rng ^= p->rng >> 12;
+	p->rng ^= p->rng << 25;
+	p->rng ^= p->rng >> 27;
+	return p->rng * 2685821657736338717ULL;
+}
+
+/* Removes the temporary file if it was never renamed into place. */
+static void
+drop_temp(struct dl *d)
+{
+	if (d->fd >= 0) {
+		close(d->fd);
+		d->fd = -1;
+	}
+	if (d->tmpname[0] != '\0' && d->dirfd >= 0 &&
+	    unlinkat(d->dirfd, d->tmpname, 0) != 0)
+		log_warn("%s: cannot remove %s: %s", d->key, d->tmpname,
+		    strerror(errno));
+	d->tmpname[0] = '\0';
+	if (d->dirfd >= 0) {
+		close(d->dirfd);
+		d->dirfd = -1;
+	}
+}
+
+void
+dl_free(struct dl *d)
+{
+	if (d == NULL)
+		return;
+	drop_temp(d);
+	EVP_MD_CTX_free(d->md5);
+	XXH3_freeState(d->xxh);
+	free(d->key);
+	free(d->fullkey);
+	free(d);
+}
+
+static void
+finish(struct dl *d)
+{
+	drop_temp(d);
+	d->state = DL_DONE;
+	pull_note_completion(d->p);
+}
+
+/*
+ * Reports the failure recorded by ferry_fail() once, and ends the
+ * transfer when no ranged GET of it is still in flight.
+ */
+static void
+fail(struct dl *d, ferry_err e)
+{
+	struct pull *p = d->p;
+
+	if (!d->failed) {
+		d->failed = 1;
+		d->err = e;
+		snprintf(d->errmsg, sizeof(d->errmsg), "%s", ferry_errmsg());
+		output_error(
+		    &p->out, d->fullkey, strlen(d->fullkey), e, d->errmsg);
+		p->counts.failed++;
+		p->dl_failed++;
+	}
+	if (d->parts_inflight == 0)
+		finish(d);
+}
+
+/* Keeps a sink's failure for the completion (curl only says "write"). */
+static int
+sink_fail(struct dl *d, ferry_err e)
+{
+	d->sink_err = e;
+	snprintf(d->sinkmsg, sizeof(d->sinkmsg), "%s", ferry_errmsg());
+	return 1;
+}
+
+/* Where key's file goes: *dirlen bytes of folder, then the name. */
+static const char *
+key_name(const char *key, size_t keylen, size_t *dirlen)
+{
+	size_t i = keylen;
+
+	while (i > 0 && key[i - 1] != '/')
+		i--;
+	*dirlen = i > 0 ? i - 1 : 0;
+	return key + i;
+}
+
+/* Creates the temporary file in the target's folder (made if missing). */
+static ferry_err
+open_temp(struct dl *d)
+{
+	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	size_t dirlen;
+	ferry_err e;
+	int i;
+
+	d->name = key_name(d->key, d->keylen, &dirlen);
+	if ((e = pull_open_dir(d->p, d->key, dirlen, 1, &d->dirfd)) != FERRY_OK)
+		return e;
+	for (i = 0; i < TMP_TRIES; i++) {
+		snprintf(d->tmpname, sizeof(d->tmpname),
+		    ".ferry-tmp-%012" PRIx64, next_random(d->p) >> 16);
+		d->fd = openat(d->dirfd, d->tmpname, fl, 0666);
+		if (d->fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (d->fd >= 0)
+		return FERRY_OK;
+	d->tmpname[0] = '\0';
+	return ferry_fail(FERRY_ESYS,
+	    "cannot create a temporary file for %s: %s", d->key,
+	    strerror(errno));
+}
+
+/* Writes all of data at off; a short write is retried, ENOSPC reported. */
+static ferry_err
+write_at(struct dl *d, const char *data, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = pwrite(d->fd, data, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return ferry_fail(FERRY_ESYS, "cannot write %s: %s",
+			    d->key, n < 0 ? strerror(errno) : "no progress");
+		data += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return FERRY_OK;
+}
+
+/* Keeps what the first successful response said about the object. */
+static void
+take_meta(struct dl *d, const struct remote_resp *s)
+{
+	struct dl_meta *m = &d->meta;
+
+	if (m->have)
+		return;
+	m->have = 1;
+	snprintf(m->etag, sizeof(m->etag), "%s", s->etag);
+	snprintf(m->hash, sizeof(m->hash), "%s", s->meta_hash);
+	snprintf(m->mtime, sizeof(m->mtime), "%s", s->meta_mtime);
+	snprintf(
+	    m->last_modified, sizeof(m->last_modified), "%s", s->last_modified);
+	m->content_length = s->content_length;
+	m->has_content_length = s->has_content_length;
+}
+
+/* A single-part ETag is the MD5 of the object. */
+static int
+etag_is_md5(const char *etag)
+{
+	return strlen(etag) == 34 && etag[0] == '"' && etag[33] == '"' &&
+	       strchr(etag, '-') == NULL;
+}
+
+static void
+md5_etag(const uint8_t md5[16], char *out, size_t outlen)
+{
+	char hex[33];
+
+	hex_encode(md5, 16, hex);
+	snprintf(out, outlen, "\"%s\"", hex);
+}
+
+/* The ETag the bytes came with: the response's, else the listed one. */
+static const char *
+got_etag(const struct dl *d)
+{
+	return d->meta.etag[0] ? d->meta.etag : d->etag;
+}
+
+/*
+ * The object's mtime: x-amz-meta-ferry-mtime (what the uploader's file
+ * had, to the nanosecond), else Last-Modified.
+ */
+static int64_t
+object_mtime_ns(const struct dl *d)
+{
+	const char *s = d->meta.mtime;
+	char *end;
+	long long v;
+	int64_t t;
+
+	if (s[0] != '\0') {
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (errno == 0 && *end == '\0')
+			return v;
+	}
+	t = d->meta.last_modified[0] ? remote_parse_time(d->meta.last_modified)
+	                             : -1;
+	if (t < 0 || t > INT64_MAX / NS_PER_S)
+		t = d->last_modified;
+	return t * NS_PER_S;
+}
+
+/* Checks the bytes written against what the server says they are. */
+static ferry_err
+verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
+{
+	const char *etag = got_etag(d);
+	char want[MANIFEST_ETAG_MAX], hex[33];
+
+	if (md5 != NULL && etag_is_md5(etag)) {
+		md5_etag(md5, want, sizeof(want));
+		if (strcasecmp(want, etag) != 0)
+			return ferry_fail(FERRY_EPARSE,
+			    "the MD5 of the bytes received, %s, is not the "
+			    "ETag %s",
+			    want, etag);
+		return FERRY_OK;
+	}
+	if (d->meta.hash[0] == '\0')
+		return FERRY_OK; /* multipart from another tool: no digest */
+	hex_encode(xxh, 16, hex);
+	if (strcasecmp(hex, d->meta.hash) != 0)
+		return ferry_fail(FERRY_EPARSE,
+		    "the XXH3-128 of the bytes received, %s, is not the "
+		    "stored x-amz-meta-ferry-xxh128 %s",
+		    hex, d->meta.hash);
+	return FERRY_OK;
+}
+
+/* Writes the record of what was downloaded under the key. */
+static void
+record_remote(struct dl *d, const char *etag, uint64_t size,
+    const uint8_t xxh[16], int64_t mtime_ns)
+{
+	struct manifest_remote rec;
+	struct pull *p = d->p;
+	int64_t lm = -1;
+
+	memset(&rec, 0, sizeof(rec));
+	if (d->meta.last_modified[0])
+		lm = remote_parse_time(d->meta.last_modified);
+	rec.size = size;
+	rec.mtime_ns = mtime_ns;
+	rec.last_modified = lm >= 0 ? lm : d->last_modified;
+	rec.part_size = d->ranged ? d->part_size : 0;
+	memcpy(rec.hash, xxh, 16);
+	rec.has_hash = 1;
+	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
+	if (manifest_remote_put(p->m, d->key, d->keylen, &rec) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+}
+
+/* Gives the verified file its mtime and renames it into place. */
+static ferry_err
+install(struct dl *d, const uint8_t xxh[16])
+{
+	int64_t mt = object_mtime_ns(d);
+	struct timespec ts[2];
+
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1].tv_sec = (time_t)(mt / NS_PER_S);
+	ts[1].tv_nsec = (long)(mt % NS_PER_S);
+	if (ts[1].tv_nsec < 0) {
+		ts[1].tv_nsec += NS_PER_S;
+		ts[1].tv_sec--;
+	}
+	if (futimens(d->fd, ts) != 0)
+		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",
+		    d->key, strerror(errno));
+	/* renameat replaces a symlink at the name, it never follows it */
+	if (renameat(d->dirfd, d->tmpname, d->dirfd, d->name) != 0)
+		return ferry_fail(FERRY_ESYS, "cannot rename into %s: %s",
+		    d->key, strerror(errno));
+	d->tmpname[0] = '\0';
+	pull_record_local(d->p, d->key, d->keylen, d->fd, xxh);
+	record_remote(d, got_etag(d), d->written, xxh, mt);
+	return FERRY_OK;
+}
+
+static void
+downloaded(struct dl *d)
+{
+	struct pull *p = d->p;
+
+	p->counts.downloaded++;
+	output_action(&p->out, "download", d->fullkey, strlen(d->fullkey),
+	    d->written, NULL);
+	finish(d);
+}
+
+static struct remote_req *
+new_get(struct dl *d)
+{
+	struct pull *p = d->p;
+
+	return remote_req_new(p->r, REMOTE_GET, "GET", p->loc.bucket,
+	    d->fullkey, strlen(d->fullkey));
+}
+
+/* The body of a single GET: written in order, hashed as it goes. */
+static int
+sink_whole(const char *data, size_t len, void *arg)
+{
+	struct dl *d = arg;
+	ferry_err e;
+
+	if ((e = write_at(d, data, len, d->written)) != FERRY_OK)
+		return sink_fail(d, e);
+	if (EVP_DigestUpdate(d->md5, data, len) != 1 ||
+	    XXH3_128bits_update(d->xxh, data, len) != XXH_OK)
+		return sink_fail(
+		    d, ferry_fail(FERRY_ESYS, "digest update failed"));
+	d->written += len;
+	return 0;
+}
+
+static ferry_err
+get_result(struct dl *d, struct remote_req *q)
+{
+	ferry_err e = remote_req_result(q, 0);
+
+	if (d->sink_err != FERRY_OK)
+		return ferry_fail(d->sink_err, "%s", d->sinkmsg);
+	if (e != FERRY_OK)
+		return e;
+	take_meta(d, remote_req_resp(q));
+	if (d->meta.has_content_length && d->written != d->meta.content_length)
+		return ferry_fail(FERRY_ENET,
+		    "%s: %" PRIu64 " bytes received of %" PRIu64, d->fullkey,
+		    d->written, d->meta.content_length);
+	return FERRY_OK;
+}
+
+/*
+ * Non-zero when q broke off after some of its body had arrived: the
+ * remote layer retries only before the first byte (the sink has the
+ * rest), so the bytes are asked for again from here, a few times.
+ */
+static int
+resendable(const struct dl *d, struct remote_req *q, unsigned *resends)
+{
+	const struct remote_resp *s = remote_req_resp(q);
+
+	if (d->failed || d->sink_err != FERRY_OK || s->err != FERRY_ENET ||
+	    *resends >= RESENDS)
+		return 0;
+	(*resends)++;
+	log_debug("%s: the transfer broke off, asking again", d->fullkey);
+	return 1;
+}
+
+static ferry_err send_get(struct dl *d) FERRY_WUR;
+
+/* Starts the single GET over, into an emptied file. */
+static ferry_err
+resend_get(struct dl *d)
+{
+	if (ftruncate(d->fd, 0) != 0)
+		return ferry_fail(FERRY_ESYS,
+		    "cannot truncate the file for %s: %s", d->key,
+		    strerror(errno));
+	d->written = 0;
+	memset(&d->meta, 0, sizeof(d->meta));
+	if (EVP_DigestInit_ex(d->md5, EVP_md5(), NULL) != 1 ||
+	    XXH3_128bits_reset(d->xxh) != XXH_OK)
+		return ferry_fail(FERRY_ESYS, "cannot restart the digests");
+	return send_get(d);
+}
+
+static void
+on_get(struct remote_req *q, void *arg)
+{
+	struct dl *d = arg;
+	uint8_t xxh[16], md5[16];
+	unsigned int n = 0;
+	ferry_err e;
+
+	if (resendable(d, q, &d->resends)) {
+		remote_req_free(q);
+		if ((e = resend_get(d)) != FERRY_OK)
+			fail(d, e);
+		return;
+	}
+	e = get_result(d, q);
+	remote_req_free(q);
+	if (e != FERRY_OK)
+		return fail(d, e);
+	XXH128_canonicalFromHash(
+	    (XXH128_canonical_t *)xxh, XXH3_128bits_digest(d->xxh));
+	if (EVP_DigestFinal_ex(d->md5, md5, &n) != 1 || n != 16)
+		return fail(d, ferry_fail(FERRY_ESYS, "MD5 final failed"));
+	if ((e = verify(d, xxh, md5)) != FERRY_OK ||
+	    (e = install(d, xxh)) != FERRY_OK)
+		return fail(d, e);
+	downloaded(d);
+}
+
+static ferry_err
+send_get(struct dl *d)
+{
+	struct remote_req *q;
+	ferry_err e;
+
+	if ((q = new_get(d)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	remote_req_sink(q, sink_whole, d);
+	if ((e = remote_req_submit(q, on_get, d)) != FERRY_OK) {
+		remote_req_free(q);
+		return e;
+	}
+	d->state = DL_GET_SENT;
+	return FERRY_OK;
+}
+
+static ferry_err
+start_get(struct dl *d)
+{
+	ferry_err e;
+
+	if ((e = open_temp(d)) != FERRY_OK)
+		return e;
+	d->md5 = EVP_MD_CTX_new();
+	d->xxh = XXH3_createState();
+	if (d->md5 == NULL || d->xxh == NULL ||
+	    EVP_DigestInit_ex(d->md5, EVP_md5(), NULL) != 1 ||
+	    XXH3_128bits_reset(d->xxh) != XXH_OK)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	return send_get(d);
+}
+
+/* Reads the assembled file back to hash it, then verifies and installs. */
+static void
+complete_ranged(struct dl *d)
+{
+	int want_md5 = etag_is_md5(got_etag(d));
+	uint8_t xxh[16], md5[16];
+	uint64_t n = 0;
+	ferry_err e;
+
+	if (lseek(d->fd, 0, SEEK_SET) != 0)
+		e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
+	else
+		e = manifest_hash_fd(d->fd, xxh, want_md5 ? md5 : NULL, &n);
+	if (e == FERRY_OK && n != d->size)
+		e = ferry_fail(FERRY_ESYS,
+		    "%s: %" PRIu64 " bytes in the file, %" PRIu64 " listed",
+		    d->key, n, d->size);
+	d->written = n;
+	if (e == FERRY_OK)
+		e = verify(d, xxh, want_md5 ? md5 : NULL);
+	if (e == FERRY_OK)
+		e = install(d, xxh);
+	if (e != FERRY_OK)
+		return fail(d, e);
+	downloaded(d);
+}
+
+/* A range's bytes, written where they belong in the file. */
+static int
+sink_part(const char *data, size_t len, void *arg)
+{
+	struct part *pt = arg;
+	struct dl *d = pt->d;
+	ferry_err e;
+
+	if (d->failed || d->sink_err != FERRY_OK)
+		return 1;
+	if (len > pt->len - pt->got)
+		return sink_fail(d, ferry_fail(FERRY_EHTTP,
+		                        "the server sent more than the range "
+		                        "asked for"));
+	if ((e = write_at(d, data, len, pt->off + pt->got)) != FERRY_OK)
+		return sink_fail(d, e);
+	pt->got += len;
+	return 0;
+}
+
+static ferry_err
+part_result(struct part *pt, struct remote_req *q)
+{
+	const struct remote_resp *s = remote_req_resp(q);
+	struct dl *d = pt->d;
+	ferry_err e = remote_req_result(q, 0);
+
+	if (s->status == 412)
+		return ferry_fail(FERRY_ECHANGED,
+		    "the object was replaced while it was downloaded (its "
+		    "ETag is no longer %s)",
+		    d->etag);
+	if (d->sink_err != FERRY_OK)
+		return ferry_fail(d->sink_err, "%s", d->sinkmsg);
+	if (e != FERRY_OK)
+		return e;
+	/* a 200 is the whole object: acceptable only as the whole range */
+	if (s->status != 206 && !(pt->off == 0 && pt->len == d->size))
+		return ferry_fail(FERRY_EHTTP,
+		    "the server ignored the Range header (HTTP %ld)",
+		    s->status);
+	if (pt->got != pt->len)
+		return ferry_fail(FERRY_ENET,
+		    "%s: %" PRIu64 " bytes of a %" PRIu64 "-byte range",
+		    d->fullkey, pt->got, pt->len);
+	take_meta(d, s);
+	return FERRY_OK;
+}
+
+static ferry_err send_part(struct part *pt) FERRY_WUR;
+
+static void
+on_part(struct remote_req *q, void *arg)
+{
+	struct part *pt = arg;
+	struct dl *d = pt->d;
+	ferry_err e;
+
+	if (resendable(d, q, &pt->resends)) {
+		remote_req_free(q);
+		pt->got = 0;
+		if ((e = send_part(pt)) == FERRY_OK)
+			return;
+	} else {
+		e = part_result(pt, q);
+		remote_req_free(q);
+	}
+	free(pt);
+	d->parts_inflight--;
+	if (e != FERRY_OK)
+		return fail(d, e);
+	if (d->failed) {
+		if (d->parts_inflight == 0)
+			fail(d, d->err);
+		return;
+	}
+	if (++d->parts_done == d->nparts)
+		complete_ranged(d);
+}
+
+/* Sends the ranged GET for pt, which stays owned by the caller on failure. */
+static ferry_err
+send_part(struct part *pt)
+{
+	struct dl *d = pt->d;
+	struct remote_req *q;
+	char range[64];
+	ferry_err e;
+
+	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, pt->off,
+	    pt->off + pt->len - 1);
+	if ((q = new_get(d)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	/* every range must come from the object that was listed */
+	if ((e = remote_req_header(q, "Range", range)) != FERRY_OK ||
+	    (d->etag[0] &&
+	        (e = remote_req_header(q, "If-Match", d->etag)) != FERRY_OK)) {
+		remote_req_free(q);
+		return e;
+	}
+	remote_req_sink(q, sink_part, pt);
+	if ((e = remote_req_submit(q, on_part, pt)) != FERRY_OK)
+		remote_req_free(q);
+	return e;
+}
+
+static ferry_err
+start_part(struct dl *d)
+{
+	struct part *pt;
+	ferry_err e;
+
+	if ((pt = calloc(1, sizeof(*pt))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	pt->d = d;
+	pt->off = (uint64_t)d->next_part * d->part_size;
+	pt->len =
+	    d->size - pt->off < d->part_size ? d->size - pt->off : d->part_size;
+	if ((e = send_part(pt)) != FERRY_OK) {
+		free(pt);
+		return e;
+	}
+	d->next_part++;
+	d->parts_inflight++;
+	return FERRY_OK;
+}
+
+static ferry_err
+start_ranged(struct dl *d)
+{
+	ferry_err e;
+
+	if ((e = open_temp(d)) != FERRY_OK)
+		return e;
+	d->part_size = sync_part_size(d->size, d->p->o->part_size);
+	d->nparts = (uint32_t)((d->size + d->part_size - 1) / d->part_size);
+	d->state = DL_PARTS;
+	return FERRY_OK;
+}
+
+/* The check found the local file holds the object: note it and skip. */
+static void
+checked_same(struct dl *d, const uint8_t xxh[16])
+{
+	struct pull *p = d->p;
+
+	record_remote(d, d->etag, d->size, xxh, d->local.mtime_ns);
+	p->counts.checked++;
+	p->counts.skipped++;
+	finish(d);
+}
+
+static void
+checked_differs(struct dl *d, const char *reason)
+{
+	struct pull *p = d->p;
+
+	p->counts.checked++;
+	d->ranged = d->size > 0 && d->size >= p->o->multipart_threshold;
+	if (p->o->dry_run) {
+		output_action(&p->out, "download", d->fullkey,
+		    strlen(d->fullkey), d->size, reason);
+		p->counts.downloaded++;
+		return finish(d);
+	}
+	d->state = DL_READY;
+}
+
+/* Without a stored hash, size and time are all there is to compare. */
+static void
+checked_by_time(struct dl *d)
+{
+	if (object_mtime_ns(d) / NS_PER_S <= d->local.mtime_ns / NS_PER_S) {
+		d->p->counts.skipped++;
+		return finish(d);
+	}
+	checked_differs(d, "newer than the local file");
+}
+
+static void
+on_head(struct remote_req *q, void *arg)
+{
+	struct dl *d = arg;
+	char hex[33];
+	ferry_err e;
+
+	e = remote_req_result(q, 0);
+	if (e == FERRY_OK)
+		take_meta(d, remote_req_resp(q));
+	remote_req_free(q);
+	hex_encode(d->local.hash, 16, hex);
+	if (e == FERRY_OK && d->meta.hash[0] &&
+	    strcasecmp(d->meta.hash, hex) == 0)
+		checked_same(d, d->local.hash);
+	else if (e == FERRY_OK && d->meta.hash[0])
+		checked_differs(d, "content hash differs");
+	else if (e == FERRY_OK)
+		checked_by_time(d);
+	else if (e == FERRY_ENOTFOUND) {
+		/* deleted since it was listed: nothing to fetch */
+		d->p->counts.skipped++;
+		finish(d);
+	} else
+		fail(d, e);
+	memset(&d->meta, 0, sizeof(d->meta));
+}
+
+/* Reads the local file for its MD5 and XXH3-128. */
+static ferry_err
+hash_local(struct dl *d, uint8_t xxh[16], uint8_t md5[16])
+{
+	size_t dirlen;
+	const char *name = key_name(d->key, d->keylen, &dirlen);
+	int dirfd = -1, fd = -1;
+	uint64_t n;
+	ferry_err e;
+
+	if ((e = pull_open_dir(d->p, d->key, dirlen, 0, &dirfd)) != FERRY_OK)
+		return e;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		e = ferry_fail(
+		    FERRY_ESYS, "cannot open %s: %s", d->key, strerror(errno));
+	else
+		e = manifest_hash_fd(fd, xxh, md5, &n);
+	if (fd >= 0)
+		close(fd);
+	close(dirfd);
+	return e;
+}
+
+static void
+start_check(struct dl *d)
+{
+	struct remote_req *q;
+	uint8_t xxh[16], md5[16];
+	char want[MANIFEST_ETAG_MAX];
+	ferry_err e;
+
+	if (etag_is_md5(d->etag)) {
+		if ((e = hash_local(d, xxh, md5)) != FERRY_OK)
+			return fail(d, e);
+		md5_etag(md5, want, sizeof(want));
+		if (strcasecmp(want, d->etag) == 0)
+			return checked_same(d, xxh);
+		return checked_differs(d, "content differs");
+	}
+	q = remote_req_new(d->p->r, REMOTE_HEAD, "HEAD", d->p->loc.bucket,
+	    d->fullkey, strlen(d->fullkey));
+	if (q == NULL)
+		return fail(d, ferry_fail(FERRY_ENOMEM, "out of memory"));
+	if ((e = remote_req_submit(q, on_head, d)) != FERRY_OK) {
+		remote_req_free(q);
+		return fail(d, e);
+	}
+	d->state = DL_HEAD_SENT;
+}
+
+static struct dl *
+dl_new(struct pull *p, const char *key, size_t keylen)
+{
+	size_t plen = strlen(p->loc.prefix);
+	struct dl *d;
+
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return NULL;
+	d->p = p;
+	d->fd = -1;
+	d->dirfd = -1;
+	d->key = malloc(keylen + 1);
+	d->fullkey = malloc(plen + keylen + 1);
+	if (d->key == NULL || d->fullkey == NULL) {
+		dl_free(d);
+		return NULL;
+	}
+	memcpy(d->key, key, keylen);
+	d->key[keylen] = '\0';
+	d->keylen = keylen;
+	memcpy(d->fullkey, p->loc.prefix, plen);
+	memcpy(d->fullkey + plen, key, keylen);
+	d->fullkey[plen + keylen] = '\0';
+	return d;
+}
+
+ferry_err
+dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
+    const struct remote_obj *obj, const struct manifest_local *local)
+{
+	struct dl *d, **pp;
+
+	if ((d = dl_new(p, key, keylen)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	d->size = obj->size;
+	snprintf(d->etag, sizeof(d->etag), "%s", obj->etag ? obj->etag : "");
+	d->last_modified = obj->last_modified;
+	if (local)
+		d->local = *local;
+	d->ranged = a == PLAN_RANGED_GET && d->size > 0;
+	d->state = DL_READY;
+	/* appended, so that older downloads get their ranges sent first */
+	pp = &p->active;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = d;
+	p->nactive++;
+	if (a == PLAN_CHECK)
+		start_check(d);
+	return FERRY_OK;
+}
+
+static int
+has_room(const struct pull *p)
+{
+	return remote_inflight(p->r) < remote_window(p->r);
+}
+
+static void
+advance_one(struct pull *p, struct dl *d)
+{
+	ferry_err e = FERRY_OK;
+
+	if (d->state == DL_READY && d->ranged)
+		e = start_ranged(d);
+	else if (d->state == DL_READY)
+		e = start_get(d);
+	while (e == FERRY_OK && d->state == DL_PARTS && !d->failed &&
+	       d->next_part < d->nparts && has_room(p))
+		e = start_part(d);
+	if (e != FERRY_OK)
+		fail(d, e);
+}
+
+void
+dl_advance(struct pull *p)
+{
+	struct dl *d;
+
+	for (d = p->active; d && has_room(p); d = d->next)
+		advance_one(p, d);
+}
+
+void
+dl_sweep(struct pull *p)
+{
+	struct dl **pp = &p->active, *d;
+
+	while ((d = *pp) != NULL) {
+		if (d->state != DL_DONE) {
+			pp = &d->next;
+			continue;
+		}
+		*pp = d->next;
+		p->nactive--;
+		dl_free(d);
+	}
+}

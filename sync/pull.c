@@ -1,0 +1,766 @@
+/*
+ * pull.c: a bucket to a local tree.  Scan the tree into the manifest, then
+ * merge-join the listing with it in key order: keys that cannot be a path
+ * inside the target are refused, the others planned, and their downloads
+ * started as soon as there is room; deletes of local files run last.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sync/pull.h"
+
+#define COMMIT_EVERY 500
+#define COMMIT_NS 1000000000LL
+
+void
+pull_note_completion(struct pull *p)
+{
+	int64_t now = now_mono_ns();
+
+	if (++p->since_commit < COMMIT_EVERY &&
+	    now - p->last_commit_ns < COMMIT_NS)
+		return;
+	if (manifest_commit(p->m) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+	p->since_commit = 0;
+	p->last_commit_ns = now;
+}
+
+static int64_t
+ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static void
+local_from_stat(struct manifest_local *l, const struct stat *st)
+{
+	memset(l, 0, sizeof(*l));
+	l->size = (uint64_t)st->st_size;
+	l->mtime_ns = ts_ns(&st->st_mtim);
+	l->ctime_ns = ts_ns(&st->st_ctim);
+	l->ino = (uint64_t)st->st_ino;
+	l->dev = (uint64_t)st->st_dev;
+	l->mode = (uint32_t)st->st_mode;
+}
+
+/* What the next scan will see, so that it does not read the file again. */
+void
+pull_record_local(
+    struct pull *p, const char *key, size_t keylen, int fd, const uint8_t *h)
+{
+	struct manifest_local l;
+	struct stat st;
+
+	if (fstat(fd, &st) != 0) {
+		log_warn("%s: cannot stat: %s", key, strerror(errno));
+		return;
+	}
+	local_from_stat(&l, &st);
+	memcpy(l.hash, h, 16);
+	if (manifest_local_put(p->m, key, keylen, &l) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+}
+
+/* A child folder of dirfd, made when missing and create is set. */
+static int
+open_child(int dirfd, const char *name, int create)
+{
+	const int fl = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(dirfd, name, fl);
+
+	if (fd >= 0 || errno != ENOENT || !create)
+		return fd;
+	if (mkdirat(dirfd, name, 0777) != 0 && errno != EEXIST)
+		return -1;
+	return openat(dirfd, name, fl);
+}
+
+/* Why the folder name under dirfd could not be opened (err: errno). */
+static const char *
+dir_error(int dirfd, const char *name, int err)
+{
+	struct stat st;
+
+	if ((err == ELOOP || err == ENOTDIR) &&
+	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return S_ISLNK(st.st_mode) ? "it is a symbolic link, which "
+		                             "ferry does not follow"
+		                           : "it is not a folder";
+	return strerror(err);
+}
+
+ferry_err
+pull_open_dir(
+    struct pull *p, const char *key, size_t dirlen, int create, int *fd)
+{
+	char name[NAME_MAX + 1];
+	size_t i = 0, n;
+	int cur, next;
+
+	*fd = -1;
+	if ((cur = fcntl(p->rootfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return ferry_fail(FERRY_ESYS, "dup: %s", strerror(errno));
+	while (i < dirlen) {
+		for (n = 0; i + n < dirlen && key[i + n] != '/'; n++)
+			;
+		if (n > NAME_MAX) {
+			close(cur);
+			return ferry_fail(FERRY_ESYS, "%.*s: name too long",
+			    (int)(i + n), key);
+		}
+		memcpy(name, key + i, n);
+		name[n] = '\0';
+		if ((next = open_child(cur, name, create)) < 0)
+			ferry_fail(FERRY_ESYS,
+			    "cannot open the folder %.*s: %s", (int)(i + n),
+			    key, dir_error(cur, name, errno));
+		close(cur);
+		if (next < 0)
+			return FERRY_ESYS;
+		cur = next;
+		i += n + 1;
+	}
+	*fd = cur;
+	return FERRY_OK;
+}
+
+static int
+filter_cb(const char *path, int is_dir, void *arg)
+{
+	return filter_match(arg, path, is_dir);
+}
+
+static void
+report_cb(const char *path, ferry_err e, const char *msg, void *arg)
+{
+	struct pull *p = arg;
+
+	p->scan_errors++;
+	p->counts.failed++;
+	output_error(&p->out, path, strlen(path), e, msg);
+}
+
+static ferry_err
+next_local(struct pull *p)
+{
+	ferry_err e;
+
+	e = manifest_iter_local(p->it, &p->lkey, &p->lkeylen, &p->lrec);
+	p->lhave = e == FERRY_OK;
+	if (e == FERRY_ENOTFOUND)
+		return FERRY_OK;
+	if (e == FERRY_OK)
+		p->nlocal++;
+	return e;
+}
+
+static ferry_err
+next_remote(struct pull *p)
+{
+	ferry_err e;
+
+	for (;;) {
+		e = remote_list_next(p->list, &p->robj);
+		p->rhave = e == FERRY_OK;
+		if (e == FERRY_ENOTFOUND)
+			return FERRY_OK;
+		if (e != FERRY_OK)
+			return e;
+		/* excluded objects are neither compared nor deleted */
+		if (filter_match(p->o->filter, p->robj.key, 0)) {
+			p->nremote++;
+			return FERRY_OK;
+		}
+	}
+}
+
+static int
+key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (c != 0)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+/*
+ * Why key cannot name a path inside the target folder, or NULL.  A
+ * trailing '/' (a folder marker) is allowed; "." and empty segments are
+ * refused too, since two keys would then name one path.
+ */
+static const char *
+key_refused(const char *key, size_t keylen, int prefixed)
+{
+	size_t i, start = 0, n;
+
+	if (keylen == 0 || keylen > MANIFEST_KEY_MAX)
+		return "its length";
+	if (memchr(key, '\0', keylen) != NULL)
+		return "a NUL byte";
+	if (key[0] == '/')
+		return prefixed ? "an empty segment" : "a leading '/'";
+	for (i = 0; i <= keylen; i++) {
+		if (i < keylen && key[i] != '/')
+			continue;
+		n = i - start;
+		if (n == 0 && i < keylen)
+			return "an empty segment";
+		if (n == 1 && key[start] == '.')
+			return "a '.' segment";
+		if (n == 2 && key[start] == '.' && key[start + 1] == '.')
+			return "a '..' segment";
+		start = i + 1;
+	}
+	return NULL;
+}
+
+/*
+ * The length of a listed file key that key would need as a folder ("a"
+ * for "a/b"), or 0.  The listing is ordered, so the file keys that are
+ * prefixes of the current key form a stack of lengths.
+ */
+static size_t
+key_conflict(struct pull *p, const char *key, size_t keylen)
+{
+	size_t lcp = 0, i, hit = 0;
+
+	while (lcp < p->prevlen && lcp < keylen && p->prev[lcp] == key[lcp])
+		lcp++;
+	while (p->nfiles > 0 && p->files[p->nfiles - 1] > lcp)
+		p->nfiles--;
+	for (i = 0; i < p->nfiles && hit == 0; i++)
+		if (p->files[i] < keylen && key[p->files[i]] == '/')
+			hit = p->files[i];
+	if (hit == 0 && key[keylen - 1] != '/')
+		p->files[p->nfiles++] = keylen;
+	memcpy(p->prev, key, keylen);
+	p->prevlen = keylen;
+	return hit;
+}
+
+/* Reports the listed key as failed with the detail just recorded. */
+static void
+refuse_listed(struct pull *p, ferry_err e)
+{
+	size_t plen = strlen(p->loc.prefix), n = p->robj.keylen;
+	char *full = malloc(plen + n + 1);
+
+	p->counts.failed++;
+	if (full == NULL) {
+		output_error(&p->out, p->robj.key, n, e, ferry_errmsg());
+		return;
+	}
+	memcpy(full, p->loc.prefix, plen);
+	memcpy(full + plen, p->robj.key, n);
+	full[plen + n] = '\0';
+	output_error(&p->out, full, plen + n, e, ferry_errmsg());
+	free(full);
+}
+
+/* A key ending in '/' is a folder: made, with its parents. */
+static void
+make_folder(struct pull *p)
+{
+	ferry_err e;
+	int fd;
+
+	if (p->o->dry_run)
+		return;
+	e = pull_open_dir(p, p->robj.key, p->robj.keylen - 1, 1, &fd);
+	if (e != FERRY_OK) {
+		p->dl_failed++;
+		return refuse_listed(p, e);
+	}
+	close(fd);
+}
+
+/*
+ * Deals with listed keys that are not files to plan: refused keys,
+ * conflicts and folders.  Non-zero when the key is to be planned.
+ */
+static int
+listed_plannable(struct pull *p)
+{
+	const char *k = p->robj.key, *why;
+	size_t n = p->robj.keylen, at;
+
+	if ((why = key_refused(k, n, p->loc.prefix[0] != '\0')) != NULL) {
+		refuse_listed(p, ferry_fail(FERRY_EPARSE,
+		                     "refused: the key has %s, so it is not "
+		                     "a path inside the target folder",
+		                     why));
+		return 0;
+	}
+	if ((at = key_conflict(p, k, n)) != 0) {
+		refuse_listed(p, ferry_fail(FERRY_EPARSE,
+		                     "conflict: %s%.*s is a file, so it "
+		                     "cannot also be a folder",
+		                     p->loc.prefix, (int)at, k));
+		return 0;
+	}
+	if (k[n - 1] == '/') {
+		make_folder(p);
+		return 0;
+	}
+	return 1;
+}
+
+static ferry_err
+gather_delete(struct pull *p)
+{
+	uint32_t len = (uint32_t)p->lkeylen;
+
+	if (p->deletes == NULL && (p->deletes = tmpfile()) == NULL)
+		return ferry_fail(FERRY_ESYS,
+		    "cannot create a temporary file: %s", strerror(errno));
+	if (fwrite(&len, sizeof(len), 1, p->deletes) != 1 ||
+	    fwrite(p->lkey, 1, len, p->deletes) != len ||
+	    fwrite(&p->lrec, sizeof(p->lrec), 1, p->deletes) != 1)
+		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
+	p->ndeletes++;
+	return FERRY_OK;
+}
+
+static ferry_err
+dry_download(struct pull *p, const struct plan_decision *d)
+{
+	size_t plen = strlen(p->loc.prefix), n = p->robj.keylen;
+	char *full;
+
+	if ((full = malloc(plen + n + 1)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	memcpy(full, p->loc.prefix, plen);
+	memcpy(full + plen, p->robj.key, n);
+	output_action(
+	    &p->out, "download", full, plen + n, p->robj.size, d->reason);
+	free(full);
+	p->counts.downloaded++;
+	return FERRY_OK;
+}
+
+/* Acts on the decision for one key (c as in merge_step). */
+static ferry_err
+dispatch(struct pull *p, const struct plan_decision *d, int c)
+{
+	switch (d->action) {
+	case PLAN_SKIP:
+		if (c >= 0)
+			p->counts.skipped++;
+		return FERRY_OK;
+	case PLAN_DELETE:
+		return gather_delete(p);
+	case PLAN_GET:
+	case PLAN_RANGED_GET:
+		if (p->o->dry_run)
+			return dry_download(p, d);
+		break;
+	default:
+		break;
+	}
+	return dl_begin(p, d->action, p->robj.key, p->robj.keylen, &p->robj,
+	    c == 0 ? &p->lrec : NULL);
+}
+
+static ferry_err
+plan_key(struct pull *p, int c)
+{
+	struct plan_entry src = {0}, dst = {0};
+	struct manifest_remote rec;
+	const struct manifest_remote *recp = NULL;
+	struct plan_decision d;
+	ferry_err e;
+
+	if (c <= 0) {
+		dst.present = 1;
+		dst.size = p->lrec.size;
+		dst.mtime_ns = p->lrec.mtime_ns;
+		dst.hash = p->lrec.hash;
+	}
+	if (c >= 0) {
+		src.present = 1;
+		src.size = p->robj.size;
+		src.etag = p->robj.etag;
+		src.last_modified = p->robj.last_modified;
+		e = manifest_remote_get(
+		    p->m, p->robj.key, p->robj.keylen, &rec);
+		if (e == FERRY_OK)
+			recp = &rec;
+		else if (e != FERRY_ENOTFOUND)
+			return e;
+	}
+	plan_pull(&src, &dst, recp, &p->popts, &d);
+	return dispatch(p, &d, c);
+}
+
+/* Plans the smallest key of the two streams and advances past it. */
+static ferry_err
+merge_step(struct pull *p)
+{
+	ferry_err e;
+	int c;
+
+	if (!p->lhave && !p->rhave) {
+		p->merge_done = 1;
+		return FERRY_OK;
+	}
+	if (!p->lhave)
+		c = 1;
+	else if (!p->rhave)
+		c = -1;
+	else
+		c = key_cmp(p->lkey, p->lkeylen, p->robj.key, p->robj.keylen);
+	if ((c < 0 || listed_plannable(p)) && (e = plan_key(p, c)) != FERRY_OK)
+		return e;
+	if (c <= 0 && (e = next_local(p)) != FERRY_OK)
+		return e;
+	if (c >= 0)
+		return next_remote(p);
+	return FERRY_OK;
+}
+
+/* Runs the merge and the downloads until both are done. */
+static ferry_err
+run_loop(struct pull *p)
+{
+	ferry_err e;
+
+	while (!p->merge_done || p->nactive > 0) {
+		if (ferry_interrupted)
+			return ferry_fail(FERRY_ECANCEL,
+			    "interrupted by signal %d", (int)ferry_interrupted);
+		dl_advance(p);
+		dl_sweep(p);
+		while (!p->merge_done &&
+		       remote_inflight(p->r) < remote_window(p->r) &&
+		       p->nactive < 2 * p->o->jobs) {
+			if ((e = merge_step(p)) != FERRY_OK)
+				return e;
+			dl_advance(p);
+		}
+		dl_sweep(p);
+		if (p->merge_done && p->nactive == 0)
+			break;
+		if ((e = remote_run(p->r, 100)) != FERRY_OK)
+			return e;
+	}
+	return FERRY_OK;
+}
+
+/*
+ * After a fatal error or a signal: lets the requests in flight end (for a
+ * while), so that their temporary files are removed with their downloads.
+ */
+static void
+drain(struct pull *p)
+{
+	int64_t until = now_mono_ns() + 30 * 1000000000LL;
+
+	while (remote_inflight(p->r) > 0 && now_mono_ns() < until)
+		if (remote_run(p->r, 100) != FERRY_OK)
+			break;
+	dl_sweep(p);
+}
+
+/* Removes one local file, if it is still the one the scan saw. */
+static void
+delete_one(struct pull *p, const char *key, const struct manifest_local *l)
+{
+	size_t keylen = strlen(key), dirlen = keylen;
+	struct manifest_local now;
+	struct stat st;
+	ferry_err e;
+	int dirfd;
+
+	while (dirlen > 0 && key[dirlen - 1] != '/')
+		dirlen--;
+	if ((e = pull_open_dir(p, key, dirlen ? dirlen - 1 : 0, 0, &dirfd)) !=
+	    FERRY_OK)
+		goto fail;
+	if (fstatat(dirfd, key + dirlen, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		e = ferry_fail(FERRY_ESYS, "stat: %s", strerror(errno));
+	} else {
+		local_from_stat(&now, &st);
+		/* a file written since the scan is not the one to delete */
+		if (now.ino != l->ino || now.size != l->size ||
+		    now.mtime_ns != l->mtime_ns)
+			e = ferry_fail(FERRY_ECHANGED,
+			    "changed since it was scanned: not deleted");
+		else if (unlinkat(dirfd, key + dirlen, 0) != 0)
+			e = ferry_fail(
+			    FERRY_ESYS, "delete: %s", strerror(errno));
+	}
+	close(dirfd);
+	if (e != FERRY_OK)
+		goto fail;
+	p->counts.deleted++;
+	output_action(&p->out, "delete", key, keylen, l->size, NULL);
+	if (manifest_local_del(p->m, key, keylen) != FERRY_OK ||
+	    manifest_remote_del(p->m, key, keylen) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+	return;
+fail:
+	p->counts.failed++;
+	output_error(&p->out, key, keylen, e, ferry_errmsg());
+}
+
+/* Why the deletes may not run, or NULL. */
+static const char *
+guard(struct pull *p)
+{
+	const struct sync_opts *o = p->o;
+	uint64_t limit;
+
+	if (p->scan_errors)
+		return "some local files could not be read";
+	if (p->dl_failed)
+		return "some downloads failed";
+	if (o->force)
+		return NULL;
+	if (p->nremote == 0)
+		return "the bucket side is empty (use --force to delete "
+		       "anyway)";
+	limit = o->max_delete_pct >= 0
+	            ? p->nlocal * (uint64_t)o->max_delete_pct / 100
+	            : o->max_delete;
+	if (p->ndeletes > limit)
+		return "more deletes than --max-delete allows (use --force or "
+		       "raise --max-delete)";
+	return NULL;
+}
+
+/* Reads the next gathered delete; 0 at the end. */
+static int
+read_delete(struct pull *p, char *key, struct manifest_local *l)
+{
+	uint32_t len;
+
+	if (fread(&len, sizeof(len), 1, p->deletes) != 1 ||
+	    len > MANIFEST_KEY_MAX || fread(key, 1, len, p->deletes) != len ||
+	    fread(l, sizeof(*l), 1, p->deletes) != 1)
+		return 0;
+	key[len] = '\0';
+	return 1;
+}
+
+/* Runs the deletes gathered during the merge, if they are allowed. */
+static void
+pull_deletes(struct pull *p)
+{
+	char key[MANIFEST_KEY_MAX + 1];
+	struct manifest_local l;
+	const char *why;
+
+	if (p->ndeletes == 0)
+		return;
+	if ((why = guard(p)) != NULL) {
+		ferry_fail(FERRY_EUSAGE, "refusing %llu deletes: %s",
+		    (unsigned long long)p->ndeletes, why);
+		output_error(&p->out, NULL, 0, FERRY_EUSAGE, ferry_errmsg());
+		p->fatal = EXIT_ABORTED;
+		return;
+	}
+	rewind(p->deletes);
+	while (read_delete(p, key, &l)) {
+		if (!p->o->dry_run) {
+			delete_one(p, key, &l);
+			continue;
+		}
+		output_action(&p->out, "delete", key, strlen(key), l.size,
+		    "not in source");
+		p->counts.deleted++;
+	}
+}
+
+/* mkdir -p: the target folder and its parents. */
+static ferry_err
+make_root(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return ferry_fail(FERRY_EUSAGE,
+		    "destination folder '%s': "
+		    "bad path",
+		    path);
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return ferry_fail(FERRY_EUSAGE,
+			    "cannot create the folder '%s': %s", buf,
+			    strerror(errno));
+		buf[i] = i < n ? '/' : '\0';
+	}
+	return FERRY_OK;
+}
+
+/* The manifest identity of the pair: the URL and the real local path. */
+static ferry_err
+open_manifest(struct pull *p, const char *root)
+{
+	char dir[PATH_MAX], src[4096];
+	const char *where = p->o->manifest_dir;
+	ferry_err e;
+
+	snprintf(src, sizeof(src), "s3://%s/%s @ %s", p->loc.bucket,
+	    p->loc.prefix, remote_endpoint(p->r));
+	if (where == NULL) {
+		if ((e = manifest_default_dir(src, root, dir, sizeof(dir))) !=
+		    FERRY_OK)
+			return e;
+		where = dir;
+	}
+	return manifest_open(where, src, root,
+	    p->o->rebuild_manifest ? MANIFEST_REBUILD : 0, &p->m);
+}
+
+static ferry_err
+open_sides(struct pull *p, char *root)
+{
+	ferry_err e;
+
+	if ((e = remote_loc_parse(p->o->src, &p->loc)) != FERRY_OK)
+		return e;
+	if ((e = make_root(p->o->dst)) != FERRY_OK)
+		return e;
+	if (realpath(p->o->dst, root) == NULL)
+		return ferry_fail(FERRY_EUSAGE, "destination folder '%s': %s",
+		    p->o->dst, strerror(errno));
+	p->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->rootfd < 0)
+		return ferry_fail(FERRY_EUSAGE, "destination folder '%s': %s",
+		    p->o->dst, strerror(errno));
+	if ((e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
+		return e;
+	return open_manifest(p, root);
+}
+
+static ferry_err
+scan(struct pull *p)
+{
+	struct manifest_scan_opts so = {0};
+	struct manifest_scan_stats st = {0};
+	ferry_err e;
+
+	so.checksum = p->o->checksum;
+	so.filter = p->o->filter ? filter_cb : NULL;
+	so.filter_arg = p->o->filter;
+	so.report = report_cb;
+	so.report_arg = p;
+	if ((e = manifest_scan(p->m, p->rootfd, &so, &st)) != FERRY_OK)
+		return e;
+	log_info("scanned %llu files, hashed %llu",
+	    (unsigned long long)st.files, (unsigned long long)st.hashed);
+	return manifest_commit(p->m);
+}
+
+static ferry_err
+start_merge(struct pull *p)
+{
+	ferry_err e;
+
+	p->popts.delete = p->o->delete;
+	p->popts.size_only = p->o->size_only;
+	p->popts.multipart_threshold = p->o->multipart_threshold;
+	if ((e = remote_list_open(
+	         p->r, p->loc.bucket, p->loc.prefix, &p->list)) != FERRY_OK)
+		return e;
+	if ((e = next_remote(p)) != FERRY_OK)
+		return e;
+	if ((e = manifest_iter_new(p->m, MANIFEST_LOCAL, &p->it)) != FERRY_OK)
+		return e;
+	return next_local(p);
+}
+
+static int
+exit_for(ferry_err e)
+{
+	if (e == FERRY_EUSAGE || e == FERRY_EDB)
+		return EXIT_USAGE;
+	return EXIT_ABORTED;
+}
+
+static void
+pull_close(struct pull *p)
+{
+	dl_sweep(p);
+	while (p->active) {
+		struct dl *d = p->active;
+		p->active = d->next;
+		dl_free(d);
+	}
+	remote_list_free(p->list);
+	manifest_iter_free(p->it);
+	manifest_close(p->m);
+	remote_free(p->r);
+	remote_loc_clear(&p->loc);
+	if (p->deletes)
+		fclose(p->deletes);
+	if (p->rootfd >= 0)
+		close(p->rootfd);
+}
+
+/* The exit status of a run that went to its end. */
+static int
+final_status(const struct pull *p)
+{
+	if (p->fatal == EXIT_ABORTED)
+		return EXIT_ABORTED;
+	return p->counts.failed || p->fatal ? EXIT_PARTIAL : EXIT_SYNCED;
+}
+
+int
+sync_pull(const struct sync_opts *o)
+{
+	struct pull *p;
+	char root[PATH_MAX];
+	ferry_err e;
+	int status;
+
+	/* large (the conflict stack): on the heap */
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		log_error("out of memory");
+		return EXIT_ABORTED;
+	}
+	p->o = o;
+	p->rootfd = -1;
+	p->rng = ((uint64_t)now_mono_ns() ^ ((uint64_t)getpid() << 32) ^
+	             (uint64_t)time(NULL)) |
+	         1;
+	output_init(&p->out, o);
+	p->last_commit_ns = now_mono_ns();
+	if ((e = open_sides(p, root)) != FERRY_OK) {
+		status = exit_for(e);
+	} else if ((e = scan(p)) != FERRY_OK ||
+	           (e = start_merge(p)) != FERRY_OK ||
+	           (e = run_loop(p)) != FERRY_OK) {
+		status = EXIT_ABORTED;
+	} else {
+		pull_deletes(p);
+		status = final_status(p);
+	}
+	if (e != FERRY_OK) {
+		output_error(&p->out, NULL, 0, e, ferry_errmsg());
+		if (p->r)
+			drain(p);
+	}
+	if (p->m && manifest_commit(p->m) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+	output_summary(
+	    &p->out, &p->counts, p->r ? remote_stats(p->r) : NULL, status);
+	pull_close(p);
+	free(p);
+	return status;
+}

@@ -1,0 +1,139 @@
+/*
+ * pull.h: the engine of a pull (bucket to local tree): the merge of the
+ * listing with the scanned tree, the downloads it starts, and the safe
+ * resolution of keys into paths under the target folder.  Private to
+ * sync/.
+ */
+#ifndef FERRY_PULL_H
+#define FERRY_PULL_H
+
+#include <openssl/evp.h>
+#include <xxhash.h>
+
+#include "sync/internal.h"
+
+enum dl_state {
+	DL_HEAD_SENT, /* HEAD for x-amz-meta-ferry-xxh128 in flight */
+	DL_READY,     /* to start when a request slot is free */
+	DL_GET_SENT,  /* one GET streaming into the temporary file */
+	DL_PARTS,     /* ranged GETs to send or in flight */
+	DL_DONE
+};
+
+struct pull;
+
+/* What a response said about the object it carried. */
+struct dl_meta {
+	int have;
+	char etag[96];  /* as struct remote_resp holds it */
+	char hash[40];  /* x-amz-meta-ferry-xxh128 */
+	char mtime[32]; /* x-amz-meta-ferry-mtime */
+	char last_modified[64];
+	uint64_t content_length;
+	int has_content_length;
+};
+
+/* One object on its way down: a single GET, ranged GETs, or a check. */
+struct dl {
+	struct pull *p;
+	struct dl *next;
+	enum dl_state state;
+	int ranged;
+	char *key; /* relative to the prefix: the path under the root */
+	size_t keylen;
+	char *fullkey;
+	/* the listed object */
+	uint64_t size;
+	char etag[MANIFEST_ETAG_MAX];
+	int64_t last_modified;
+	struct manifest_local local; /* as scanned, for checks */
+	/* the temporary file, in the target's folder */
+	int dirfd;
+	int fd;
+	char tmpname[32];
+	const char *name; /* the last component of key */
+	uint64_t written;
+	unsigned resends; /* single GET: bodies cut off and asked again */
+	EVP_MD_CTX *md5;  /* single GET: digests of the bytes as written */
+	XXH3_state_t *xxh;
+	struct dl_meta meta;
+	/* ranged GETs */
+	uint64_t part_size;
+	uint32_t nparts, next_part, parts_done, parts_inflight;
+	ferry_err sink_err; /* why a sink stopped a transfer */
+	char sinkmsg[256];
+	int failed;
+	ferry_err err;
+	char errmsg[512];
+};
+
+struct pull {
+	const struct sync_opts *o;
+	struct output out;
+	struct sync_counts counts;
+	struct remote *r;
+	struct manifest *m;
+	struct remote_loc loc;
+	int rootfd;
+	struct plan_opts popts;
+	uint64_t rng; /* names of temporary files */
+	/* the merge */
+	struct manifest_iter *it;
+	int lhave;
+	const char *lkey;
+	size_t lkeylen;
+	struct manifest_local lrec;
+	struct remote_list *list;
+	int rhave;
+	struct remote_obj robj;
+	int merge_done;
+	uint64_t nlocal, nremote;
+	/* file keys that are prefixes of the last listed key, by length */
+	char prev[MANIFEST_KEY_MAX];
+	size_t prevlen;
+	size_t files[MANIFEST_KEY_MAX];
+	size_t nfiles;
+	/* transfers */
+	struct dl *active;
+	unsigned nactive;
+	unsigned since_commit;
+	int64_t last_commit_ns;
+	uint64_t dl_failed; /* downloads and checks that failed */
+	/* deletes, kept in a temporary file until the end */
+	FILE *deletes;
+	uint64_t ndeletes;
+	uint64_t scan_errors;
+	int fatal;
+};
+
+/* get.c */
+/*
+ * Starts the work for a planned action (PLAN_GET, PLAN_RANGED_GET or
+ * PLAN_CHECK) on key (copied); local is the scanned file or NULL.
+ */
+ferry_err dl_begin(struct pull *p, enum plan_action a, const char *key,
+    size_t keylen, const struct remote_obj *obj,
+    const struct manifest_local *local) FERRY_WUR;
+/* Starts what the active downloads can start now. */
+void dl_advance(struct pull *p);
+/* Frees the finished downloads. */
+void dl_sweep(struct pull *p);
+/* Frees d, removing its temporary file if it is still there. */
+void dl_free(struct dl *d);
+
+/* pull.c */
+/*
+ * Opens the folder key[0..dirlen) under the root one component at a
+ * time, never following a symbolic link (O_NOFOLLOW), creating missing
+ * folders when create is non-zero.  *fd is the folder's descriptor, for
+ * the caller to close; -1 on failure, with the detail recorded.
+ */
+ferry_err pull_open_dir(struct pull *p, const char *key, size_t dirlen,
+    int create, int *fd) FERRY_WUR;
+/* Commits the manifest every few hundred completions and every second. */
+void pull_note_completion(struct pull *p);
+/* The local record of the file at key, from fd (after the rename). */
+void pull_record_local(
+    struct pull *p, const char *key, size_t keylen, int fd, const uint8_t *h);
+
+#endif
