@@ -48,7 +48,12 @@ struct manifest_remote {
 struct manifest;
 
 enum {
-	MANIFEST_REBUILD = 1 /* discard whatever the folder holds */
+	MANIFEST_REBUILD = 1, /* discard whatever the folder holds */
+	/*
+	 * Open an existing manifest of any pair to look at it (src and dst
+	 * may be NULL): FERRY_ENOTFOUND when dir holds none.
+	 */
+	MANIFEST_INSPECT = 2
 };
 
 /*

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,8 @@ meta_check(struct manifest *m, MDB_txn *txn, const char *src, const char *dst)
 	int rc;
 
 	rc = meta_read(m, txn, "schema", &v);
+	if (rc == MDB_NOTFOUND && src == NULL)
+		return ferry_fail(FERRY_ENOTFOUND, "no manifest in %s", m->dir);
 	if (rc == MDB_NOTFOUND)
 		return meta_create(m, txn, src, dst);
 	if (rc != 0)
@@ -328,7 +331,7 @@ meta_check(struct manifest *m, MDB_txn *txn, const char *src, const char *dst)
 	    meta_read(m, txn, "destination", &vd) != 0)
 		return ferry_fail(FERRY_EDB,
 		    "the manifest in %s is damaged; " REBUILD_HINT, m->dir);
-	if (!val_is(&vs, src) || !val_is(&vd, dst))
+	if (src != NULL && (!val_is(&vs, src) || !val_is(&vd, dst)))
 		return ferry_fail(FERRY_EDB,
 		    "the manifest in %s belongs to %.*s -> %.*s, not to this "
 		    "pair; give another --manifest folder or " REBUILD_HINT,
@@ -385,6 +388,19 @@ discard(struct manifest *m)
 	free(m);
 }
 
+/* Whether dir holds an LMDB data file. */
+static int
+dir_has_manifest(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/data.mdb", dir) >=
+	    (int)sizeof(path))
+		return 0;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /*
  * Returns FERRY_OK with a new handle in *out, owned by the caller and
  * freed by manifest_close(); see manifest.h for the failures.
@@ -396,10 +412,12 @@ manifest_open(const char *dir, const char *src, const char *dst, unsigned flags,
 	struct manifest *m;
 	ferry_err e;
 
-	if (out == NULL || dir == NULL || *dir == '\0' || src == NULL ||
-	    dst == NULL)
+	if (out == NULL || dir == NULL || *dir == '\0' ||
+	    (!(flags & MANIFEST_INSPECT) && (src == NULL || dst == NULL)))
 		return ferry_fail(FERRY_EUSAGE, "manifest_open: bad arguments");
 	*out = NULL;
+	if ((flags & MANIFEST_INSPECT) && !dir_has_manifest(dir))
+		return ferry_fail(FERRY_ENOTFOUND, "no manifest in %s", dir);
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	m->lockfd = -1;

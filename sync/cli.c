@@ -71,6 +71,7 @@ usage(FILE *f)
 	fputs(
 	    "usage: ferry sync SOURCE DESTINATION [options]\n"
 	    "       ferry ls s3://BUCKET[/PREFIX] [--json]\n"
+	    "       ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
 	    "\n"
 	    "SOURCE and DESTINATION: a local folder or s3://BUCKET[/PREFIX]:\n"
 	    "folder to bucket (push), bucket to folder (pull), bucket to\n"
@@ -277,11 +278,31 @@ check_sizes(struct sync_opts *o)
 	return -1;
 }
 
+/* "manifest info" with --manifest DIR, or with SOURCE DESTINATION. */
+static int
+take_manifest_operands(struct sync_opts *o, int argc, char **argv, int i)
+{
+	if (argc - i < 1 || strcmp(argv[i], "info") != 0)
+		return bad("%s", "manifest takes: info [SOURCE DESTINATION]");
+	i++;
+	if (argc - i == 2) {
+		o->src = argv[i];
+		o->dst = argv[i + 1];
+		return -1;
+	}
+	if (argc - i == 0 && o->manifest_dir)
+		return -1;
+	return bad("%s", "manifest info takes --manifest DIR, or SOURCE "
+	                 "DESTINATION");
+}
+
 static int
 take_operands(struct sync_opts *o, int argc, char **argv, int i)
 {
 	int want = strcmp(o->command, "sync") == 0 ? 2 : 1;
 
+	if (strcmp(o->command, "manifest") == 0)
+		return take_manifest_operands(o, argc, argv, i);
 	if (argc - i != want) {
 		if (strcmp(o->command, "sync") == 0)
 			return bad(
@@ -310,10 +331,11 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		    (c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1)
 			if (c == 'h' || c == OPT_VERSION)
 				return take_option(o, c, optarg);
-		return bad("%s", "a command is needed: sync or ls");
+		return bad("%s", "a command is needed: sync, ls or manifest");
 	}
 	o->command = argv[1];
-	if (strcmp(o->command, "sync") != 0 && strcmp(o->command, "ls") != 0)
+	if (strcmp(o->command, "sync") != 0 && strcmp(o->command, "ls") != 0 &&
+	    strcmp(o->command, "manifest") != 0)
 		return bad("unknown command '%s'", o->command);
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "ncj:qvh", longopts, NULL)) != -1) {

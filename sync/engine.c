@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sync/push.h"
@@ -260,6 +261,22 @@ clean_after_crash(struct push *p)
 	return manifest_commit(p->m);
 }
 
+/* When the run ended and how, for "ferry manifest info". */
+static void
+note_last_run(struct manifest *m, int status)
+{
+	char when[32], st[8];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(st, sizeof(st), "%d", status);
+	if (manifest_meta_put(m, "last_run", when) != FERRY_OK ||
+	    manifest_meta_put(m, "last_status", st) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+}
+
 /* The requests of both sides, for the summary. */
 static void
 sum_stats(const struct push *p, struct remote_stats *rs)
@@ -315,6 +332,8 @@ out:
 	if (p.m && status != EXIT_ABORTED &&
 	    manifest_meta_put(p.m, "run", "done") != FERRY_OK)
 		log_warn("manifest: %s", ferry_errmsg());
+	if (p.m)
+		note_last_run(p.m, status);
 	if (p.m && manifest_commit(p.m) != FERRY_OK)
 		log_warn("manifest: %s", ferry_errmsg());
 	sum_stats(&p, &rs);

@@ -99,6 +99,8 @@ int sync_push(const struct sync_opts *opts);
 int sync_pull(const struct sync_opts *opts);
 /* mirror.c: bucket to bucket.  Returns the exit status. */
 int sync_mirror(const struct sync_opts *opts);
+/* info.c: "ferry manifest info".  Returns the exit status. */
+int sync_manifest_info(const struct sync_opts *opts);
 /* ls.c */
 int sync_ls(const struct sync_opts *opts);
 

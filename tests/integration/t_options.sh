@@ -50,4 +50,13 @@ m=$(mark)
 	--size-only --json >"$WORK/so.json"
 is "$(requests "$m" put)" 1 "--size-only still uploads a file whose size changed"
 
+out=$("$FERRY" manifest info --json "$T" "s3://$B/o")
+is "$?" 0 "manifest info finds the pair's manifest"
+check "... and reports its records and last run" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["local_entries"] == 3 and d["last_status"] == "0", d' "$out"
+"$FERRY" manifest info --manifest "$WORK/none" >/dev/null 2>&1
+is "$?" 1 "manifest info on a folder without one exits 1"
+
 done_testing

@@ -1,0 +1,119 @@
+/*
+ * info.c: "ferry manifest info": where a pair's manifest lives, what it
+ * holds, and how its last run ended.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "sync/internal.h"
+
+/* The identity of one side, as a run names it in its manifest. */
+static ferry_err
+side_id(const char *arg, const struct remote_opts *ro, char *out, size_t n)
+{
+	struct remote_loc loc = {0};
+	struct remote *r = NULL;
+	char real[PATH_MAX];
+	ferry_err e;
+
+	if (!remote_is_url(arg)) {
+		if (realpath(arg, real) == NULL)
+			return ferry_fail(FERRY_EUSAGE, "no folder '%s'", arg);
+		snprintf(out, n, "%s", real);
+		return FERRY_OK;
+	}
+	if ((e = remote_loc_parse(arg, &loc)) == FERRY_OK &&
+	    (e = remote_new(ro, &r)) == FERRY_OK)
+		snprintf(out, n, "s3://%s/%s @ %s", loc.bucket, loc.prefix,
+		    remote_endpoint(r));
+	remote_free(r);
+	remote_loc_clear(&loc);
+	return e;
+}
+
+static ferry_err
+find_dir(const struct sync_opts *o, char *dir, size_t n)
+{
+	char src[4096], dst[4096];
+	ferry_err e;
+
+	if (o->manifest_dir) {
+		snprintf(dir, n, "%s", o->manifest_dir);
+		return FERRY_OK;
+	}
+	if ((e = side_id(o->src,
+	         remote_is_url(o->dst) ? &o->src_remote : &o->remote, src,
+	         sizeof(src))) != FERRY_OK ||
+	    (e = side_id(o->dst, &o->remote, dst, sizeof(dst))) != FERRY_OK)
+		return e;
+	return manifest_default_dir(src, dst, dir, n);
+}
+
+static void
+add_meta(struct manifest *m, cJSON *j, const char *name, const char *label)
+{
+	char v[4096];
+
+	if (manifest_meta_get(m, name, v, sizeof(v)) == FERRY_OK)
+		cJSON_AddStringToObject(j, label, v);
+}
+
+static void
+print_info(const struct sync_opts *o, struct manifest *m)
+{
+	uint64_t nl = 0, nr = 0;
+	cJSON *j = cJSON_CreateObject(), *it;
+	char *s;
+
+	if (j == NULL)
+		return;
+	cJSON_AddStringToObject(j, "manifest", manifest_dir(m));
+	add_meta(m, j, "schema", "schema");
+	add_meta(m, j, "source", "source");
+	add_meta(m, j, "destination", "destination");
+	if (manifest_count(m, &nl, &nr) == FERRY_OK) {
+		cJSON_AddNumberToObject(j, "local_entries", (double)nl);
+		cJSON_AddNumberToObject(j, "remote_entries", (double)nr);
+	}
+	add_meta(m, j, "last_run", "last_run");
+	add_meta(m, j, "last_status", "last_status");
+	add_meta(m, j, "run", "state");
+	if (o->json) {
+		if ((s = cJSON_PrintUnformatted(j)) != NULL)
+			puts(s);
+		free(s);
+	} else {
+		cJSON_ArrayForEach(it, j)
+		{
+			if (cJSON_IsString(it))
+				printf(
+				    "%-15s %s\n", it->string, it->valuestring);
+			else
+				printf("%-15s %.0f\n", it->string,
+				    it->valuedouble);
+		}
+	}
+	cJSON_Delete(j);
+}
+
+int
+sync_manifest_info(const struct sync_opts *o)
+{
+	struct manifest *m = NULL;
+	char dir[PATH_MAX];
+	ferry_err e;
+
+	if ((e = find_dir(o, dir, sizeof(dir))) != FERRY_OK ||
+	    (e = manifest_open(dir, NULL, NULL, MANIFEST_INSPECT, &m)) !=
+	        FERRY_OK) {
+		log_error("%s", ferry_errmsg());
+		return e == FERRY_ENOTFOUND ? EXIT_PARTIAL : EXIT_USAGE;
+	}
+	print_info(o, m);
+	manifest_close(m);
+	return EXIT_SYNCED;
+}
