@@ -60,6 +60,7 @@ struct remote_req {
 	int has_body;
 	char md5_b64[32];
 	remote_sink_fn sink;
+	remote_restart_fn sink_restart;
 	void *sink_arg;
 	uint64_t sunk; /* bytes given to the sink */
 	struct remote_resp resp;

@@ -104,6 +104,21 @@ on_data(const char *data, size_t len, void *arg)
 
 static void prefetch(struct remote_list *l);
 
+/* A page cut off mid-body is fetched again from its start. */
+static void
+on_restart(void *arg)
+{
+	struct page *p = arg;
+
+	p->n = 0;
+	p->err = FERRY_OK;
+	buf_reset(&p->arena);
+	xml_list_free(p->parser);
+	p->parser = NULL;
+	if (xml_list_new(on_entry, p, &p->parser) != FERRY_OK)
+		p->err = ferry_fail(FERRY_ENOMEM, "out of memory");
+}
+
 static ferry_err
 page_finish(struct page *p)
 {
@@ -172,6 +187,7 @@ start_fetch(struct remote_list *l, struct page *p)
 	                           l->next_token)) != FERRY_OK))
 		goto out;
 	remote_req_sink(q, on_data, p);
+	remote_req_sink_restart(q, on_restart);
 	if ((e = remote_req_submit(q, on_page, p)) != FERRY_OK)
 		goto out;
 	p->state = PAGE_FETCHING;

@@ -137,6 +137,12 @@ void remote_req_body_limit(struct remote_req *q, size_t limit);
  */
 typedef int (*remote_sink_fn)(const char *data, size_t len, void *arg);
 void remote_req_sink(struct remote_req *q, remote_sink_fn fn, void *arg);
+/*
+ * Lets a request whose body was partly given to the sink be retried:
+ * restart(arg) is called first, to forget what the sink took.
+ */
+typedef void (*remote_restart_fn)(void *arg);
+void remote_req_sink_restart(struct remote_req *q, remote_restart_fn restart);
 
 /*
  * Sends the request; done(q, arg) is called from remote_run() when it has

@@ -1,5 +1,6 @@
 /* replies.c: the small XML bodies of multipart, copy and delete replies. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "remote/internal.h"
 #include "remote/xml.h"
@@ -28,6 +29,30 @@ remote_parse_upload_id(struct remote_req *q, char **upload_id)
 	return body_failure(q, e, &x);
 }
 
+/*
+ * ETags as listings carry them, in quotes: some replies (a repeated
+ * CompleteMultipartUpload on Ceph) send them bare.
+ */
+static ferry_err
+quote_etag(char **etag)
+{
+	size_t n;
+	char *q;
+
+	if (*etag == NULL || **etag == '\0' || **etag == '"')
+		return FERRY_OK;
+	n = strlen(*etag);
+	if ((q = malloc(n + 3)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	q[0] = '"';
+	memcpy(q + 1, *etag, n);
+	q[n + 1] = '"';
+	q[n + 2] = '\0';
+	free(*etag);
+	*etag = q;
+	return FERRY_OK;
+}
+
 ferry_err
 remote_parse_complete(struct remote_req *q, char **etag)
 {
@@ -37,7 +62,9 @@ remote_parse_complete(struct remote_req *q, char **etag)
 
 	*etag = NULL;
 	e = xml_complete_parse(b->data ? b->data : "", b->len, etag, &x);
-	return body_failure(q, e, &x);
+	if ((e = body_failure(q, e, &x)) != FERRY_OK)
+		return e;
+	return quote_etag(etag);
 }
 
 ferry_err
@@ -51,7 +78,9 @@ remote_parse_copy(struct remote_req *q, char **etag)
 	*etag = NULL;
 	e = xml_copy_parse(b->data ? b->data : "", b->len, etag, &lm, &x);
 	free(lm);
-	return body_failure(q, e, &x);
+	if ((e = body_failure(q, e, &x)) != FERRY_OK)
+		return e;
+	return quote_etag(etag);
 }
 
 ferry_err

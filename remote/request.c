@@ -144,6 +144,12 @@ remote_req_sink(struct remote_req *q, remote_sink_fn fn, void *arg)
 	q->sink_arg = arg;
 }
 
+void
+remote_req_sink_restart(struct remote_req *q, remote_restart_fn restart)
+{
+	q->sink_restart = restart;
+}
+
 const struct remote_resp *
 remote_req_resp(const struct remote_req *q)
 {
@@ -167,6 +173,8 @@ req_reset_response(struct remote_req *q)
 	memset(&q->resp, 0, sizeof(q->resp));
 	q->resp.body = body;
 	q->body_off = 0;
+	if (q->sunk > 0 && q->sink_restart)
+		q->sink_restart(q->sink_arg);
 	q->sunk = 0;
 	q->errbuf[0] = '\0';
 }
@@ -595,7 +603,7 @@ req_retryable(const struct remote_req *q, CURLcode rc)
 {
 	long st = q->resp.status;
 
-	if (q->sunk > 0)
+	if (q->sunk > 0 && q->sink_restart == NULL)
 		return 0;
 	switch (rc) {
 	case CURLE_OK:

@@ -1,0 +1,447 @@
+#!/usr/bin/env python3
+"""faultproxy: an HTTP/1.1 forwarding proxy on loopback that injects faults
+between ferry and the test S3 gateway.
+
+Requests pass through byte-exact (request line and headers unchanged,
+Host included, since ferry signs them); bodies are framed by Content-Length
+or chunked encoding; connections are kept alive on both sides.  For each
+request that matches --only-methods and --match, a seeded RNG decides, at
+--rate (or always with --always), whether to inject one of --kinds:
+
+  500    reply 500 InternalError (S3 XML error body), without forwarding
+  503    reply 503 SlowDown (S3 XML error body), without forwarding
+  reset  close the client connection before replying (for a request with a
+         body, after reading the body or before, at random)
+  cut    forward, then send the reply's headers and only part of its body
+         (part of the status line when it has no body), then close
+  delay  sleep 0.2-1.5 s, then forward
+
+Each fault is logged as one line "fault KIND METHOD TARGET" to --log FILE,
+else to stderr.  The port is printed on stdout as "PORT <n>" once the proxy
+listens, and written to --port-file if given.  The proxy exits on SIGTERM,
+SIGINT, or by itself after --lifetime seconds.
+
+usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
+           [--rate 0.10] [--kinds all|500,503,reset,cut,delay]
+           [--max-faults N] [--only-methods GET,PUT] [--match REGEX]
+           [--always] [--log FILE] [--port-file FILE] [--lifetime SECONDS]
+"""
+import argparse
+import os
+import random
+import re
+import select
+import signal
+import socket
+import socketserver
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+
+KINDS = ("500", "503", "reset", "cut", "delay")
+MAX_HEAD = 64 << 10
+BLOCK = 64 << 10
+IO_TIMEOUT = 120
+
+ERRORS = {
+    "500": ("500 Internal Server Error", "InternalError",
+            "We encountered an internal error. Please try again."),
+    "503": ("503 Slow Down", "SlowDown", "Please reduce your request rate."),
+}
+
+
+class Closed(Exception):
+    """The peer closed the connection, or sent something unframeable."""
+
+
+class Conn:
+    """A socket with a read buffer, for parsing HTTP/1.1 messages."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+
+    def fill(self):
+        data = self.sock.recv(BLOCK)
+        if not data:
+            raise Closed("connection closed")
+        self.buf += data
+
+    def read_head(self):
+        """Returns the header block, up to and including the blank line."""
+        while True:
+            i = self.buf.find(b"\r\n\r\n")
+            if i >= 0:
+                head, self.buf = self.buf[:i + 4], self.buf[i + 4:]
+                return head
+            if len(self.buf) > MAX_HEAD:
+                raise Closed("header block too large")
+            self.fill()
+
+    def read_line(self):
+        while True:
+            i = self.buf.find(b"\r\n")
+            if i >= 0:
+                line, self.buf = self.buf[:i + 2], self.buf[i + 2:]
+                return line
+            if len(self.buf) > MAX_HEAD:
+                raise Closed("line too long")
+            self.fill()
+
+    def read_some(self, n):
+        """Returns between 1 and n bytes."""
+        if not self.buf:
+            self.fill()
+        data, self.buf = self.buf[:n], self.buf[n:]
+        return data
+
+    def read_exact(self, n):
+        out = []
+        while n > 0:
+            data = self.read_some(min(n, BLOCK))
+            out.append(data)
+            n -= len(data)
+        return b"".join(out)
+
+    def at_eof(self):
+        """True when an idle connection was closed by the peer."""
+        if self.buf:
+            return False
+        try:
+            r, _, _ = select.select([self.sock], [], [], 0)
+            if not r:
+                return False
+            return self.sock.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+
+class Message:
+    """A parsed request or response head; the raw bytes are kept."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        lines = raw[:-4].split(b"\r\n")
+        self.first = lines[0].decode("latin-1")
+        self.headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            key = name.strip().lower().decode("latin-1")
+            val = value.strip().decode("latin-1")
+            if key in self.headers:
+                self.headers[key] += "," + val
+            else:
+                self.headers[key] = val
+
+    def header(self, name):
+        return self.headers.get(name, "")
+
+    def chunked(self):
+        return "chunked" in self.header("transfer-encoding").lower()
+
+    def length(self):
+        v = self.header("content-length")
+        if not v:
+            return None
+        try:
+            return int(v.split(",")[0])
+        except ValueError:
+            raise Closed("bad Content-Length")
+
+    def close_after(self):
+        conn = self.header("connection").lower()
+        if self.first.startswith("HTTP/1.0"):
+            return "keep-alive" not in conn
+        return "close" in conn
+
+
+def body_pieces(conn, msg, is_response=False, method="", status=0):
+    """Yields the raw bytes of msg's body as they arrive.  A response
+    without framing runs to the end of the connection (then raises
+    Closed at the end, which the caller treats as the end of the body)."""
+    if is_response and (method == "HEAD" or status // 100 == 1 or
+                        status in (204, 304)):
+        return
+    if msg.chunked():
+        while True:
+            line = conn.read_line()
+            yield line
+            try:
+                size = int(line.split(b";")[0].strip(), 16)
+            except ValueError:
+                raise Closed("bad chunk size")
+            if size == 0:
+                while True:
+                    line = conn.read_line()
+                    yield line
+                    if line == b"\r\n":
+                        return
+            left = size + 2
+            while left > 0:
+                data = conn.read_some(min(left, BLOCK))
+                left -= len(data)
+                yield data
+    n = msg.length()
+    if n is None:
+        if not is_response:
+            return
+        while True:
+            try:
+                data = conn.read_some(BLOCK)
+            except Closed:
+                return
+            yield data
+    while n > 0:
+        data = conn.read_some(min(n, BLOCK))
+        n -= len(data)
+        yield data
+
+
+class Faults:
+    """The seeded decisions, shared by all connections."""
+
+    def __init__(self, args):
+        self.rng = random.Random(args.seed)
+        self.lock = threading.Lock()
+        self.rate = args.rate
+        self.always = args.always
+        self.kinds = list(KINDS) if args.kinds == "all" else \
+            [k.strip() for k in args.kinds.split(",") if k.strip()]
+        for k in self.kinds:
+            if k not in KINDS:
+                sys.exit("faultproxy: unknown fault kind %r" % k)
+        self.left = args.max_faults
+        self.methods = None
+        if args.only_methods:
+            self.methods = {m.strip().upper()
+                            for m in args.only_methods.split(",")}
+        self.match = re.compile(args.match) if args.match else None
+        self.log = open(args.log, "a", buffering=1) if args.log else \
+            sys.stderr
+        self.count = 0
+
+    def decide(self, method, target):
+        """Returns (kind, params) for this request, or (None, None)."""
+        if self.methods is not None and method not in self.methods:
+            return None, None
+        if self.match is not None and not self.match.search(target):
+            return None, None
+        with self.lock:
+            if self.left is not None and self.left <= 0:
+                return None, None
+            if not self.always and self.rng.random() >= self.rate:
+                return None, None
+            kind = self.rng.choice(self.kinds)
+            params = {"read_body": self.rng.random() < 0.5,
+                      "fraction": self.rng.uniform(0.1, 0.9),
+                      "delay": self.rng.uniform(0.2, 1.5)}
+            if self.left is not None:
+                self.left -= 1
+            self.count += 1
+            self.log.write("fault %s %s %s\n" % (kind, method, target))
+            self.log.flush()
+        return kind, params
+
+
+def error_reply(kind, method, target, n):
+    status, code, message = ERRORS[kind]
+    path = urllib.parse.urlsplit(target).path
+    body = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            "<Error><Code>%s</Code><Message>%s</Message>"
+            "<Resource>%s</Resource><RequestId>faultproxy-%d</RequestId>"
+            "</Error>" % (code, message, _xml(path), n)).encode()
+    head = ("HTTP/1.1 %s\r\n"
+            "Content-Type: application/xml\r\n"
+            "Content-Length: %d\r\n"
+            "x-amz-request-id: faultproxy-%d\r\n"
+            "Date: %s\r\n"
+            "Connection: keep-alive\r\n\r\n" %
+            (status, 0 if method == "HEAD" else len(body), n,
+             time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime())))
+    return head.encode() + (b"" if method == "HEAD" else body)
+
+
+def _xml(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class Handler(socketserver.BaseRequestHandler):
+    """One client connection: its requests in turn, over one upstream
+    connection opened on demand."""
+
+    def setup(self):
+        self.request.settimeout(IO_TIMEOUT)
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.client = Conn(self.request)
+        self.up = None
+
+    def finish(self):
+        self.close_upstream()
+
+    def close_upstream(self):
+        if self.up is not None:
+            try:
+                self.up.sock.close()
+            except OSError:
+                pass
+            self.up = None
+
+    def upstream(self):
+        if self.up is not None and self.up.at_eof():
+            self.close_upstream()
+        if self.up is None:
+            s = socket.create_connection(self.server.upstream, IO_TIMEOUT)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.up = Conn(s)
+        return self.up
+
+    def handle(self):
+        try:
+            while self.one_request():
+                pass
+        except (Closed, OSError, ValueError, IndexError):
+            pass
+
+    def one_request(self):
+        """Serves one request; returns False when the connection ends."""
+        try:
+            req = Message(self.client.read_head())
+        except Closed:
+            return False
+        parts = req.first.split(" ")
+        if len(parts) != 3:
+            return False
+        method, target = parts[0], parts[1]
+        kind, params = self.server.faults.decide(method, target)
+        if kind in ("500", "503"):
+            self.drain_request(req)
+            self.request.sendall(error_reply(kind, method, target,
+                                             self.server.faults.count))
+            return not req.close_after()
+        if kind == "reset":
+            if params["read_body"]:
+                self.drain_request(req)
+            self.reset_client()
+            return False
+        if kind == "delay":
+            time.sleep(params["delay"])
+        return self.forward(req, method,
+                            params["fraction"] if kind == "cut" else None)
+
+    def continue_if_expected(self, req):
+        """Answers Expect: 100-continue here, since the body is read
+        before anything goes upstream."""
+        if "100-continue" in req.header("expect").lower():
+            self.request.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+
+    def drain_request(self, req):
+        self.continue_if_expected(req)
+        for _ in body_pieces(self.client, req):
+            pass
+
+    def reset_client(self):
+        """Closes the client connection with a TCP reset."""
+        try:
+            self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                    struct.pack("ii", 1, 0))
+            self.request.close()
+        except OSError:
+            pass
+
+    def forward(self, req, method, cut):
+        """Sends the request upstream and relays the reply; with cut (a
+        fraction), relays only part of it and ends the connection."""
+        up = self.upstream()
+        self.continue_if_expected(req)
+        up.sock.sendall(req.raw)
+        for data in body_pieces(self.client, req):
+            up.sock.sendall(data)
+        while True:
+            resp = Message(up.read_head())
+            status = int(resp.first.split(" ")[1])
+            if status // 100 != 1 or status == 101:
+                break
+        if cut is not None:
+            self.relay_cut(resp, method, status, cut)
+            return False
+        self.request.sendall(resp.raw)
+        for data in body_pieces(up, resp, True, method, status):
+            self.request.sendall(data)
+        if resp.close_after() or (resp.length() is None and
+                                  not resp.chunked()):
+            self.close_upstream()
+        return not req.close_after()
+
+    def relay_cut(self, resp, method, status, fraction):
+        body = b"".join(body_pieces(self.up, resp, True, method, status))
+        self.close_upstream()
+        if body:
+            out = resp.raw + body[:int(len(body) * fraction)]
+        else:
+            # A client takes headers ended by the close as a whole reply:
+            # cut inside the status line, so that none of it arrives.
+            out = resp.raw[:int((len(resp.first) + 1) * fraction)]
+        self.request.sendall(out)
+
+
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+    request_queue_size = 256
+
+
+def parse_upstream(url):
+    u = urllib.parse.urlsplit(url)
+    if u.scheme != "http" or not u.hostname:
+        sys.exit("faultproxy: --upstream must be http://HOST:PORT")
+    host = u.hostname
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        sys.exit("faultproxy: the upstream must be on loopback")
+    return host, u.port or 80
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--upstream", required=True)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rate", type=float, default=0.10)
+    ap.add_argument("--kinds", default="all")
+    ap.add_argument("--max-faults", type=int, default=None)
+    ap.add_argument("--only-methods", default=None)
+    ap.add_argument("--match", default=None)
+    ap.add_argument("--always", action="store_true")
+    ap.add_argument("--log", default=None)
+    ap.add_argument("--port-file", default=None)
+    ap.add_argument("--lifetime", type=float, default=600)
+    args = ap.parse_args()
+
+    upstream = parse_upstream(args.upstream)
+    faults = Faults(args)
+
+    def bye(*_):
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, bye)
+    signal.signal(signal.SIGINT, bye)
+    timer = threading.Timer(args.lifetime, bye)
+    timer.daemon = True
+    timer.start()
+
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.upstream = upstream
+    srv.faults = faults
+    port = srv.server_address[1]
+    if args.port_file:
+        tmp = args.port_file + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("%d\n" % port)
+        os.rename(tmp, args.port_file)
+    print("PORT %d" % port, flush=True)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

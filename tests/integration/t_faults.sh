@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# Faults: ferry pushes through tests/faultproxy.py, which fails, cuts,
+# resets and delays requests on their way to the gateway; the bucket is
+# then checked through the gateway's own address.  Also the delete guard:
+# no delete after a failed listing, from an empty source, or beyond
+# --max-delete.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# Debian's python3 (and aws), not a per-user shim: the proxy and the
+# checks start many times, and must not be slowed or changed by one.
+PATH=/usr/bin:$PATH
+PROXY_PID=
+PROXY=
+trap 'stop_proxy; rm -rf "$WORK"' EXIT
+
+# start_proxy NAME OPTION...: a fault proxy in front of the gateway, its
+# faults logged to $WORK/NAME.log; sets PROXY (its URL) and PROXY_PID.
+start_proxy() {
+	local name=$1 i
+	shift
+	rm -f "$WORK/$name.port"
+	python3 "$TOP/tests/faultproxy.py" --upstream "$FERRY_TEST_ENDPOINT" \
+		--log "$WORK/$name.log" --port-file "$WORK/$name.port" \
+		--lifetime 300 "$@" >/dev/null 2>>"$WORK/proxy.err" &
+	PROXY_PID=$!
+	for i in $(seq 100); do
+		[ -s "$WORK/$name.port" ] && break
+		sleep 0.1
+	done
+	if [ ! -s "$WORK/$name.port" ]; then
+		not_ok "the fault proxy '$name' starts"
+		sed 's/^/# /' "$WORK/proxy.err" 2>/dev/null
+	fi
+	PROXY="http://127.0.0.1:$(cat "$WORK/$name.port" 2>/dev/null)"
+}
+
+stop_proxy() {
+	if [ -n "$PROXY_PID" ]; then
+		kill "$PROXY_PID" 2>/dev/null
+		wait "$PROXY_PID" 2>/dev/null
+	fi
+	PROXY_PID=
+}
+
+# faults NAME: how many faults the proxy NAME injected.
+faults() {
+	awk '$1 == "fault" { n++ } END { print n + 0 }' "$WORK/$1.log" \
+		2>/dev/null
+}
+
+# fault_kinds NAME: "kind count" pairs on one line, for a TAP comment.
+fault_kinds() {
+	awk '$1 == "fault" { n[$2]++ }
+		END { for (k in n) printf "%s=%d ", k, n[k] }' "$WORK/$1.log" |
+		sed 's/ $//'
+}
+
+# elapsed START: seconds since START (from date +%s.%N), to 0.1 s.
+elapsed() {
+	awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# lap NAME: prints how long the previous part took, then times NAME.
+_lap=
+_lap_t=
+lap() {
+	[ -n "$_lap" ] && echo "# $_lap took $(elapsed "$_lap_t") s"
+	_lap=$1
+	_lap_t=$(date +%s.%N)
+}
+
+lap setup
+B=faults-$$
+T=$WORK/tree
+mkbucket "$B"
+python3 "$TOP/tests/integration/gen_tree.py" "$T" 1000 11
+head -c $((24 << 20)) /dev/urandom >"$T/big one.bin"
+head -c $((24 << 20)) /dev/urandom >"$T/big two.bin"
+
+# (a) 10% faults of every kind: the push still ends complete and correct
+lap "(a)"
+start_proxy a --seed 11 --rate 0.10 --kinds all
+t0=$(date +%s.%N)
+"$FERRY" sync "$T" "s3://$B/a" --endpoint-url "$PROXY" --part-size 8M \
+	--json >"$WORK/a1.json" 2>"$WORK/a1.err"
+is "$?" 0 "push through 10% faults exits 0"
+echo "# push through faults: $(elapsed "$t0") s, $(faults a) faults" \
+	"($(fault_kinds a)), $(summary "$WORK/a1.json" retries) retries"
+check "faults were injected" test "$(faults a)" -gt 0
+is "$(summary "$WORK/a1.json" uploaded)" 1002 "all 1002 files reported uploaded"
+check "the bucket lists the same keys and sizes as the tree" \
+	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" a/
+awscli s3 cp "s3://$B/a/" "$WORK/got" --recursive --exclude '*' \
+	--include 'big *' --quiet
+for f in "big one.bin" "big two.bin"; do
+	check "'$f' (multipart) downloads byte-identical" \
+		cmp -s "$WORK/got/$f" "$T/$f"
+done
+rm -rf "$WORK/got"
+n0=$(faults a)
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/a" --endpoint-url "$PROXY" --part-size 8M \
+	--json >"$WORK/a2.json" 2>"$WORK/a2.err"
+is "$?" 0 "unchanged rerun through faults exits 0"
+is "$(summary "$WORK/a2.json" uploaded)" 0 "unchanged rerun uploads nothing"
+is "$(requests "$m" put)" 0 "the gateway saw no PUT on the rerun"
+echo "# unchanged rerun: $(($(faults a) - n0)) faults"
+stop_proxy
+
+# (b) every continuation page of the listing fails: nothing is deleted
+lap "(b)"
+mapfile -d '' files < <(cd "$T" && find . -type f -name '*[0-9].bin' -print0 |
+	LC_ALL=C sort -z)
+for i in 0 1 2 3 4; do
+	rm "$T/${files[$i]#./}"
+done
+start_proxy b --always --kinds 500 --match 'continuation-token='
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/a" --endpoint-url "$PROXY" --delete \
+	--retries 3 --json >"$WORK/b.json" 2>"$WORK/b.err"
+is "$?" 3 "a failing continuation page aborts the run (exit 3)"
+is "$(requests "$m" delete)" 0 "... with no DELETE at the gateway"
+is "$(requests "$m" post)" 0 "... and no DeleteObjects"
+check "the continuation page was failed ($(faults b) times)" \
+	test "$(faults b)" -ge 1
+stop_proxy
+
+# (c) an empty source deletes nothing
+lap "(c)"
+mkdir "$WORK/empty"
+m=$(mark)
+"$FERRY" sync "$WORK/empty" "s3://$B/a" --delete --json >"$WORK/c.json" \
+	2>"$WORK/c.err"
+is "$?" 3 "--delete from an empty folder is refused (exit 3)"
+is "$(requests "$m" delete)" 0 "... with no DELETE at the gateway"
+is "$(requests "$m" post)" 0 "... and no DeleteObjects"
+
+# (d) deletes beyond --max-delete are refused, unless --force
+lap "(d)"
+doomed=()
+for i in "${!files[@]}"; do
+	[ $((i % 5)) -lt 3 ] && doomed+=("$T/${files[$i]#./}")
+done
+rm -f -- "${doomed[@]}"
+gone=$((1002 - $(find "$T" -type f | wc -l)))
+echo "# $gone of 1002 files removed locally"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/a" --delete --json >"$WORK/d1.json" \
+	2>"$WORK/d1.err"
+is "$?" 3 "$gone deletes of 1002 pass the default --max-delete: refused"
+"$FERRY" sync "$T" "s3://$B/a" --delete --max-delete 100 \
+	--json >"$WORK/d2.json" 2>"$WORK/d2.err"
+is "$?" 3 "... and beyond --max-delete 100: refused"
+is "$(requests "$m" delete)" 0 "... with no DELETE at the gateway"
+is "$(requests "$m" post)" 0 "... and no DeleteObjects"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/a" --delete --force --json >"$WORK/d3.json" \
+	2>"$WORK/d3.err"
+is "$?" 0 "with --force the deletes go (exit 0)"
+is "$(summary "$WORK/d3.json" deleted)" "$gone" "... all $gone of them"
+is "$(requests "$m" post)" 1 "... in one DeleteObjects request"
+check "the bucket equals the tree after the deletes" \
+	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" a/
+
+# (e) 30% of requests get 503 SlowDown: the push completes
+lap "(e)"
+TE=$WORK/tree-e
+python3 "$TOP/tests/integration/gen_tree.py" "$TE" 150 12
+head -c $((9 << 20)) /dev/urandom >"$TE/big.bin"
+start_proxy e --seed 12 --rate 0.30 --kinds 503
+t0=$(date +%s.%N)
+"$FERRY" sync "$TE" "s3://$B/e" --endpoint-url "$PROXY" \
+	--json >"$WORK/e.json" 2>"$WORK/e.err"
+is "$?" 0 "push through 30% SlowDown exits 0"
+echo "# push through SlowDown: $(elapsed "$t0") s, $(faults e) faults," \
+	"$(summary "$WORK/e.json" retries) retries"
+check "SlowDown replies were injected" test "$(faults e)" -gt 0
+is "$(summary "$WORK/e.json" uploaded)" 151 "... and all 151 files went up"
+stop_proxy
+
+# (f) a dead endpoint ends the run promptly
+lap "(f)"
+dead=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+t0=$(date +%s.%N)
+"$FERRY" sync "$TE" "s3://$B/e" --endpoint-url "http://127.0.0.1:$dead" \
+	--retries 3 --json >"$WORK/f.json" 2>"$WORK/f.err"
+is "$?" 3 "a dead endpoint aborts the run (exit 3)"
+secs=$(elapsed "$t0")
+echo "# dead endpoint: gave up after $secs s"
+check "... within 120 s" awk -v s="$secs" 'BEGIN { exit !(s < 120) }'
+
+# (g) a listing reply cut in the middle of its body is fetched again
+lap "(g)"
+TG=$WORK/tree-g
+python3 "$TOP/tests/integration/gen_tree.py" "$TG" 10 13
+start_proxy g --always --kinds cut --match 'list-type=2' --max-faults 1
+"$FERRY" sync "$TG" "s3://$B/g" --endpoint-url "$PROXY" \
+	--json >"$WORK/g.json" 2>"$WORK/g.err"
+is "$?" 0 "push whose listing reply is cut exits 0"
+is "$(faults g)" 1 "... after one cut listing reply"
+is "$(summary "$WORK/g.json" uploaded)" 10 "... and all 10 files went up"
+stop_proxy
+
+# (h) the reply to CompleteMultipartUpload is lost: the retry completes it
+lap "(h)"
+TH=$WORK/tree-h
+mkdir "$TH"
+head -c $((6 << 20)) /dev/urandom >"$TH/big.bin"
+start_proxy h --always --kinds cut --only-methods POST --match 'uploadId=' \
+	--max-faults 1
+"$FERRY" sync "$TH" "s3://$B/h" --endpoint-url "$PROXY" --part-size 5M \
+	--multipart-threshold 5M --json >"$WORK/h1.json" 2>"$WORK/h1.err"
+is "$?" 0 "push whose Complete reply is lost exits 0"
+is "$(faults h)" 1 "... after one lost Complete reply"
+awscli s3 cp "s3://$B/h/big.bin" "$WORK/got" --quiet
+check "the object downloads byte-identical" cmp -s "$WORK/got" "$TH/big.bin"
+rm -f "$WORK/got"
+m=$(mark)
+"$FERRY" sync "$TH" "s3://$B/h" --endpoint-url "$PROXY" --part-size 5M \
+	--multipart-threshold 5M --json >"$WORK/h2.json" 2>"$WORK/h2.err"
+is "$?" 0 "the unchanged rerun exits 0"
+is "$(requests "$m" total)" 1 "... and sends only the listing"
+stop_proxy
+lap ""
+
+if [ "$_fails" -gt 0 ]; then
+	for f in "$WORK"/*.err; do
+		[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f" | tail -n 5
+	done
+fi
+done_testing
