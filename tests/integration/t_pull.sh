@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Pull: a bucket to a local folder through the manifest, compared with
+# diff, requests counted at the gateway; keys that would land outside the
+# target refused; the delete guard.
+. "$(dirname "$0")/lib.sh"
+
+B=pull-$$
+T=$WORK/tree
+D=$WORK/restore
+mkbucket "$B"
+python3 "$TOP/tests/integration/gen_tree.py" "$T" 1000 11
+head -c $((64 << 20)) /dev/urandom >"$T/big.bin"
+"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/0.json"
+is "$?" 0 "the tree goes up with ferry"
+
+same_tree() {
+	diff -r "$1" "$2" >"$WORK/diff" 2>&1
+}
+
+# mtimes_match A B: every file under A has the mtime of its twin under B,
+# to the second.
+mtimes_match() {
+	python3 - "$1" "$2" <<'EOF'
+import os, sys
+a, b = sys.argv[1:3]
+bad = 0
+for d, _, files in os.walk(a):
+    for f in files:
+        p = os.path.join(d, f)
+        q = os.path.join(b, os.path.relpath(p, a))
+        if int(os.stat(p).st_mtime) != int(os.stat(q).st_mtime):
+            bad += 1
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# ranged MARK KEY: how many GETs of KEY answered 206 since MARK.
+ranged() {
+	"$COUNT" --dump "$FERRY_TEST_LOG" "$1" |
+		awk -v t="/$B/$2" '$2 == "GET" && $3 == t && $4 == 206 { n++ }
+			END { print n + 0 }'
+}
+
+temps() {
+	find "$1" -name '.ferry-tmp-*' | wc -l
+}
+
+# 1. into an empty (and not yet existing) folder
+m=$(mark)
+"$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/1.json"
+is "$?" 0 "first pull exits 0"
+is "$(summary "$WORK/1.json" downloaded)" 1001 "first pull downloads 1001 objects"
+check "diff -r finds no difference" same_tree "$T" "$D"
+check "every file has its original mtime, to the second" mtimes_match "$T" "$D"
+is "$(ranged "$m" p/big.bin)" 8 "the 64 MiB object came as 8 ranged GETs"
+is "$(requests "$m" get)" 1008 "1000 GETs for the small files, 8 for the big one"
+is "$(temps "$D")" 0 "no temporary file is left"
+
+# 2. an unchanged re-pull lists, and reads no file
+m=$(mark)
+if command -v strace >/dev/null; then
+	# LeakSanitizer cannot run under ptrace (SANITIZE=1 builds)
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
+		strace -f -qq -y -e trace=openat -o "$WORK/trace" \
+		"$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/2.json"
+	is "$?" 0 "unchanged re-pull exits 0"
+	opened=$(grep -F "$D" "$WORK/trace" | grep -vc O_DIRECTORY)
+	is "$opened" 0 "unchanged re-pull opens no file of the folder"
+else
+	"$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/2.json"
+	is "$?" 0 "unchanged re-pull exits 0"
+fi
+is "$(requests "$m" total)" 2 "unchanged re-pull sends 2 requests"
+is "$(requests "$m" list)" 2 "... both of them ListObjectsV2"
+is "$(summary "$WORK/2.json" downloaded)" 0 "unchanged re-pull downloads nothing"
+
+# 3. keys that would resolve outside the target, written by another tool
+E=evil-$$
+mkbucket "$E"
+printf 'x' >"$WORK/x"
+for k in 'P/../escape1.txt' 'P/a/../../escape2.txt' 'P/x/../../../escape4' \
+	'P//empty-seg' 'P/good.txt' 'P/sub/good2.txt' 'P/folder/' \
+	'C/a' 'C/a/b' 'C/a.txt'; do
+	awscli s3api put-object --bucket "$E" --key "$k" --body "$WORK/x" \
+		>/dev/null
+done
+J=$WORK/jail
+mkdir -p "$J"
+"$FERRY" sync "s3://$E/P" "$J/t" --json >"$WORK/3.json" 2>/dev/null
+is "$?" 1 "a pull with refused keys exits 1"
+is "$(find "$WORK" -name 'escape*' | wc -l)" 0 "nothing named escape* was written anywhere"
+is "$(ls -A "$J")" "t" "the target's parent holds only the target"
+for k in 'P/../escape1.txt' 'P/a/../../escape2.txt' 'P/x/../../../escape4' \
+	'P//empty-seg'; do
+	n=$(python3 -c '
+import json, sys
+print(sum(1 for l in open(sys.argv[1]) if json.loads(l).get("type") ==
+    "error" and json.loads(l).get("key") == sys.argv[2]))' "$WORK/3.json" "$k")
+	is "$n" 1 "'$k' is reported as an error"
+done
+is "$(summary "$WORK/3.json" failed)" 4 "four keys count as failed"
+check "the other keys are pulled" test -f "$J/t/good.txt" -a \
+	-f "$J/t/sub/good2.txt" -a -d "$J/t/folder"
+
+# 4. a key that is a file and a folder prefix
+"$FERRY" sync "s3://$E/C" "$WORK/conflict" --json >"$WORK/4.json" 2>/dev/null
+is "$?" 1 "a pull with a file/folder conflict exits 1"
+like "$(grep '"type":"error"' "$WORK/4.json")" '"key":"C/a/b".*conflict' \
+	"C/a/b is reported as a conflict with the file C/a"
+check "the file a and a.txt are pulled" test -f "$WORK/conflict/a" -a \
+	-f "$WORK/conflict/a.txt"
+
+# 5. --delete removes what the bucket no longer has, and only then
+victim=$(cd "$D" && find . -type f -name '*.bin' ! -name big.bin | sort | head -n 1)
+victim=${victim#./}
+awscli s3api delete-object --bucket "$B" --key "p/$victim" >/dev/null
+n0=$(find "$D" -type f | wc -l)
+"$FERRY" sync "s3://$B/nothing-here" "$D" --delete --json >"$WORK/5a.json" 2>/dev/null
+is "$?" 3 "--delete from an empty bucket side is refused (exit 3)"
+"$FERRY" sync "s3://no-such-bucket-$$/p" "$D" --delete --json \
+	>"$WORK/5b.json" 2>/dev/null
+is "$?" 3 "a missing bucket aborts (exit 3)"
+is "$(find "$D" -type f | wc -l)" "$n0" "... and neither run deleted anything"
+m=$(mark)
+"$FERRY" sync "s3://$B/p" "$D" --delete --json >"$WORK/5c.json"
+is "$?" 0 "pull --delete exits 0"
+is "$(summary "$WORK/5c.json" deleted)" 1 "one local file deleted"
+check "the file whose object was deleted is gone" test ! -e "$D/$victim"
+is "$(($(requests "$m" total) - $(requests "$m" list)))" 0 \
+	"the delete needs only the listing"
+
+# 6. an object rewritten by another tool, same size, new bytes
+f=$(cd "$D" && find . -type f -size +16c -name '*.bin' ! -name big.bin | sort | sed -n 5p)
+f=${f#./}
+size=$(stat -c %s "$D/$f")
+head -c "$size" /dev/urandom >"$WORK/new"
+awscli s3api put-object --bucket "$B" --key "p/$f" --body "$WORK/new" >/dev/null
+m=$(mark)
+"$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/6.json"
+is "$?" 0 "pull after a same-size rewrite exits 0"
+is "$(summary "$WORK/6.json" downloaded)" 1 "the rewritten object is downloaded"
+is "$(requests "$m" get)" 1 "... with one GET"
+check "the local file holds the new bytes" cmp -s "$WORK/new" "$D/$f"
+
+# 7. a local file changed by hand comes back; a lost manifest costs no GET
+printf 'local edit' >>"$D/$f"
+"$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/7.json"
+check "a locally modified file is restored" cmp -s "$WORK/new" "$D/$f"
+rm -rf "$FERRY_STATE_DIR"
+m=$(mark)
+"$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/7b.json"
+is "$?" 0 "pull without a manifest exits 0"
+is "$(requests "$m" get)" 0 "without a manifest nothing is downloaded"
+is "$(requests "$m" head)" 1 "one HEAD, for the multipart object's stored hash"
+
+# 8. an object replaced while its ranges are downloaded (If-Match: 412).
+# With one request in flight, the next range is asked for only when the
+# first has come back; the proxy holds that first GET a moment, ferry is
+# stopped meanwhile, and the object is replaced before it goes on.
+if [ -f "$TOP/tests/faultproxy.py" ]; then
+	mkdir -p "$WORK/r"
+	head -c $((30 << 20)) /dev/urandom >"$WORK/r/big"
+	"$FERRY" sync "$WORK/r" "s3://$B/r" >/dev/null 2>&1
+	python3 "$TOP/tests/faultproxy.py" --upstream "$FERRY_TEST_ENDPOINT" \
+		--seed 7 --always --kinds delay --only-methods GET \
+		--match "^/$B/r/big" --log "$WORK/proxy.log" \
+		--port-file "$WORK/proxy.port" --lifetime 120 >/dev/null 2>&1 &
+	proxy=$!
+	for i in $(seq 100); do [ -s "$WORK/proxy.port" ] && break; sleep 0.1; done
+	"$FERRY" sync "s3://$B/r" "$WORK/r2" --json -j 1 --part-size 5M \
+		--endpoint-url "http://127.0.0.1:$(cat "$WORK/proxy.port")" \
+		>"$WORK/8.json" 2>/dev/null &
+	pid=$!
+	for i in $(seq 400); do [ -s "$WORK/proxy.log" ] && break; sleep 0.02; done
+	kill -STOP "$pid"
+	awscli s3api put-object --bucket "$B" --key r/big --body "$WORK/x" >/dev/null
+	kill -CONT "$pid"
+	wait "$pid"
+	is "$?" 1 "a pull whose object is replaced mid-download exits 1"
+	like "$(grep '"type":"error"' "$WORK/8.json")" 'replaced' \
+		"the replacement is reported"
+	check "no partial file is left" test ! -e "$WORK/r2/big"
+	is "$(temps "$WORK/r2")" 0 "no temporary file is left"
+	kill "$proxy" 2>/dev/null
+	wait "$proxy" 2>/dev/null
+fi
+
+done_testing
