@@ -66,8 +66,12 @@ if [ "$(id -u)" -eq 0 ]; then
 	chmod 755 "$WORK"
 	chmod -R a+rX "$U" && chmod 000 "$U/sub/f2.txt"
 	mkdir -p "$WORK/nobody-state" && chown nobody "$WORK/nobody-state"
+	# the gateway's folder is root's: the keys come from the environment
+	: >"$WORK/empty" && chmod 644 "$WORK/empty"
 	as=(setpriv --reuid=nobody --regid=nogroup --clear-groups
-		env FERRY_STATE_DIR="$WORK/nobody-state")
+		env FERRY_STATE_DIR="$WORK/nobody-state"
+		AWS_SHARED_CREDENTIALS_FILE="$WORK/empty"
+		AWS_CONFIG_FILE="$WORK/empty")
 fi
 "${as[@]}" "$FERRY" sync "$U" "s3://$B/u" --json >"$WORK/u.json" 2>/dev/null
 is "$?" 1 "an unreadable file makes the run exit 1"
