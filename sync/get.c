@@ -19,13 +19,11 @@
 
 #define NS_PER_S 1000000000LL
 #define TMP_TRIES 32
-#define RESENDS 5
 
 /* One ranged GET: bytes [off, off + len) of the object. */
 struct part {
 	struct dl *d;
 	uint64_t off, len, got;
-	unsigned resends;
 };
 
 static uint64_t
@@ -319,6 +317,7 @@ downloaded(struct dl *d)
 	struct pull *p = d->p;
 
 	p->counts.downloaded++;
+	p->counts.bytes += d->written;
 	output_action(&p->out, "download", d->fullkey, strlen(d->fullkey),
 	    d->written, NULL);
 	finish(d);
@@ -340,6 +339,8 @@ sink_whole(const char *data, size_t len, void *arg)
 	struct dl *d = arg;
 	ferry_err e;
 
+	if (d->sink_err != FERRY_OK)
+		return 1;
 	if ((e = write_at(d, data, len, d->written)) != FERRY_OK)
 		return sink_fail(d, e);
 	if (EVP_DigestUpdate(d->md5, data, len) != 1 ||
@@ -368,39 +369,21 @@ get_result(struct dl *d, struct remote_req *q)
 }
 
 /*
- * Non-zero when q broke off after some of its body had arrived: the
- * remote layer retries only before the first byte (the sink has the
- * rest), so the bytes are asked for again from here, a few times.
+ * A single GET cut off after some of its body is asked again by the
+ * remote layer: what was written and hashed is forgotten first.
  */
-static int
-resendable(const struct dl *d, struct remote_req *q, unsigned *resends)
+static void
+restart_whole(void *arg)
 {
-	const struct remote_resp *s = remote_req_resp(q);
+	struct dl *d = arg;
 
-	if (d->failed || d->sink_err != FERRY_OK || s->err != FERRY_ENET ||
-	    *resends >= RESENDS)
-		return 0;
-	(*resends)++;
-	log_debug("%s: the transfer broke off, asking again", d->fullkey);
-	return 1;
-}
-
-static ferry_err send_get(struct dl *d) FERRY_WUR;
-
-/* Starts the single GET over, into an emptied file. */
-static ferry_err
-resend_get(struct dl *d)
-{
-	if (ftruncate(d->fd, 0) != 0)
-		return ferry_fail(FERRY_ESYS,
-		    "cannot truncate the file for %s: %s", d->key,
-		    strerror(errno));
 	d->written = 0;
-	memset(&d->meta, 0, sizeof(d->meta));
-	if (EVP_DigestInit_ex(d->md5, EVP_md5(), NULL) != 1 ||
-	    XXH3_128bits_reset(d->xxh) != XXH_OK)
-		return ferry_fail(FERRY_ESYS, "cannot restart the digests");
-	return send_get(d);
+	if (ftruncate(d->fd, 0) != 0)
+		sink_fail(d, ferry_fail(FERRY_ESYS, "cannot truncate %s: %s",
+		                 d->key, strerror(errno)));
+	else if (EVP_DigestInit_ex(d->md5, EVP_md5(), NULL) != 1 ||
+	         XXH3_128bits_reset(d->xxh) != XXH_OK)
+		sink_fail(d, ferry_fail(FERRY_ESYS, "cannot restart digests"));
 }
 
 static void
@@ -411,12 +394,6 @@ on_get(struct remote_req *q, void *arg)
 	unsigned int n = 0;
 	ferry_err e;
 
-	if (resendable(d, q, &d->resends)) {
-		remote_req_free(q);
-		if ((e = resend_get(d)) != FERRY_OK)
-			fail(d, e);
-		return;
-	}
 	e = get_result(d, q);
 	remote_req_free(q);
 	if (e != FERRY_OK)
@@ -440,6 +417,7 @@ send_get(struct dl *d)
 	if ((q = new_get(d)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	remote_req_sink(q, sink_whole, d);
+	remote_req_sink_restart(q, restart_whole);
 	if ((e = remote_req_submit(q, on_get, d)) != FERRY_OK) {
 		remote_req_free(q);
 		return e;
@@ -491,6 +469,15 @@ complete_ranged(struct dl *d)
 	downloaded(d);
 }
 
+/* A range cut off is asked again whole: its bytes are written over. */
+static void
+restart_part(void *arg)
+{
+	struct part *pt = arg;
+
+	pt->got = 0;
+}
+
 /* A range's bytes, written where they belong in the file. */
 static int
 sink_part(const char *data, size_t len, void *arg)
@@ -540,8 +527,6 @@ part_result(struct part *pt, struct remote_req *q)
 	return FERRY_OK;
 }
 
-static ferry_err send_part(struct part *pt) FERRY_WUR;
-
 static void
 on_part(struct remote_req *q, void *arg)
 {
@@ -549,15 +534,8 @@ on_part(struct remote_req *q, void *arg)
 	struct dl *d = pt->d;
 	ferry_err e;
 
-	if (resendable(d, q, &pt->resends)) {
-		remote_req_free(q);
-		pt->got = 0;
-		if ((e = send_part(pt)) == FERRY_OK)
-			return;
-	} else {
-		e = part_result(pt, q);
-		remote_req_free(q);
-	}
+	e = part_result(pt, q);
+	remote_req_free(q);
 	free(pt);
 	d->parts_inflight--;
 	if (e != FERRY_OK)
@@ -592,6 +570,7 @@ send_part(struct part *pt)
 		return e;
 	}
 	remote_req_sink(q, sink_part, pt);
+	remote_req_sink_restart(q, restart_part);
 	if ((e = remote_req_submit(q, on_part, pt)) != FERRY_OK)
 		remote_req_free(q);
 	return e;
@@ -654,8 +633,11 @@ checked_differs(struct dl *d, const char *reason)
 		output_action(&p->out, "download", d->fullkey,
 		    strlen(d->fullkey), d->size, reason);
 		p->counts.downloaded++;
+		p->counts.bytes += d->size;
 		return finish(d);
 	}
+	p->planned++;
+	p->planned_bytes += d->size;
 	d->state = DL_READY;
 }
 
@@ -796,8 +778,12 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 		pp = &(*pp)->next;
 	*pp = d;
 	p->nactive++;
-	if (a == PLAN_CHECK)
+	if (a == PLAN_CHECK) {
 		start_check(d);
+		return FERRY_OK;
+	}
+	p->planned++;
+	p->planned_bytes += d->size;
 	return FERRY_OK;
 }
 

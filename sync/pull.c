@@ -203,7 +203,7 @@ key_refused(const char *key, size_t keylen, int prefixed)
 	size_t i, start = 0, n;
 
 	if (keylen == 0 || keylen > MANIFEST_KEY_MAX)
-		return "its length";
+		return "no name or more than 1024 bytes";
 	if (memchr(key, '\0', keylen) != NULL)
 		return "a NUL byte";
 	if (key[0] == '/')
@@ -344,6 +344,7 @@ dry_download(struct pull *p, const struct plan_decision *d)
 	    &p->out, "download", full, plen + n, p->robj.size, d->reason);
 	free(full);
 	p->counts.downloaded++;
+	p->counts.bytes += p->robj.size;
 	return FERRY_OK;
 }
 
@@ -451,7 +452,10 @@ run_loop(struct pull *p)
 			break;
 		if ((e = remote_run(p->r, 100)) != FERRY_OK)
 			return e;
+		output_progress(
+		    &p->out, &p->counts, p->planned, p->planned_bytes, 0);
 	}
+	output_progress(&p->out, &p->counts, p->planned, p->planned_bytes, 1);
 	return FERRY_OK;
 }
 

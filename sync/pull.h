@@ -53,8 +53,7 @@ struct dl {
 	char tmpname[32];
 	const char *name; /* the last component of key */
 	uint64_t written;
-	unsigned resends; /* single GET: bodies cut off and asked again */
-	EVP_MD_CTX *md5;  /* single GET: digests of the bytes as written */
+	EVP_MD_CTX *md5; /* single GET: digests of the bytes as written */
 	XXH3_state_t *xxh;
 	struct dl_meta meta;
 	/* ranged GETs */
@@ -98,7 +97,8 @@ struct pull {
 	unsigned nactive;
 	unsigned since_commit;
 	int64_t last_commit_ns;
-	uint64_t dl_failed; /* downloads and checks that failed */
+	uint64_t dl_failed;              /* downloads and checks that failed */
+	uint64_t planned, planned_bytes; /* for the progress line */
 	/* deletes, kept in a temporary file until the end */
 	FILE *deletes;
 	uint64_t ndeletes;
