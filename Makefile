@@ -81,7 +81,7 @@ fuzz:
 	sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 bench: deps ferry
-	sh bench/run.sh
+	bash bench/run.sh
 
 install: ferry
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
