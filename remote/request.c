@@ -598,6 +598,26 @@ out:
 	return e;
 }
 
+/*
+ * A 200 whose body is an S3 <Error> document (CopyObject, UploadPartCopy,
+ * CompleteMultipartUpload fail that way after the status was sent).
+ */
+static int
+error_body(const struct remote_req *q)
+{
+	const char *b = q->resp.body.data;
+
+	if (b == NULL || q->sink)
+		return 0;
+	while (*b == ' ' || *b == '\t' || *b == '\r' || *b == '\n')
+		b++;
+	if (strncmp(b, "<?xml", 5) == 0 && (b = strstr(b, "?>")) != NULL)
+		b += 2;
+	while (b && (*b == ' ' || *b == '\t' || *b == '\r' || *b == '\n'))
+		b++;
+	return b && strncmp(b, "<Error>", 7) == 0;
+}
+
 int
 req_retryable(const struct remote_req *q, CURLcode rc)
 {
@@ -622,6 +642,8 @@ req_retryable(const struct remote_req *q, CURLcode rc)
 		return 0;
 	}
 	if (st == 500 || st == 502 || st == 503 || st == 504 || st == 429)
+		return 1;
+	if (st == 200 && strcmp(q->method, "GET") != 0 && error_body(q))
 		return 1;
 	if (st == 400 && q->resp.body.data &&
 	    strstr(q->resp.body.data, "<Code>RequestTimeout</Code>"))
