@@ -187,6 +187,8 @@ output_summary(struct output *o, const struct sync_counts *c,
 		return;
 	}
 	clear_progress(o);
+	/* the object lines on stdout come before the summary on stderr */
+	fflush(stdout);
 	if (o->quiet || exit_status == EXIT_USAGE)
 		return;
 	format_size(c->bytes, size, sizeof(size));
