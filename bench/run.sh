@@ -638,7 +638,7 @@ echo "$TABLE"
 } >"$W/section.md"
 
 if [ "${BENCH_APPEND:-0}" = 1 ] && [ -f "$OUT" ]; then
-	cat "$W/section.md" >>"$OUT"
+	{ echo; cat "$W/section.md"; } >>"$OUT"
 else
 	{
 		echo "# ferry benchmark results"
