@@ -1,24 +1,14 @@
 #!/usr/bin/env python3
-"""Compares a local tree with what an independent client (the AWS CLI)
-lists under s3://BUCKET/PREFIX: the same keys and the same sizes.  Prints
-the differences and exits 1 if there are any.
+"""Compares a local tree with what an independent client (s3.py, with its
+own signer) lists under s3://BUCKET/PREFIX: the same keys and the same
+sizes.  Prints the differences and exits 1 if there are any.
 
 usage: bucket_equals_tree.py DIR BUCKET PREFIX
 """
-import json
 import os
-import subprocess
 import sys
 
-
-def listing(bucket, prefix):
-    out = subprocess.run(
-        ["/usr/bin/aws", "--endpoint-url", os.environ["FERRY_TEST_ENDPOINT"],
-         "s3api", "list-objects-v2", "--bucket", bucket, "--prefix", prefix,
-         "--output", "json"],
-        check=True, capture_output=True).stdout
-    objs = json.loads(out or b"{}").get("Contents", [])
-    return {o["Key"][len(prefix):]: o["Size"] for o in objs}
+from s3 import listing
 
 
 def tree(root):

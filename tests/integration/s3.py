@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""A small S3 client for the tests, independent of ferry: its own SigV4
+signer on Python's standard library, path-style requests to
+$FERRY_TEST_ENDPOINT with $AWS_ACCESS_KEY_ID / $AWS_SECRET_ACCESS_KEY.  It
+starts in a few tens of milliseconds, where the AWS CLI takes seconds of
+CPU, so the suite checks results with it wherever the AWS CLI is not the
+point of the check.
+
+usage: s3.py mb BUCKET
+       s3.py ls BUCKET [PREFIX]          size<TAB>key per object
+       s3.py get BUCKET KEY FILE
+       s3.py put BUCKET KEY FILE [Header:value ...]
+       s3.py head BUCKET KEY             the reply's headers as JSON
+       s3.py rm BUCKET [PREFIX]          every object under PREFIX
+       s3.py uploads BUCKET [PREFIX]     how many multipart uploads are open
+
+Keys are given and printed as UTF-8 with surrogate escapes, so names that
+are not valid UTF-8 keep their bytes.
+"""
+import base64
+import datetime
+import hashlib
+import hmac
+import http.client
+import json
+import os
+import sys
+import urllib.parse
+import xml.etree.ElementTree as ET
+from xml.sax.saxutils import escape as xml_escape
+
+NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"
+EMPTY = hashlib.sha256(b"").hexdigest()
+
+
+def quote(b, safe=b"-_.~"):
+    return "".join(chr(c) if chr(c).isalnum() and c < 128 or c in safe
+                   else "%%%02X" % c for c in b)
+
+
+def kbytes(key):
+    return key.encode("utf-8", "surrogateescape")
+
+
+class S3:
+    def __init__(self):
+        ep = urllib.parse.urlsplit(os.environ["FERRY_TEST_ENDPOINT"])
+        self.host = ep.netloc
+        self.tls = ep.scheme == "https"
+        self.ak = os.environ["AWS_ACCESS_KEY_ID"]
+        self.sk = os.environ["AWS_SECRET_ACCESS_KEY"]
+        self.region = os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+        self.conn = None
+
+    def _sign(self, method, path, query, headers, payload_hash):
+        now = datetime.datetime.now(datetime.timezone.utc)
+        amzdate = now.strftime("%Y%m%dT%H%M%SZ")
+        day = amzdate[:8]
+        headers["host"] = self.host
+        headers["x-amz-date"] = amzdate
+        headers["x-amz-content-sha256"] = payload_hash
+        names = sorted(h.lower() for h in headers)
+        low = {k.lower(): str(v).strip() for k, v in headers.items()}
+        canon_q = "&".join(
+            "%s=%s" % (quote(k.encode()),
+                       quote(v.encode("utf-8", "surrogateescape")))
+            for k, v in sorted(query))
+        creq = "\n".join([
+            method, path, canon_q,
+            "".join("%s:%s\n" % (n, low[n]) for n in names),
+            ";".join(names), payload_hash])
+        scope = "%s/%s/s3/aws4_request" % (day, self.region)
+        sts = "\n".join(["AWS4-HMAC-SHA256", amzdate, scope,
+                         hashlib.sha256(creq.encode()).hexdigest()])
+        k = ("AWS4" + self.sk).encode()
+        for part in (day, self.region, "s3", "aws4_request"):
+            k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+        sig = hmac.new(k, sts.encode(), hashlib.sha256).hexdigest()
+        headers["Authorization"] = (
+            "AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, "
+            "Signature=%s" % (self.ak, scope, ";".join(names), sig))
+        return canon_q
+
+    def request(self, method, bucket, key=b"", query=(), body=b"",
+                headers=None, out=None):
+        headers = dict(headers or {})
+        path = "/" + quote(bucket.encode())
+        if key:
+            path += "/" + quote(key, b"-_.~/")
+        q = self._sign(method, path, list(query), headers,
+                       hashlib.sha256(body).hexdigest() if body else EMPTY)
+        for attempt in range(3):
+            if self.conn is None:
+                cls = (http.client.HTTPSConnection if self.tls
+                       else http.client.HTTPConnection)
+                self.conn = cls(self.host, timeout=120)
+            try:
+                self.conn.request(method, path + ("?" + q if q else ""),
+                                  body=body, headers=headers)
+                r = self.conn.getresponse()
+                if out is not None and r.status == 200:
+                    while True:
+                        chunk = r.read(1 << 20)
+                        if not chunk:
+                            break
+                        out.write(chunk)
+                    return r, b""
+                return r, r.read()
+            except (ConnectionError, http.client.HTTPException):
+                self.conn.close()
+                self.conn = None
+                if attempt == 2:
+                    raise
+
+    def check(self, r, data, what):
+        if r.status // 100 != 2:
+            sys.exit("s3.py: %s: HTTP %d %s" % (what, r.status,
+                                                data[:300].decode("latin-1")))
+
+    def objects(self, bucket, prefix=b""):
+        token = None
+        while True:
+            q = [("list-type", "2"), ("encoding-type", "url"),
+                 ("prefix", prefix.decode("utf-8", "surrogateescape"))]
+            if token:
+                q.append(("continuation-token", token))
+            r, data = self.request("GET", bucket, query=q)
+            self.check(r, data, "list " + bucket)
+            root = ET.fromstring(data)
+            for c in root.iter(NS + "Contents"):
+                k = urllib.parse.unquote_to_bytes(c.find(NS + "Key").text)
+                yield k, int(c.find(NS + "Size").text)
+            token_el = root.find(NS + "NextContinuationToken")
+            if root.findtext(NS + "IsTruncated") != "true" or token_el is None:
+                return
+            token = token_el.text
+
+
+def listing(bucket, prefix):
+    """{key relative to prefix (str, surrogate-escaped): size}"""
+    s3 = S3()
+    p = kbytes(prefix)
+    return {k[len(p):].decode("utf-8", "surrogateescape"): n
+            for k, n in s3.objects(bucket, p)}
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    s3, cmd, args = S3(), argv[0], argv[1:]
+    bucket = args[0]
+    if cmd == "mb":
+        r, data = s3.request("PUT", bucket)
+        s3.check(r, data, "create " + bucket)
+    elif cmd == "ls":
+        p = kbytes(args[1]) if len(args) > 1 else b""
+        out = sys.stdout.buffer
+        for k, n in s3.objects(bucket, p):
+            out.write(b"%d\t%s\n" % (n, k))
+    elif cmd == "get":
+        with open(args[2], "wb") as f:
+            r, data = s3.request("GET", bucket, kbytes(args[1]), out=f)
+        s3.check(r, data, "get " + args[1])
+    elif cmd == "put":
+        with open(args[2], "rb") as f:
+            body = f.read()
+        hdr = dict(h.split(":", 1) for h in args[3:])
+        r, data = s3.request("PUT", bucket, kbytes(args[1]), body=body,
+                             headers=hdr)
+        s3.check(r, data, "put " + args[1])
+    elif cmd == "head":
+        r, data = s3.request("HEAD", bucket, kbytes(args[1]))
+        s3.check(r, data, "head " + args[1])
+        print(json.dumps({k.lower(): v for k, v in r.getheaders()}))
+    elif cmd == "rm":
+        p = kbytes(args[1]) if len(args) > 1 else b""
+        keys, odd = [], []
+        for k, _ in s3.objects(bucket, p):
+            # XML cannot carry bytes that are not UTF-8, nor most controls
+            try:
+                if any(c < 0x20 for c in k):
+                    raise UnicodeDecodeError("utf-8", k, 0, 1, "control")
+                keys.append(k.decode("utf-8"))
+            except UnicodeDecodeError:
+                odd.append(k)
+        for k in odd:
+            r, data = s3.request("DELETE", bucket, k)
+            s3.check(r, data, "delete %r" % k)
+        for i in range(0, len(keys), 1000):
+            body = ("<Delete><Quiet>true</Quiet>%s</Delete>" % "".join(
+                "<Object><Key>%s</Key></Object>" % xml_escape(k)
+                for k in keys[i:i + 1000])).encode("utf-8")
+            md5 = base64.b64encode(hashlib.md5(body).digest()).decode()
+            r, data = s3.request("POST", bucket, query=[("delete", "")],
+                                 body=body, headers={"Content-MD5": md5})
+            s3.check(r, data, "delete")
+    elif cmd == "uploads":
+        q = [("uploads", "")]
+        if len(args) > 1:
+            q.append(("prefix", args[1]))
+        r, data = s3.request("GET", bucket, query=q)
+        s3.check(r, data, "list uploads")
+        print(len(ET.fromstring(data).findall(NS + "Upload")))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
