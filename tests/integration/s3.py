@@ -9,9 +9,14 @@ point of the check.
 usage: s3.py mb BUCKET
        s3.py ls BUCKET [PREFIX]          size<TAB>key per object
        s3.py get BUCKET KEY FILE
+       s3.py getall BUCKET PREFIX DIR [GLOB]
+                                         each object under PREFIX whose
+                                         name after it matches GLOB, into
+                                         DIR/name
        s3.py put BUCKET KEY FILE [Header:value ...]
        s3.py head BUCKET KEY             the reply's headers as JSON
        s3.py rm BUCKET [PREFIX]          every object under PREFIX
+       s3.py del BUCKET KEY              one object
        s3.py uploads BUCKET [PREFIX]     how many multipart uploads are open
 
 Keys are given and printed as UTF-8 with surrogate escapes, so names that
@@ -19,6 +24,7 @@ are not valid UTF-8 keep their bytes.
 """
 import base64
 import datetime
+import fnmatch
 import hashlib
 import hmac
 import http.client
@@ -161,6 +167,21 @@ def main(argv):
         with open(args[2], "wb") as f:
             r, data = s3.request("GET", bucket, kbytes(args[1]), out=f)
         s3.check(r, data, "get " + args[1])
+    elif cmd == "getall":
+        p = kbytes(args[1])
+        pattern = args[3] if len(args) > 3 else "*"
+        for k, _ in list(s3.objects(bucket, p)):
+            name = k[len(p):].decode("utf-8", "surrogateescape")
+            if not fnmatch.fnmatchcase(name, pattern):
+                continue
+            dest = os.path.join(args[2], name)
+            os.makedirs(os.path.dirname(dest) or ".", exist_ok=True)
+            with open(dest, "wb") as f:
+                r, data = s3.request("GET", bucket, k, out=f)
+            s3.check(r, data, "get " + name)
+    elif cmd == "del":
+        r, data = s3.request("DELETE", bucket, kbytes(args[1]))
+        s3.check(r, data, "delete " + args[1])
     elif cmd == "put":
         with open(args[2], "rb") as f:
             body = f.read()

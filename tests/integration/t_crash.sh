@@ -12,8 +12,7 @@ head -c $((40 << 20)) /dev/urandom >"$T/big1.bin"
 head -c $((40 << 20)) /dev/urandom >"$T/big2.bin"
 
 open_uploads() {
-	awscli s3api list-multipart-uploads --bucket "$B" \
-		--query 'length(Uploads || `[]`)' --output text
+	s3 uploads "$B"
 }
 
 for delay in 0.3 1.0 2.0; do
@@ -29,16 +28,16 @@ for delay in 0.3 1.0 2.0; do
 		"$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" c/
 	is "$(open_uploads)" 0 "... with no multipart upload left open"
 	# start over for the next moment
-	awscli s3 rm "s3://$B/c" --recursive --quiet
+	s3 rm "$B" c/
 	rm -rf "$FERRY_STATE_DIR"
 done
 for f in big1.bin big2.bin; do
 	"$FERRY" sync "$T" "s3://$B/c" --quiet
-	awscli s3 cp "s3://$B/c/$f" "$WORK/$f" --quiet
+	s3 get "$B" "c/$f" "$WORK/$f"
 	check "$f is byte-identical" cmp -s "$WORK/$f" "$T/$f"
 done
 
-awscli s3 rm "s3://$B/c" --recursive --quiet
+s3 rm "$B" c/
 rm -rf "$FERRY_STATE_DIR"
 "$FERRY" sync "$T" "s3://$B/c" --json --jobs 2 >"$WORK/int.json" &
 pid=$!

@@ -22,7 +22,7 @@ is "$(requests "$m" get)" 0 "no object data is read through ferry (no GET)"
 is "$(requests "$m" put)" 408 "400 CopyObject and 8 UploadPartCopy"
 check "the destination lists the same keys and sizes" \
 	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$D" n/
-awscli s3 cp "s3://$D/n/big.bin" "$WORK/big.bin" --quiet
+s3 get "$D" n/big.bin "$WORK/big.bin"
 check "the 64 MiB copy is byte-identical" cmp -s "$WORK/big.bin" "$T/big.bin"
 rm -f "$WORK/big.bin"
 
@@ -31,15 +31,13 @@ m=$(mark)
 is "$?" 0 "an unchanged re-mirror exits 0"
 is "$(requests "$m" total)" 2 "... and sends only the two listings"
 
-mapfile -t gone < <(awscli s3api list-objects-v2 --bucket "$S" --prefix m/ \
-	--query 'Contents[0:5].Key' --output text | tr '\t' '\n')
+mapfile -t gone < <(s3 ls "$S" m/ | head -n 5 | cut -f 2)
 for k in "${gone[@]}"; do
-	awscli s3api delete-object --bucket "$S" --key "$k" >/dev/null
+	s3 del "$S" "$k"
 done
 "$FERRY" sync "s3://$S/m" "s3://$D/n" "${opts[@]}" --delete >"$WORK/3.json"
 is "$(summary "$WORK/3.json" deleted)" 5 "--delete removes exactly the 5 objects gone from the source"
-n=$(awscli s3api list-objects-v2 --bucket "$D" --prefix n/ \
-	--query 'length(Contents)' --output text)
+n=$(s3 ls "$D" n/ | wc -l)
 is "$n" 396 "... and the destination holds the other 396"
 
 # Streamed: the destination belongs to a second user, who cannot read the
@@ -54,7 +52,7 @@ aws_secret_access_key = $FERRY_TEST_SECRET2
 CRED
 D2=mirror-two-$$
 AWS_ACCESS_KEY_ID=$FERRY_TEST_ACCESS2 AWS_SECRET_ACCESS_KEY=$FERRY_TEST_SECRET2 \
-	awscli s3api create-bucket --bucket "$D2" >/dev/null
+	s3 mb "$D2"
 m=$(mark)
 env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
 	AWS_SHARED_CREDENTIALS_FILE="$WORK/credentials" \
@@ -64,7 +62,7 @@ is "$?" 0 "a streamed mirror between two accounts exits 0"
 is "$(summary "$WORK/4.json" copied)" 396 "... copying 396 objects"
 is "$(requests "$m" get)" 403 "... read with 395 GETs and 8 ranged GETs"
 AWS_ACCESS_KEY_ID=$FERRY_TEST_ACCESS2 AWS_SECRET_ACCESS_KEY=$FERRY_TEST_SECRET2 \
-	awscli s3 cp "s3://$D2/s/big.bin" "$WORK/big.bin" --quiet
+	s3 get "$D2" s/big.bin "$WORK/big.bin"
 check "the streamed 64 MiB object is byte-identical" \
 	cmp -s "$WORK/big.bin" "$T/big.bin"
 m=$(mark)

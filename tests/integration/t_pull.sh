@@ -81,8 +81,7 @@ printf 'x' >"$WORK/x"
 for k in 'P/../escape1.txt' 'P/a/../../escape2.txt' 'P/x/../../../escape4' \
 	'P//empty-seg' 'P/good.txt' 'P/sub/good2.txt' 'P/folder/' \
 	'C/a' 'C/a/b' 'C/a.txt'; do
-	awscli s3api put-object --bucket "$E" --key "$k" --body "$WORK/x" \
-		>/dev/null
+	s3 put "$E" "$k" "$WORK/x"
 done
 J=$WORK/jail
 mkdir -p "$J"
@@ -113,7 +112,7 @@ check "the file a and a.txt are pulled" test -f "$WORK/conflict/a" -a \
 # 5. --delete removes what the bucket no longer has, and only then
 victim=$(cd "$D" && find . -type f -name '*.bin' ! -name big.bin | sort | head -n 1)
 victim=${victim#./}
-awscli s3api delete-object --bucket "$B" --key "p/$victim" >/dev/null
+s3 del "$B" "p/$victim"
 n0=$(find "$D" -type f | wc -l)
 "$FERRY" sync "s3://$B/nothing-here" "$D" --delete --json >"$WORK/5a.json" 2>/dev/null
 is "$?" 3 "--delete from an empty bucket side is refused (exit 3)"
@@ -134,7 +133,7 @@ f=$(cd "$D" && find . -type f -size +16c -name '*.bin' ! -name big.bin | sort | 
 f=${f#./}
 size=$(stat -c %s "$D/$f")
 head -c "$size" /dev/urandom >"$WORK/new"
-awscli s3api put-object --bucket "$B" --key "p/$f" --body "$WORK/new" >/dev/null
+s3 put "$B" "p/$f" "$WORK/new"
 m=$(mark)
 "$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/6.json"
 is "$?" 0 "pull after a same-size rewrite exits 0"
@@ -173,7 +172,7 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 	pid=$!
 	for i in $(seq 400); do [ -s "$WORK/proxy.log" ] && break; sleep 0.02; done
 	kill -STOP "$pid"
-	awscli s3api put-object --bucket "$B" --key r/big --body "$WORK/x" >/dev/null
+	s3 put "$B" r/big "$WORK/x"
 	kill -CONT "$pid"
 	wait "$pid"
 	is "$?" 1 "a pull whose object is replaced mid-download exits 1"
