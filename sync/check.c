@@ -36,8 +36,14 @@ checked_differs(struct xfer *x, const char *reason)
 	xfer_planned(x);
 	x->multipart = x->local.size >= p->o->multipart_threshold;
 	if (p->o->dry_run) {
-		output_action(&p->out, "upload", x->fullkey, strlen(x->fullkey),
-		    x->local.size, reason);
+		struct plan_entry src = {.present = 1,
+		    .size = x->local.size,
+		    .mtime_ns = x->local.mtime_ns,
+		    .hash = x->local.hash};
+		struct plan_entry dst = {
+		    .present = 1, .size = x->dst_size, .etag = x->dst_etag};
+		output_planned(&p->out, "upload", x->fullkey,
+		    strlen(x->fullkey), x->local.size, reason, &src, &dst);
 		p->counts.uploaded++;
 		p->counts.bytes += x->local.size;
 		return xfer_finish(x);

@@ -70,6 +70,8 @@ usage(FILE *f)
 {
 	fputs(
 	    "usage: ferry sync SOURCE DESTINATION [options]\n"
+	    "       ferry plan SOURCE DESTINATION [options] > PLAN\n"
+	    "       ferry apply PLAN [options]\n"
 	    "       ferry ls s3://BUCKET[/PREFIX] [--json]\n"
 	    "       ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
 	    "\n"
@@ -77,6 +79,8 @@ usage(FILE *f)
 	    "folder to bucket (push), bucket to folder (pull), bucket to\n"
 	    "bucket (mirror: server-side copy on one endpoint, else "
 	    "streamed).\n"
+	    "plan writes what sync would do as JSON lines; apply runs such\n"
+	    "a plan, refusing actions whose source or destination changed.\n"
 	    "\n"
 	    "What to sync:\n"
 	    "  --delete                 remove what the source no longer has\n"
@@ -299,19 +303,36 @@ take_manifest_operands(struct sync_opts *o, int argc, char **argv, int i)
 static int
 take_operands(struct sync_opts *o, int argc, char **argv, int i)
 {
-	int want = strcmp(o->command, "sync") == 0 ? 2 : 1;
+	int two =
+	    strcmp(o->command, "sync") == 0 || strcmp(o->command, "plan") == 0;
+	int want = two ? 2 : 1;
 
 	if (strcmp(o->command, "manifest") == 0)
 		return take_manifest_operands(o, argc, argv, i);
 	if (argc - i != want) {
-		if (strcmp(o->command, "sync") == 0)
+		if (two)
 			return bad(
-			    "%s", "sync takes a SOURCE and a DESTINATION");
+			    "%s takes a SOURCE and a DESTINATION", o->command);
+		if (strcmp(o->command, "apply") == 0)
+			return bad("%s", "apply takes one PLAN file");
 		return bad("%s", "ls takes one s3://BUCKET[/PREFIX]");
 	}
 	o->src = argv[i];
 	o->dst = want == 2 ? argv[i + 1] : NULL;
 	return -1;
+}
+
+static int
+known_command(const char *c)
+{
+	static const char *const commands[] = {
+	    "sync", "plan", "apply", "ls", "manifest"};
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(c, commands[i]) == 0)
+			return 1;
+	return 0;
 }
 
 int
@@ -331,11 +352,11 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		    (c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1)
 			if (c == 'h' || c == OPT_VERSION)
 				return take_option(o, c, optarg);
-		return bad("%s", "a command is needed: sync, ls or manifest");
+		return bad("%s", "a command is needed: sync, plan, apply, ls "
+		                 "or manifest");
 	}
 	o->command = argv[1];
-	if (strcmp(o->command, "sync") != 0 && strcmp(o->command, "ls") != 0 &&
-	    strcmp(o->command, "manifest") != 0)
+	if (!known_command(o->command))
 		return bad("unknown command '%s'", o->command);
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "ncj:qvh", longopts, NULL)) != -1) {
@@ -346,6 +367,9 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	}
 	if ((rc = check_sizes(o)) >= 0)
 		return rc;
+	/* a plan is a dry run's JSON lines */
+	if (strcmp(o->command, "plan") == 0)
+		o->dry_run = o->json = 1;
 	o->remote.max_connections = o->jobs;
 	/* without --source-* flags, the plain ones describe both sides */
 	if (!o->src_given)

@@ -40,10 +40,13 @@ copy_source_headers(
 	char range[64];
 	ferry_err e;
 
+	/* Ceph's gateway reads the condition as x-amz-copy-if-match */
 	if ((e = remote_req_copy_source(q, x->p->sloc.bucket, x->src_key,
 	         strlen(x->src_key))) != FERRY_OK ||
 	    (e = remote_req_header(
-	         q, "x-amz-copy-source-if-match", x->src_etag)) != FERRY_OK)
+	         q, "x-amz-copy-source-if-match", x->src_etag)) != FERRY_OK ||
+	    (e = remote_req_header(q, "x-amz-copy-if-match", x->src_etag)) !=
+	        FERRY_OK)
 		return e;
 	if (len == 0)
 		return FERRY_OK;

@@ -15,6 +15,8 @@ struct batch {
 	struct push *p;
 	char *keys[DELETE_BATCH];
 	size_t lens[DELETE_BATCH];
+	uint64_t sizes[DELETE_BATCH];
+	char etags[DELETE_BATCH][MANIFEST_ETAG_MAX];
 	size_t n;
 };
 
@@ -82,7 +84,9 @@ read_key(struct push *p, struct batch *b)
 	if ((k = malloc(plen + len + 1)) == NULL)
 		return 0;
 	memcpy(k, p->loc.prefix, plen);
-	if (fread(k + plen, 1, len, p->deletes) != len) {
+	if (fread(k + plen, 1, len, p->deletes) != len ||
+	    fread(&b->sizes[b->n], sizeof(b->sizes[0]), 1, p->deletes) != 1 ||
+	    fread(b->etags[b->n], MANIFEST_ETAG_MAX, 1, p->deletes) != 1) {
 		free(k);
 		return 0;
 	}
@@ -143,9 +147,13 @@ run_batches(struct push *p)
 		if (b->n == 0)
 			break;
 		if (p->o->dry_run) {
-			for (size_t i = 0; i < b->n; i++)
-				output_action(&p->out, "delete", b->keys[i],
-				    b->lens[i], 0, "not in source");
+			for (size_t i = 0; i < b->n; i++) {
+				struct plan_entry dst = {.present = 1,
+				    .size = b->sizes[i],
+				    .etag = b->etags[i]};
+				output_planned(&p->out, "delete", b->keys[i],
+				    b->lens[i], 0, "not in source", NULL, &dst);
+			}
 			p->counts.deleted += b->n;
 		} else if ((e = send_batch(b)) != FERRY_OK) {
 			output_error(&p->out, NULL, 0, e, ferry_errmsg());

@@ -62,12 +62,17 @@ ferry_err
 push_gather_delete(struct push *p, const struct remote_obj *o)
 {
 	uint32_t len = (uint32_t)o->keylen;
+	char etag[MANIFEST_ETAG_MAX] = "";
 
+	/* the listed size and ETag go along, for a plan's guard */
+	snprintf(etag, sizeof(etag), "%s", o->etag ? o->etag : "");
 	if (p->deletes == NULL && (p->deletes = tmpfile()) == NULL)
 		return ferry_fail(FERRY_ESYS,
 		    "cannot create a temporary file: %s", strerror(errno));
 	if (fwrite(&len, sizeof(len), 1, p->deletes) != 1 ||
-	    fwrite(o->key, 1, o->keylen, p->deletes) != o->keylen)
+	    fwrite(o->key, 1, o->keylen, p->deletes) != o->keylen ||
+	    fwrite(&o->size, sizeof(o->size), 1, p->deletes) != 1 ||
+	    fwrite(etag, sizeof(etag), 1, p->deletes) != 1)
 		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
 	p->ndeletes++;
 	return FERRY_OK;

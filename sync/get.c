@@ -416,6 +416,12 @@ send_get(struct dl *d)
 
 	if ((q = new_get(d)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	/* applying a plan: only the object the plan saw */
+	if (d->p->o->plan && d->etag[0] &&
+	    (e = remote_req_header(q, "If-Match", d->etag)) != FERRY_OK) {
+		remote_req_free(q);
+		return e;
+	}
 	remote_req_sink(q, sink_whole, d);
 	remote_req_sink_restart(q, restart_whole);
 	if ((e = remote_req_submit(q, on_get, d)) != FERRY_OK) {
@@ -630,8 +636,14 @@ checked_differs(struct dl *d, const char *reason)
 	p->counts.checked++;
 	d->ranged = d->size > 0 && d->size >= p->o->multipart_threshold;
 	if (p->o->dry_run) {
-		output_action(&p->out, "download", d->fullkey,
-		    strlen(d->fullkey), d->size, reason);
+		struct plan_entry src = {
+		    .present = 1, .size = d->size, .etag = d->etag};
+		struct plan_entry dst = {.present = 1,
+		    .size = d->local.size,
+		    .mtime_ns = d->local.mtime_ns,
+		    .hash = d->local.hash};
+		output_planned(&p->out, "download", d->fullkey,
+		    strlen(d->fullkey), d->size, reason, &src, &dst);
 		p->counts.downloaded++;
 		p->counts.bytes += d->size;
 		return finish(d);

@@ -46,6 +46,7 @@ struct sync_opts {
 	struct remote_opts src_remote; /* the source side of a mirror */
 	int src_given;                 /* a --source-* flag was given */
 	struct filter *filter;
+	struct planfile *plan; /* apply: the plan being run (planfile.h) */
 };
 
 /* Counts of a run, for the summary. */
@@ -79,6 +80,13 @@ void output_init(struct output *o, const struct sync_opts *opts);
 /* An object written, deleted, or planned (dry run). */
 void output_action(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason);
+/*
+ * A planned action (dry run) with what it depends on: each side as the
+ * plan saw it (NULL: absent), written into the JSON plan line.
+ */
+void output_planned(struct output *o, const char *type, const char *key,
+    size_t keylen, uint64_t size, const char *reason,
+    const struct plan_entry *src, const struct plan_entry *dst);
 /* A failure for key (NULL: the run), with the recorded detail. */
 void output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
     const char *msg);
@@ -103,6 +111,8 @@ int sync_mirror(const struct sync_opts *opts);
 int sync_manifest_info(const struct sync_opts *opts);
 /* ls.c */
 int sync_ls(const struct sync_opts *opts);
+/* apply.c: "ferry apply PLAN" (opts->src names the plan file). */
+int sync_apply(const struct sync_opts *opts);
 
 /* Part size for an object of size bytes: at least want, at most 10,000
  * parts, a multiple of 1 MiB. */

@@ -19,6 +19,8 @@ sync_main(int argc, char **argv)
 		rc = sync_ls(&o);
 	} else if (strcmp(o.command, "manifest") == 0) {
 		rc = sync_manifest_info(&o);
+	} else if (strcmp(o.command, "apply") == 0) {
+		rc = sync_apply(&o);
 	} else if (remote_is_url(o.src) && remote_is_url(o.dst)) {
 		rc = sync_mirror(&o);
 	} else if (remote_is_url(o.src)) {

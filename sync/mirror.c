@@ -57,18 +57,24 @@ record_same(
 
 /* A planned copy, printed with the destination's full key. */
 static void
-dry_run_copy(struct push *p, const struct remote_obj *src, const char *why)
+dry_run_copy(struct push *p, const struct remote_obj *src,
+    const struct remote_obj *dst, const char *why)
 {
 	size_t plen = strlen(p->loc.prefix);
 	char *full = malloc(plen + src->keylen + 1);
+	struct plan_entry s = {
+	    .present = 1, .size = src->size, .etag = src->etag};
+	struct plan_entry d = {.present = dst != NULL,
+	    .size = dst ? dst->size : 0,
+	    .etag = dst ? dst->etag : NULL};
 
 	if (full == NULL)
 		return;
 	memcpy(full, p->loc.prefix, plen);
 	memcpy(full + plen, src->key, src->keylen);
 	full[plen + src->keylen] = '\0';
-	output_action(
-	    &p->out, "copy", full, plen + src->keylen, src->size, why);
+	output_planned(
+	    &p->out, "copy", full, plen + src->keylen, src->size, why, &s, &d);
 	free(full);
 }
 
@@ -90,7 +96,7 @@ dispatch(struct push *p, const struct plan_decision *d,
 		break;
 	}
 	if (p->o->dry_run) {
-		dry_run_copy(p, src, d->reason);
+		dry_run_copy(p, src, dst, d->reason);
 		p->counts.copied++;
 		p->counts.bytes += src->size;
 		return FERRY_OK;
@@ -163,8 +169,8 @@ open_manifest(struct push *p)
 	    p->o->rebuild_manifest ? MANIFEST_REBUILD : 0, &p->m);
 }
 
-static ferry_err
-open_sides(struct push *p)
+ferry_err
+mirror_open(struct push *p)
 {
 	const struct sync_opts *o = p->o;
 	ferry_err e;
@@ -210,5 +216,5 @@ start(struct push *p)
 int
 sync_mirror(const struct sync_opts *o)
 {
-	return push_execute(o, open_sides, start);
+	return push_execute(o, mirror_open, start);
 }

@@ -11,6 +11,10 @@
 #include <cJSON.h>
 
 #include "sync/internal.h"
+#include "sync/planfile.h"
+
+/* Prints one JSON object as a line and frees it. */
+static void emit(cJSON *obj);
 
 void
 output_init(struct output *o, const struct sync_opts *opts)
@@ -23,6 +27,9 @@ output_init(struct output *o, const struct sync_opts *opts)
 	o->started_ns = now_mono_ns();
 	o->progress = opts->progress || (!opts->quiet && !opts->json &&
 	                                    !opts->dry_run && isatty(2));
+	if (opts->command && strcmp(opts->command, "plan") == 0)
+		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
+		    opts->part_size, opts->multipart_threshold));
 }
 
 /* Prints one JSON object as a line and frees it. */
@@ -66,6 +73,14 @@ void
 output_action(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason)
 {
+	output_planned(o, type, key, keylen, size, reason, NULL, NULL);
+}
+
+void
+output_planned(struct output *o, const char *type, const char *key,
+    size_t keylen, uint64_t size, const char *reason,
+    const struct plan_entry *src, const struct plan_entry *dst)
+{
 	cJSON *obj;
 
 	if (o->json) {
@@ -79,6 +94,8 @@ output_action(struct output *o, const char *type, const char *key,
 		cJSON_AddNumberToObject(obj, "size", (double)size);
 		if (reason)
 			cJSON_AddStringToObject(obj, "reason", reason);
+		if (o->dry_run && (src || dst))
+			planfile_add_sides(obj, src, dst);
 		emit(obj);
 		return;
 	}

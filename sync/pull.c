@@ -39,8 +39,8 @@ ts_ns(const struct timespec *t)
 	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
-static void
-local_from_stat(struct manifest_local *l, const struct stat *st)
+void
+pull_local_from_stat(struct manifest_local *l, const struct stat *st)
 {
 	memset(l, 0, sizeof(*l));
 	l->size = (uint64_t)st->st_size;
@@ -63,7 +63,7 @@ pull_record_local(
 		log_warn("%s: cannot stat: %s", key, strerror(errno));
 		return;
 	}
-	local_from_stat(&l, &st);
+	pull_local_from_stat(&l, &st);
 	memcpy(l.hash, h, 16);
 	if (manifest_local_put(p->m, key, keylen, &l) != FERRY_OK)
 		log_warn("manifest: %s", ferry_errmsg());
@@ -197,8 +197,8 @@ key_cmp(const char *a, size_t alen, const char *b, size_t blen)
  * trailing '/' (a folder marker) is allowed; "." and empty segments are
  * refused too, since two keys would then name one path.
  */
-static const char *
-key_refused(const char *key, size_t keylen, int prefixed)
+const char *
+pull_key_refused(const char *key, size_t keylen, int prefixed)
 {
 	size_t i, start = 0, n;
 
@@ -293,7 +293,7 @@ listed_plannable(struct pull *p)
 	const char *k = p->robj.key, *why;
 	size_t n = p->robj.keylen, at;
 
-	if ((why = key_refused(k, n, p->loc.prefix[0] != '\0')) != NULL) {
+	if ((why = pull_key_refused(k, n, p->loc.prefix[0] != '\0')) != NULL) {
 		refuse_listed(p, ferry_fail(FERRY_EPARSE,
 		                     "refused: the key has %s, so it is not "
 		                     "a path inside the target folder",
@@ -331,17 +331,23 @@ gather_delete(struct pull *p)
 }
 
 static ferry_err
-dry_download(struct pull *p, const struct plan_decision *d)
+dry_download(struct pull *p, const struct plan_decision *d, int c)
 {
 	size_t plen = strlen(p->loc.prefix), n = p->robj.keylen;
+	struct plan_entry src = {
+	    .present = 1, .size = p->robj.size, .etag = p->robj.etag};
+	struct plan_entry dst = {.present = c == 0,
+	    .size = p->lrec.size,
+	    .mtime_ns = p->lrec.mtime_ns,
+	    .hash = p->lrec.hash};
 	char *full;
 
 	if ((full = malloc(plen + n + 1)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	memcpy(full, p->loc.prefix, plen);
 	memcpy(full + plen, p->robj.key, n);
-	output_action(
-	    &p->out, "download", full, plen + n, p->robj.size, d->reason);
+	output_planned(&p->out, "download", full, plen + n, p->robj.size,
+	    d->reason, &src, &dst);
 	free(full);
 	p->counts.downloaded++;
 	p->counts.bytes += p->robj.size;
@@ -362,7 +368,7 @@ dispatch(struct pull *p, const struct plan_decision *d, int c)
 	case PLAN_GET:
 	case PLAN_RANGED_GET:
 		if (p->o->dry_run)
-			return dry_download(p, d);
+			return dry_download(p, d, c);
 		break;
 	default:
 		break;
@@ -443,7 +449,7 @@ run_loop(struct pull *p)
 		while (!p->merge_done &&
 		       remote_inflight(p->r) < remote_window(p->r) &&
 		       p->nactive < 2 * p->o->jobs) {
-			if ((e = merge_step(p)) != FERRY_OK)
+			if ((e = p->merge_step(p)) != FERRY_OK)
 				return e;
 			dl_advance(p);
 		}
@@ -475,8 +481,9 @@ drain(struct pull *p)
 }
 
 /* Removes one local file, if it is still the one the scan saw. */
-static void
-delete_one(struct pull *p, const char *key, const struct manifest_local *l)
+void
+pull_delete_local(
+    struct pull *p, const char *key, const struct manifest_local *l)
 {
 	size_t keylen = strlen(key), dirlen = keylen;
 	struct manifest_local now;
@@ -492,7 +499,7 @@ delete_one(struct pull *p, const char *key, const struct manifest_local *l)
 	if (fstatat(dirfd, key + dirlen, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		e = ferry_fail(FERRY_ESYS, "stat: %s", strerror(errno));
 	} else {
-		local_from_stat(&now, &st);
+		pull_local_from_stat(&now, &st);
 		/* a file written since the scan is not the one to delete */
 		if (now.ino != l->ino || now.size != l->size ||
 		    now.mtime_ns != l->mtime_ns)
@@ -575,11 +582,15 @@ pull_deletes(struct pull *p)
 	rewind(p->deletes);
 	while (read_delete(p, key, &l)) {
 		if (!p->o->dry_run) {
-			delete_one(p, key, &l);
+			pull_delete_local(p, key, &l);
 			continue;
 		}
-		output_action(&p->out, "delete", key, strlen(key), l.size,
-		    "not in source");
+		struct plan_entry dst = {.present = 1,
+		    .size = l.size,
+		    .mtime_ns = l.mtime_ns,
+		    .hash = l.hash};
+		output_planned(&p->out, "delete", key, strlen(key), l.size,
+		    "not in source", NULL, &dst);
 		p->counts.deleted++;
 	}
 }
@@ -675,6 +686,9 @@ start_merge(struct pull *p)
 {
 	ferry_err e;
 
+	if ((e = scan(p)) != FERRY_OK)
+		return e;
+	p->merge_step = merge_step;
 	p->popts.delete = p->o->delete;
 	p->popts.size_only = p->o->size_only;
 	p->popts.multipart_threshold = p->o->multipart_threshold;
@@ -726,7 +740,7 @@ final_status(const struct pull *p)
 }
 
 int
-sync_pull(const struct sync_opts *o)
+pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 {
 	struct pull *p;
 	char root[PATH_MAX];
@@ -747,8 +761,7 @@ sync_pull(const struct sync_opts *o)
 	p->last_commit_ns = now_mono_ns();
 	if ((e = open_sides(p, root)) != FERRY_OK) {
 		status = exit_for(e);
-	} else if ((e = scan(p)) != FERRY_OK ||
-	           (e = start_merge(p)) != FERRY_OK ||
+	} else if ((e = start(p)) != FERRY_OK ||
 	           (e = run_loop(p)) != FERRY_OK) {
 		status = EXIT_ABORTED;
 	} else {
@@ -767,4 +780,10 @@ sync_pull(const struct sync_opts *o)
 	pull_close(p);
 	free(p);
 	return status;
+}
+
+int
+sync_pull(const struct sync_opts *o)
+{
+	return pull_execute(o, start_merge);
 }

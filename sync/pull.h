@@ -104,6 +104,8 @@ struct pull {
 	uint64_t ndeletes;
 	uint64_t scan_errors;
 	int fatal;
+	/* plans the next key: the merge, or the next action of a plan */
+	ferry_err (*merge_step)(struct pull *p);
 };
 
 /* get.c */
@@ -132,6 +134,26 @@ ferry_err pull_open_dir(struct pull *p, const char *key, size_t dirlen,
     int create, int *fd) FERRY_WUR;
 /* Commits the manifest every few hundred completions and every second. */
 void pull_note_completion(struct pull *p);
+/*
+ * Why key cannot name a path inside the target folder (prefixed: it is
+ * relative to a prefix), or NULL.
+ */
+const char *pull_key_refused(const char *key, size_t keylen, int prefixed);
+/*
+ * Removes the local file at key if its inode, size and mtime are those
+ * of l, reporting and counting the outcome.
+ */
+void pull_delete_local(
+    struct pull *p, const char *key, const struct manifest_local *l);
+/*
+ * Runs a whole pull: opens the sides and the manifest, then start()
+ * (which sets p->merge_step), the loop, the deletes, the summary.
+ * Returns the exit status.
+ */
+int pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *));
+/* The record of a file as st describes it, without its hash. */
+struct stat;
+void pull_local_from_stat(struct manifest_local *l, const struct stat *st);
 /* The local record of the file at key, from fd (after the rename). */
 void pull_record_local(
     struct pull *p, const char *key, size_t keylen, int fd, const uint8_t *h);

@@ -49,6 +49,7 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
     size_t keylen, const struct manifest_local *l, const struct remote_obj *o)
 {
 	size_t plen = strlen(p->loc.prefix);
+	struct plan_entry src = {.present = 1}, dst = {0};
 	char *full;
 
 	switch (d->action) {
@@ -66,8 +67,14 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 			return ferry_fail(FERRY_ENOMEM, "out of memory");
 		memcpy(full, p->loc.prefix, plen);
 		memcpy(full + plen, key, keylen);
-		output_action(
-		    &p->out, "upload", full, plen + keylen, l->size, d->reason);
+		src.size = l->size;
+		src.mtime_ns = l->mtime_ns;
+		src.hash = l->hash;
+		if (o)
+			dst = (struct plan_entry){
+			    .present = 1, .size = o->size, .etag = o->etag};
+		output_planned(&p->out, "upload", full, plen + keylen, l->size,
+		    d->reason, &src, &dst);
 		free(full);
 		p->counts.uploaded++;
 		p->counts.bytes += l->size;
@@ -156,8 +163,8 @@ open_manifest(struct push *p, const char *root)
 	    p->o->rebuild_manifest ? MANIFEST_REBUILD : 0, &p->m);
 }
 
-static ferry_err
-open_sides(struct push *p)
+ferry_err
+push_open(struct push *p)
 {
 	char root[PATH_MAX];
 	ferry_err e;
@@ -232,5 +239,5 @@ start(struct push *p)
 int
 sync_push(const struct sync_opts *o)
 {
-	return push_execute(o, open_sides, start);
+	return push_execute(o, push_open, start);
 }

@@ -197,6 +197,11 @@ void push_close(struct push *p);
  */
 int push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
     ferry_err (*start)(struct push *));
+/* push.c, mirror.c: the sides and the manifest of a push or a mirror. */
+ferry_err push_open(struct push *p) FERRY_WUR;
+ferry_err mirror_open(struct push *p) FERRY_WUR;
+/* apply.c: If-Match or If-None-Match on a PUT that applies a plan. */
+void apply_put_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
 /* delete.c */
 /* Runs the deletes gathered during the merge, if they are allowed. */
 void push_deletes(struct push *p);

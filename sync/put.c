@@ -89,6 +89,7 @@ send_put(struct xfer *x)
 		xfer_hash_headers(q, x->hash, x->sent_mtime_ns, &e);
 	else
 		copy_meta_headers(x, q, &e);
+	apply_put_headers(x, q, &e);
 	remote_req_body(q, x->buf, x->buflen, x->md5);
 	if (e == FERRY_OK)
 		e = remote_req_submit(q, on_put, x);

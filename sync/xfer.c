@@ -58,7 +58,7 @@ xfer_fail(struct xfer *x, ferry_err e)
 		snprintf(x->errmsg, sizeof(x->errmsg), "%s", ferry_errmsg());
 		/* a file caught changing gets one more try, at the end */
 		if (e == FERRY_ECHANGED && x->source == XS_FILE &&
-		    !x->changed_once) {
+		    !x->changed_once && p->o->plan == NULL) {
 			x->changed_once = x->retry_later = 1;
 			log_info("%s: %s; trying again at the end", x->fullkey,
 			    x->errmsg);

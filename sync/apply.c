@@ -1,0 +1,566 @@
+/*
+ * apply.c: "ferry apply PLAN": the actions of a plan file, run through
+ * the engine of a push, a pull or a mirror in place of its merge, each
+ * only while what it depends on is as the plan saw it.  Nothing is listed
+ * or scanned.  A local source is checked by a stat, and by its content
+ * hash when the plan has one; a source object by its ETag, compared by
+ * the server (If-Match on GET, x-amz-copy-source-if-match on a copy).  A
+ * destination object is guarded by If-None-Match or If-Match on a single
+ * PUT, and by a HEAD before a multipart upload, a copy or a delete, which
+ * the test gateway takes no condition for.  An action whose result is
+ * already in place (the plan applied before) counts as done.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sync/planfile.h"
+#include "sync/pull.h"
+#include "sync/push.h"
+
+/* What a HEAD said of a destination object. */
+struct head {
+	ferry_err e; /* FERRY_OK, FERRY_ENOTFOUND or the failure */
+	uint64_t size;
+	char etag[96]; /* as struct remote_resp holds it */
+	char meta_hash[40];
+};
+
+static void
+head_object(
+    struct remote *r, const char *bucket, const char *key, struct head *h)
+{
+	struct remote_req *q;
+	const struct remote_resp *s;
+
+	memset(h, 0, sizeof(*h));
+	q = remote_req_new(r, REMOTE_HEAD, "HEAD", bucket, key, strlen(key));
+	if (q == NULL) {
+		h->e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		return;
+	}
+	if ((h->e = remote_perform(r, q, 0)) == FERRY_OK) {
+		s = remote_req_resp(q);
+		h->size = s->content_length;
+		snprintf(h->etag, sizeof(h->etag), "%s", s->etag);
+		snprintf(
+		    h->meta_hash, sizeof(h->meta_hash), "%s", s->meta_hash);
+	}
+	remote_req_free(q);
+}
+
+/* The object is as the plan saw it: absent, or with the planned ETag. */
+static int
+head_as_planned(const struct head *h, const struct planfile_side *d)
+{
+	if (!d->present)
+		return h->e == FERRY_ENOTFOUND;
+	return h->e == FERRY_OK && strcmp(h->etag, d->etag) == 0;
+}
+
+/* Records why a destination object is not as planned. */
+static ferry_err
+dst_changed(const struct head *h, const struct planfile_side *d)
+{
+	if (h->e != FERRY_OK && h->e != FERRY_ENOTFOUND)
+		return h->e;
+	return ferry_fail(FERRY_ECHANGED,
+	    "the destination changed since the plan (it is %s, the plan saw "
+	    "%s): not written",
+	    h->e == FERRY_OK ? h->etag : "absent",
+	    d->present ? d->etag : "it absent");
+}
+
+/* Reports an action refused, with the detail recorded by ferry_fail(). */
+static void
+refuse(struct output *out, struct sync_counts *c, const char *key, ferry_err e)
+{
+	output_error(out, key, strlen(key), e, ferry_errmsg());
+	c->failed++;
+}
+
+static void
+in_place(struct sync_counts *c, const char *key)
+{
+	log_info("%s: already in place", key);
+	c->skipped++;
+}
+
+/*
+ * The XXH3-128 of the open file fd (stat st) at rel: the manifest's when
+ * its record has the same stat, else read.
+ */
+static ferry_err
+file_hash(struct manifest *m, const char *rel, size_t rellen, int fd,
+    const struct stat *st, uint8_t hash[16])
+{
+	struct manifest_local rec;
+	uint64_t n;
+
+	if (manifest_local_get(m, rel, rellen, &rec) == FERRY_OK &&
+	    stat_matches_scan(st, &rec) && rec.ino == (uint64_t)st->st_ino &&
+	    rec.dev == (uint64_t)st->st_dev) {
+		memcpy(hash, rec.hash, 16);
+		return FERRY_OK;
+	}
+	return manifest_hash_fd(fd, hash, NULL, &n);
+}
+
+/*
+ * Checks the file at rel against the plan's source s (size, mtime, and
+ * content when the plan has its hash) and fills *now with what it is.
+ */
+static ferry_err
+source_as_planned(int rootfd, struct manifest *m, const char *rel,
+    size_t rellen, const struct planfile_side *s, struct manifest_local *now)
+{
+	struct stat st;
+	ferry_err e = FERRY_OK;
+	int fd;
+
+	memset(now, 0, sizeof(*now));
+	fd = openat(rootfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return ferry_fail(FERRY_ECHANGED,
+		    "cannot open the file the plan saw: %s", strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ferry_fail(FERRY_ECHANGED, "no longer a regular file");
+	}
+	pull_local_from_stat(now, &st);
+	if (now->size != s->size || now->mtime_ns != s->mtime_ns)
+		e = ferry_fail(FERRY_ECHANGED,
+		    "the file changed since the plan (size or mtime): "
+		    "not uploaded");
+	else
+		e = file_hash(m, rel, rellen, fd, &st, now->hash);
+	close(fd);
+	if (e == FERRY_OK && s->has_hash && memcmp(now->hash, s->hash, 16) != 0)
+		e = ferry_fail(FERRY_ECHANGED,
+		    "the file's content changed since the plan: not uploaded");
+	return e;
+}
+
+/* The object holds the file's bytes, by its stored content hash. */
+static int
+holds_file(const struct head *h, const struct manifest_local *now)
+{
+	char hex[33];
+
+	hex_encode(now->hash, 16, hex);
+	return h->e == FERRY_OK && h->size == now->size &&
+	       strcasecmp(h->meta_hash, hex) == 0;
+}
+
+/* The manifest says these bytes were written under the key already. */
+static int
+written_before(struct manifest *m, const char *rel, size_t rellen,
+    const struct manifest_local *now)
+{
+	struct manifest_remote rec;
+
+	return manifest_remote_get(m, rel, rellen, &rec) == FERRY_OK &&
+	       rec.has_hash && rec.size == now->size &&
+	       memcmp(rec.hash, now->hash, 16) == 0;
+}
+
+static void
+record_in_place(struct push *p, const char *rel, size_t rellen,
+    const struct head *h, const struct manifest_local *now)
+{
+	struct manifest_remote rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.size = now->size;
+	rec.mtime_ns = now->mtime_ns;
+	memcpy(rec.hash, now->hash, 16);
+	rec.has_hash = 1;
+	snprintf(rec.etag, sizeof(rec.etag), "%.*s", (int)sizeof(rec.etag) - 1,
+	    h->etag);
+	if (manifest_remote_put(p->m, rel, rellen, &rec) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+}
+
+static ferry_err
+apply_upload(struct push *p, const struct planfile_line *l, const char *rel,
+    size_t rellen)
+{
+	struct remote_obj dst = {0};
+	struct manifest_local now;
+	struct head h;
+	int multipart;
+	ferry_err e;
+
+	e = source_as_planned(p->rootfd, p->m, rel, rellen, &l->src, &now);
+	if (e != FERRY_OK) {
+		refuse(&p->out, &p->counts, l->key, e);
+		return FERRY_OK;
+	}
+	multipart = now.size >= p->o->multipart_threshold;
+	/* a single PUT carries its condition; the rest look first */
+	if (multipart || written_before(p->m, rel, rellen, &now)) {
+		head_object(p->r, p->loc.bucket, l->key, &h);
+		if (holds_file(&h, &now)) {
+			record_in_place(p, rel, rellen, &h, &now);
+			in_place(&p->counts, l->key);
+			return FERRY_OK;
+		}
+		if (!head_as_planned(&h, &l->dst)) {
+			refuse(&p->out, &p->counts, l->key,
+			    dst_changed(&h, &l->dst));
+			return FERRY_OK;
+		}
+	}
+	dst.size = l->dst.size;
+	dst.etag = l->dst.etag;
+	return xfer_begin(p, multipart ? PLAN_MULTIPART_PUT : PLAN_PUT, rel,
+	    rellen, &now, l->dst.present ? &dst : NULL);
+}
+
+static ferry_err
+apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
+    size_t rellen)
+{
+	struct remote_obj src = {0}, dst = {0};
+	struct manifest_remote rec;
+	struct head h;
+
+	head_object(p->r, p->loc.bucket, l->key, &h);
+	if (h.e == FERRY_OK &&
+	    manifest_remote_get(p->m, rel, rellen, &rec) == FERRY_OK &&
+	    strcmp(rec.src_etag, l->src.etag) == 0 &&
+	    strcmp(rec.etag, h.etag) == 0) {
+		in_place(&p->counts, l->key);
+		return FERRY_OK;
+	}
+	if (!head_as_planned(&h, &l->dst)) {
+		refuse(&p->out, &p->counts, l->key, dst_changed(&h, &l->dst));
+		return FERRY_OK;
+	}
+	src.key = rel;
+	src.keylen = rellen;
+	src.size = l->src.size;
+	src.etag = l->src.etag;
+	dst.size = l->dst.size;
+	dst.etag = l->dst.etag;
+	return xfer_begin_copy(p,
+	    src.size >= p->o->multipart_threshold ? PLAN_MULTIPART_COPY
+	                                          : PLAN_COPY,
+	    &src, l->dst.present ? &dst : NULL);
+}
+
+/*
+ * A delete of an object, only while it has the planned ETag.  S3 has no
+ * condition on DELETE that the gateway honours: HEAD, then DELETE.
+ */
+static ferry_err
+apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
+    size_t rellen)
+{
+	struct remote_req *q;
+	struct head h;
+	ferry_err e;
+
+	head_object(p->r, p->loc.bucket, l->key, &h);
+	if (h.e == FERRY_ENOTFOUND) {
+		if (manifest_remote_del(p->m, rel, rellen) != FERRY_OK)
+			log_warn("manifest: %s", ferry_errmsg());
+		in_place(&p->counts, l->key);
+		return FERRY_OK;
+	}
+	if (h.e == FERRY_OK && strcmp(h.etag, l->dst.etag) != 0)
+		h.e = ferry_fail(FERRY_ECHANGED,
+		    "replaced since the plan (ETag %s, the plan saw %s): not "
+		    "deleted",
+		    h.etag, l->dst.etag);
+	if (h.e != FERRY_OK) {
+		refuse(&p->out, &p->counts, l->key, h.e);
+		return FERRY_OK;
+	}
+	q = remote_req_new(
+	    p->r, REMOTE_DELETE, "DELETE", p->loc.bucket, l->key, l->keylen);
+	if (q == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	e = remote_perform(p->r, q, 0);
+	remote_req_free(q);
+	if (e != FERRY_OK) {
+		refuse(&p->out, &p->counts, l->key, e);
+		return FERRY_OK;
+	}
+	p->counts.deleted++;
+	output_action(&p->out, "delete", l->key, l->keylen, 0, NULL);
+	if (manifest_remote_del(p->m, rel, rellen) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+	return FERRY_OK;
+}
+
+/* The next action into *l; NULL, and *done set, after the last. */
+static ferry_err
+next_action(struct planfile *pf, int *done, const struct planfile_line **l)
+{
+	ferry_err e = planfile_next(pf, l);
+
+	if (e != FERRY_ENOTFOUND)
+		return e;
+	*done = 1;
+	return FERRY_OK;
+}
+
+/* Whether rel can name a file in the folder; refuses the action if not. */
+static int
+path_allowed(struct output *out, struct sync_counts *c,
+    const struct planfile_line *l, const char *rel, size_t rellen, int prefixed)
+{
+	const char *why = pull_key_refused(rel, rellen, prefixed);
+
+	if (why == NULL)
+		return 1;
+	refuse(out, c, l->key,
+	    ferry_fail(FERRY_EPARSE,
+	        "refused: the key has %s, so it is not a path in the folder",
+	        why));
+	return 0;
+}
+
+/* The next action of a push or a mirror, in place of the merge. */
+static ferry_err
+push_step(struct push *p)
+{
+	const struct planfile_line *l;
+	size_t plen = strlen(p->loc.prefix);
+	ferry_err e;
+
+	if ((e = next_action(p->o->plan, &p->merge_done, &l)) != FERRY_OK ||
+	    l == NULL)
+		return e;
+	/* planfile_open() saw every key under the prefix */
+	if (l->action == PLANFILE_DELETE)
+		return apply_delete(p, l, l->key + plen, l->keylen - plen);
+	if (l->action == PLANFILE_COPY)
+		return apply_copy(p, l, l->key + plen, l->keylen - plen);
+	if (!path_allowed(
+	        &p->out, &p->counts, l, l->key + plen, l->keylen - plen, 1))
+		return FERRY_OK;
+	return apply_upload(p, l, l->key + plen, l->keylen - plen);
+}
+
+static ferry_err
+open_push(struct push *p)
+{
+	ferry_err e = push_open(p);
+
+	p->merge_step = push_step;
+	return e;
+}
+
+static ferry_err
+open_mirror(struct push *p)
+{
+	ferry_err e = mirror_open(p);
+
+	p->merge_step = push_step;
+	return e;
+}
+
+/* Nothing to list or scan: the plan says what to do. */
+static ferry_err
+start_nothing(struct push *p)
+{
+	(void)p;
+	return FERRY_OK;
+}
+
+/* The file at rel: 1 with *st, 0 when absent, -1 on failure (recorded). */
+static int
+local_stat(int rootfd, const char *rel, struct stat *st)
+{
+	if (fstatat(rootfd, rel, st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;
+	if (errno == ENOENT || errno == ENOTDIR)
+		return 0;
+	ferry_fail(FERRY_ESYS, "stat: %s", strerror(errno));
+	return -1;
+}
+
+/* A local destination as the plan saw it: absent, or same size and mtime. */
+static int
+local_as_planned(int have, const struct stat *st, const struct planfile_side *d)
+{
+	if (!d->present)
+		return have == 0;
+	return have == 1 && (uint64_t)st->st_size == d->size &&
+	       ts_ns(&st->st_mtim) == d->mtime_ns;
+}
+
+/* The local file holds what the plan's source object held (pulled). */
+static int
+pulled_before(struct pull *p, const char *rel, size_t rellen,
+    const struct stat *st, const struct planfile_side *s)
+{
+	struct manifest_remote rec;
+	uint8_t hash[16];
+	int fd, same = 0;
+
+	if (manifest_remote_get(p->m, rel, rellen, &rec) != FERRY_OK ||
+	    !rec.has_hash || strcmp(rec.etag, s->etag) != 0 ||
+	    rec.size != (uint64_t)st->st_size)
+		return 0;
+	fd = openat(p->rootfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (file_hash(p->m, rel, rellen, fd, st, hash) == FERRY_OK)
+		same = memcmp(hash, rec.hash, 16) == 0;
+	close(fd);
+	return same;
+}
+
+static ferry_err
+apply_download(struct pull *p, const struct planfile_line *l, const char *rel,
+    size_t rellen)
+{
+	struct remote_obj obj = {0};
+	struct stat st;
+	int have = local_stat(p->rootfd, rel, &st);
+
+	if (have < 0) {
+		refuse(&p->out, &p->counts, l->key, FERRY_ESYS);
+		return FERRY_OK;
+	}
+	if (!local_as_planned(have, &st, &l->dst)) {
+		if (have == 1 && pulled_before(p, rel, rellen, &st, &l->src)) {
+			in_place(&p->counts, l->key);
+			return FERRY_OK;
+		}
+		refuse(&p->out, &p->counts, l->key,
+		    ferry_fail(FERRY_ECHANGED,
+		        "the local file changed since the plan: not "
+		        "replaced"));
+		return FERRY_OK;
+	}
+	obj.key = rel;
+	obj.keylen = rellen;
+	obj.size = l->src.size;
+	obj.etag = l->src.etag;
+	return dl_begin(p,
+	    obj.size > 0 && obj.size >= p->o->multipart_threshold
+	        ? PLAN_RANGED_GET
+	        : PLAN_GET,
+	    rel, rellen, &obj, NULL);
+}
+
+static ferry_err
+apply_local_delete(struct pull *p, const struct planfile_line *l)
+{
+	struct manifest_local now;
+	struct stat st;
+	int have = local_stat(p->rootfd, l->key, &st);
+
+	if (have == 0) {
+		if (manifest_local_del(p->m, l->key, l->keylen) != FERRY_OK ||
+		    manifest_remote_del(p->m, l->key, l->keylen) != FERRY_OK)
+			log_warn("manifest: %s", ferry_errmsg());
+		in_place(&p->counts, l->key);
+		return FERRY_OK;
+	}
+	if (have < 0 || !local_as_planned(have, &st, &l->dst)) {
+		if (have > 0)
+			ferry_fail(FERRY_ECHANGED,
+			    "the file changed since the plan: not deleted");
+		refuse(&p->out, &p->counts, l->key,
+		    have < 0 ? FERRY_ESYS : FERRY_ECHANGED);
+		return FERRY_OK;
+	}
+	pull_local_from_stat(&now, &st);
+	pull_delete_local(p, l->key, &now);
+	return FERRY_OK;
+}
+
+/* The next action of a pull, in place of the merge. */
+static ferry_err
+pull_step(struct pull *p)
+{
+	const struct planfile_line *l;
+	size_t plen = strlen(p->loc.prefix);
+	ferry_err e;
+
+	if ((e = next_action(p->o->plan, &p->merge_done, &l)) != FERRY_OK ||
+	    l == NULL)
+		return e;
+	/* a pull's deletes name paths in the folder, its downloads keys */
+	if (l->action == PLANFILE_DELETE)
+		plen = 0;
+	if (!path_allowed(&p->out, &p->counts, l, l->key + plen,
+	        l->keylen - plen, plen > 0))
+		return FERRY_OK;
+	if (l->action == PLANFILE_DELETE)
+		return apply_local_delete(p, l);
+	return apply_download(p, l, l->key + plen, l->keylen - plen);
+}
+
+static ferry_err
+start_pull(struct pull *p)
+{
+	p->merge_step = pull_step;
+	return FERRY_OK;
+}
+
+void
+apply_put_headers(struct xfer *x, struct remote_req *q, ferry_err *e)
+{
+	char tag[MANIFEST_ETAG_MAX];
+	size_t n = strlen(x->dst_etag);
+
+	if (x->p->o->plan == NULL || *e != FERRY_OK)
+		return;
+	if (n == 0) {
+		*e = remote_req_header(q, "If-None-Match", "*");
+		return;
+	}
+	/* Ceph's gateway compares a PUT's If-Match with the bare ETag */
+	if (n >= 2 && x->dst_etag[0] == '"' && x->dst_etag[n - 1] == '"')
+		snprintf(
+		    tag, sizeof(tag), "%.*s", (int)(n - 2), x->dst_etag + 1);
+	else
+		snprintf(tag, sizeof(tag), "%s", x->dst_etag);
+	*e = remote_req_header(q, "If-Match", tag);
+}
+
+int
+sync_apply(const struct sync_opts *opts)
+{
+	const struct planfile_header *h;
+	struct sync_opts o = *opts;
+	struct planfile *pf;
+	ferry_err e;
+	int rc;
+
+	if ((e = planfile_open(opts->src, &pf)) != FERRY_OK) {
+		log_error("%s", ferry_errmsg());
+		return e == FERRY_ENOMEM ? EXIT_ABORTED : EXIT_USAGE;
+	}
+	h = planfile_header(pf);
+	/* what shaped the plan comes from it, not from this command line */
+	o.src = h->src;
+	o.dst = h->dst;
+	o.delete = h->delete;
+	o.part_size = h->part_size;
+	o.multipart_threshold = h->multipart_threshold;
+	if (o.memory < o.part_size)
+		o.memory = o.part_size;
+	o.dry_run = 0;
+	o.filter = NULL;
+	o.plan = pf;
+	if (remote_is_url(o.src) && remote_is_url(o.dst))
+		rc = push_execute(&o, open_mirror, start_nothing);
+	else if (remote_is_url(o.src))
+		rc = pull_execute(&o, start_pull);
+	else
+		rc = push_execute(&o, open_push, start_nothing);
+	planfile_close(pf);
+	return rc;
+}

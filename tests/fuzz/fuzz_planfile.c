@@ -1,0 +1,58 @@
+/*
+ * fuzz_planfile.c: parses the input as one plan-file line, and as a whole
+ * plan file (written to a temporary file, opened, read to its end).
+ * Whatever parses must hold what the parser promises.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sync/planfile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+check_line(const uint8_t *data, size_t size)
+{
+	static struct planfile_line l;
+
+	if (planfile_parse_line((const char *)data, size, &l) != FERRY_OK)
+		return;
+	if (l.kind == PLANFILE_ACTION &&
+	    (l.keylen == 0 || l.keylen > MANIFEST_KEY_MAX ||
+	        strlen(l.key) != l.keylen || l.action > PLANFILE_DELETE))
+		abort();
+	if (l.kind == PLANFILE_HEADER && l.hdr.version != PLANFILE_VERSION)
+		abort();
+}
+
+static void
+check_file(const uint8_t *data, size_t size)
+{
+	char path[] = "/tmp/fuzz-planfile.XXXXXX";
+	const struct planfile_line *l;
+	struct planfile *pf;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return;
+	if (write(fd, data, size) == (ssize_t)size &&
+	    planfile_open(path, &pf) == FERRY_OK) {
+		while (planfile_next(pf, &l) == FERRY_OK)
+			if (l->kind != PLANFILE_ACTION)
+				abort();
+		planfile_close(pf);
+	}
+	close(fd);
+	unlink(path);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	check_line(data, size);
+	check_file(data, size);
+	return 0;
+}
