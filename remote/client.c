@@ -77,7 +77,8 @@ remote_new_sharing(
 	f.path_style = o->path_style;
 	if ((e = config_resolve(&f, NULL, &r->cfg)) != FERRY_OK)
 		goto out;
-	if ((e = endpoint_parse(r->cfg.endpoint, &r->ep)) != FERRY_OK)
+	if ((e = endpoint_parse(r->cfg.endpoint, &r->ep)) != FERRY_OK ||
+	    (e = creds_open(&r->creds, &r->cfg)) != FERRY_OK)
 		goto out;
 	r->retries = o->retries ? o->retries : REMOTE_DEFAULT_RETRIES;
 	r->no_verify_ssl = o->no_verify_ssl;
@@ -105,9 +106,9 @@ remote_free(struct remote *r)
 			curl_multi_cleanup(r->loop->multi);
 		free(r->loop);
 	}
+	creds_close(&r->creds);
 	config_clear(&r->cfg);
 	endpoint_clear(&r->ep);
-	explicit_bzero(r->signing_key, sizeof(r->signing_key));
 	free(r);
 }
 
@@ -123,21 +124,12 @@ remote_endpoint(const struct remote *r)
 	return r->cfg.endpoint;
 }
 
-static int
-same_str(const char *a, const char *b)
-{
-	if (a == NULL || b == NULL)
-		return a == b;
-	return strcmp(a, b) == 0;
-}
-
 int
 remote_same_account(const struct remote *a, const struct remote *b)
 {
-	return same_str(a->cfg.endpoint, b->cfg.endpoint) &&
-	       same_str(a->cfg.access_key, b->cfg.access_key) &&
-	       same_str(a->cfg.secret_key, b->cfg.secret_key) &&
-	       same_str(a->cfg.session_token, b->cfg.session_token);
+	/* The keys may be refreshed: compared under their locks. */
+	return strcmp(a->cfg.endpoint, b->cfg.endpoint) == 0 &&
+	       creds_same((struct creds *)&a->creds, (struct creds *)&b->creds);
 }
 
 unsigned

@@ -1,8 +1,11 @@
 /*
  * config.c: where endpoint, region and credentials come from: flags, the
  * environment and the profiles of the shared files, in the order the AWS
- * CLI v2 uses.
+ * CLI v2 uses.  Credentials that are fetched (a credential_process, the
+ * instance metadata service) are only located here; remote/creds.c
+ * fetches them.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,17 +301,30 @@ resolve_endpoint(const struct resolve *r, struct config *c)
 	return e;
 }
 
-/* Copies a key id, secret and optional token into c. */
-static ferry_err
-creds_set(struct config *c, const char *ak, const char *sk, const char *tok)
+ferry_err
+config_keys_set(
+    struct config_keys *k, const char *ak, const char *sk, const char *tok)
 {
-	c->access_key = strdup(ak);
-	c->secret_key = strdup(sk);
-	c->session_token = xstrdup(tok);
-	if (c->access_key == NULL || c->secret_key == NULL ||
-	    (tok != NULL && c->session_token == NULL))
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	return FERRY_OK;
+	config_keys_clear(k);
+	k->access_key = strdup(ak);
+	k->secret_key = strdup(sk);
+	k->session_token = xstrdup(tok);
+	if (k->access_key != NULL && k->secret_key != NULL &&
+	    (tok == NULL || k->session_token != NULL))
+		return FERRY_OK;
+	config_keys_clear(k);
+	return ferry_fail(FERRY_ENOMEM, "out of memory");
+}
+
+void
+config_keys_clear(struct config_keys *k)
+{
+	if (k == NULL)
+		return;
+	free(k->access_key);
+	free_secret(k->secret_key);
+	free_secret(k->session_token);
+	memset(k, 0, sizeof(*k));
 }
 
 /* Keys from the environment; *found when AWS_ACCESS_KEY_ID is set. */
@@ -327,7 +343,7 @@ env_creds(const struct resolve *r, struct config *c, int *found)
 		                                "AWS_SECRET_ACCESS_KEY is not");
 	if (tok == NULL)
 		tok = env_get(r, "AWS_SECURITY_TOKEN");
-	return creds_set(c, ak, sk, tok);
+	return config_keys_set(&c->keys, ak, sk, tok);
 }
 
 /* A setting of the profile in the credentials file only. */
@@ -357,7 +373,7 @@ file_creds(const struct resolve *r,
 		    ak ? "aws_secret_access_key" : "aws_access_key_id");
 	if (tok == NULL)
 		tok = get(r, "aws_security_token");
-	return creds_set(c, ak, sk, tok);
+	return config_keys_set(&c->keys, ak, sk, tok);
 }
 
 static ferry_err
@@ -371,20 +387,102 @@ unsupported(const struct resolve *r, const char *what)
 }
 
 /*
+ * A whole number from env, else from the profile's key (NULL: none),
+ * else def; FERRY_EUSAGE when it is not in [min, max].
+ */
+static ferry_err
+int_setting(const struct resolve *r, const char *env, const char *key, long min,
+    long max, long def, long *out)
+{
+	const char *v = env_get(r, env), *name = env;
+	char *end;
+
+	if (v == NULL && key != NULL) {
+		v = profile_get(r, key);
+		name = key;
+	}
+	*out = def;
+	if (v == NULL)
+		return FERRY_OK;
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || *out < min || *out > max)
+		return ferry_fail(FERRY_EUSAGE,
+		    "invalid %s '%s' (expected a whole number from %ld to %ld)",
+		    name, v, min, max);
+	return FERRY_OK;
+}
+
+/* The profile's credential_process, run later by the client. */
+static ferry_err
+process_creds(const struct resolve *r, const char *cmd, struct config *c)
+{
+	long t;
+	ferry_err e;
+
+	c->source = CONFIG_PROCESS;
+	if ((c->credential_process = strdup(cmd)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	e = int_setting(
+	    r, "FERRY_CREDENTIAL_PROCESS_TIMEOUT", NULL, 1, 3600, 60, &t);
+	c->process_timeout = (int)t;
+	return e;
+}
+
+/* The instance metadata service, asked later by the client. */
+static ferry_err
+imds_creds(const struct resolve *r, struct config *c)
+{
+	const char *off = env_get(r, "AWS_EC2_METADATA_DISABLED");
+	const char *v = env_get(r, "AWS_EC2_METADATA_SERVICE_ENDPOINT");
+	struct endpoint ep;
+	char why[768];
+	long t, n;
+	ferry_err e;
+
+	if (off != NULL && strcasecmp(off, "true") == 0)
+		return ferry_fail(FERRY_ENOTFOUND,
+		    "%s (profile '%s'); the instance metadata service is "
+		    "disabled by AWS_EC2_METADATA_DISABLED",
+		    CONFIG_NO_CREDS, r->profile);
+	if (v == NULL)
+		v = profile_get(r, "ec2_metadata_service_endpoint");
+	if ((e = endpoint_parse(v ? v : CONFIG_IMDS_ENDPOINT, &ep)) !=
+	    FERRY_OK) {
+		snprintf(why, sizeof(why), "%s", ferry_errmsg());
+		return ferry_fail(e, "metadata service endpoint: %s", why);
+	}
+	e = endpoint_format(&ep, &c->imds_endpoint);
+	endpoint_clear(&ep);
+	c->source = CONFIG_IMDS;
+	if (e != FERRY_OK ||
+	    (e = int_setting(r, "AWS_METADATA_SERVICE_TIMEOUT",
+	         "metadata_service_timeout", 1, 60, 1, &t)) != FERRY_OK ||
+	    (e = int_setting(r, "AWS_METADATA_SERVICE_NUM_ATTEMPTS",
+	         "metadata_service_num_attempts", 1, 10, 2, &n)) != FERRY_OK)
+		return e;
+	c->imds_timeout_ms = t * 1000;
+	c->imds_attempts = (unsigned)n;
+	return FERRY_OK;
+}
+
+/*
  * Credentials in the AWS CLI's provider order: environment, then the
  * providers ferry lacks that would come before static keys (assume role,
  * web identity, SSO), the credentials file, credential_process, the config
- * file.  Nothing found means anonymous requests.
+ * file, the instance metadata service.
  */
 static ferry_err
 resolve_creds(const struct resolve *r, struct config *c)
 {
 	static const char *const before_files[] = {"role_arn",
 	    "web_identity_token_file", "sso_session", "sso_start_url"};
+	const char *cmd;
 	int found = 0;
 	size_t i;
 	ferry_err e;
 
+	c->source = CONFIG_STATIC;
 	/* An explicit --profile outranks keys in the environment. */
 	if (r->f->profile == NULL &&
 	    ((e = env_creds(r, c, &found)) != FERRY_OK || found))
@@ -398,9 +496,12 @@ resolve_creds(const struct resolve *r, struct config *c)
 	e = file_creds(r, cred_get, r->cred_path, c, &found);
 	if (e != FERRY_OK || found)
 		return e;
-	if (profile_get(r, "credential_process") != NULL)
-		return unsupported(r, "credential_process");
-	return file_creds(r, conf_get, r->conf_path, c, &found);
+	if ((cmd = profile_get(r, "credential_process")) != NULL)
+		return process_creds(r, cmd, c);
+	e = file_creds(r, conf_get, r->conf_path, c, &found);
+	if (e != FERRY_OK || found)
+		return e;
+	return imds_creds(r, c);
 }
 
 static void
@@ -420,6 +521,7 @@ config_resolve(const struct config_flags *f,
 	static const struct config_flags none;
 	struct resolve r = {.f = f ? f : &none};
 	const char *ca;
+	long margin;
 	ferry_err e;
 
 	memset(c, 0, sizeof(*c));
@@ -427,8 +529,15 @@ config_resolve(const struct config_flags *f,
 	if ((e = open_files(&r)) != FERRY_OK ||
 	    (e = resolve_region(&r, c)) != FERRY_OK ||
 	    (e = resolve_endpoint(&r, c)) != FERRY_OK ||
-	    (e = resolve_creds(&r, c)) != FERRY_OK)
+	    (e = resolve_creds(&r, c)) != FERRY_OK ||
+	    (e = int_setting(&r, "FERRY_CREDENTIAL_REFRESH_MARGIN", NULL, 0,
+	         86400, 300, &margin)) != FERRY_OK)
 		goto out;
+	c->refresh_margin = margin;
+	if ((c->profile = strdup(r.profile)) == NULL) {
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		goto out;
+	}
 	if ((ca = env_get(&r, "AWS_CA_BUNDLE")) == NULL)
 		ca = profile_get(&r, "ca_bundle");
 	if (ca != NULL && (c->ca_bundle = strdup(ca)) == NULL)
@@ -447,9 +556,10 @@ config_clear(struct config *c)
 		return;
 	free(c->endpoint);
 	free(c->region);
-	free(c->access_key);
-	free_secret(c->secret_key);
-	free_secret(c->session_token);
+	config_keys_clear(&c->keys);
 	free(c->ca_bundle);
+	free(c->profile);
+	free(c->credential_process);
+	free(c->imds_endpoint);
 	memset(c, 0, sizeof(*c));
 }

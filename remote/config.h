@@ -6,6 +6,8 @@
 #ifndef FERRY_CONFIG_H
 #define FERRY_CONFIG_H
 
+#include <stdint.h>
+
 #include "common/common.h"
 
 /*
@@ -41,15 +43,51 @@ struct config_flags {
 	int path_style; /* 1: forced by --path-style, 0: not given */
 };
 
+/* One set of keys.  Owned; free with config_keys_clear(). */
+struct config_keys {
+	char *access_key;
+	char *secret_key;    /* wiped on clear */
+	char *session_token; /* NULL: none; wiped on clear */
+	int64_t expires;     /* seconds since the epoch; 0: never */
+};
+
+/*
+ * Copies the key id, the secret and the token (NULL: none) into k, which
+ * is cleared first.  FERRY_ENOMEM leaves k cleared.
+ */
+ferry_err config_keys_set(struct config_keys *k, const char *ak, const char *sk,
+    const char *tok) FERRY_WUR;
+/* Frees the strings (the secrets wiped) and zeroes k; accepts NULL. */
+void config_keys_clear(struct config_keys *k);
+
+/* Where the credentials come from. */
+enum config_source {
+	CONFIG_STATIC,  /* access_key, secret_key and session_token */
+	CONFIG_PROCESS, /* the profile's credential_process */
+	CONFIG_IMDS     /* the EC2 instance metadata service */
+};
+
+#define CONFIG_IMDS_ENDPOINT "http://169.254.169.254"
+#define CONFIG_NO_CREDS                                                        \
+	"no credentials found: set AWS_ACCESS_KEY_ID and "                     \
+	"AWS_SECRET_ACCESS_KEY, or give the profile keys or a "                \
+	"credential_process"
+
 /* The resolved configuration of one side.  Owned; free with config_clear. */
 struct config {
-	char *endpoint;   /* "http://127.0.0.1:7480", no trailing '/' */
-	char *region;     /* never NULL after config_resolve */
-	char *access_key; /* NULL: anonymous */
-	char *secret_key; /* wiped on clear */
-	char *session_token;
-	char *ca_bundle; /* AWS_CA_BUNDLE or profile ca_bundle */
-	int path_style;  /* path-style addressing */
+	char *endpoint;          /* "http://127.0.0.1:7480", no trailing '/' */
+	char *region;            /* never NULL after config_resolve */
+	char *profile;           /* the profile's name, for messages */
+	struct config_keys keys; /* CONFIG_STATIC */
+	char *ca_bundle;         /* AWS_CA_BUNDLE or profile ca_bundle */
+	int path_style;          /* path-style addressing */
+	enum config_source source;
+	char *credential_process; /* CONFIG_PROCESS: the command */
+	int process_timeout;      /* seconds it may take */
+	char *imds_endpoint;      /* CONFIG_IMDS: no trailing '/' */
+	long imds_timeout_ms;     /* to connect, per request */
+	unsigned imds_attempts;   /* per request */
+	int64_t refresh_margin;   /* refresh when this many seconds remain */
 };
 
 /*
@@ -65,6 +103,13 @@ struct config {
  * s3.addressing_style is "path", or when the endpoint host is an IP
  * address or "localhost".  getenv_fn lets tests supply an environment
  * (NULL: getenv).
+ *
+ * Credentials: the environment's keys (unless a profile is named by
+ * flag), the credentials file's keys, the profile's credential_process,
+ * the config file's keys, then the instance metadata service
+ * (AWS_EC2_METADATA_SERVICE_ENDPOINT, unless AWS_EC2_METADATA_DISABLED is
+ * true).  Only the source is chosen here: nothing is run or asked.  With
+ * none at all, FERRY_ENOTFOUND.
  */
 ferry_err config_resolve(const struct config_flags *f,
     const char *(*getenv_fn)(const char *), struct config *c) FERRY_WUR;

@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 
 #include "remote/config.h"
+#include "remote/creds.h"
 #include "remote/remote.h"
 #include "remote/sigv4.h"
 #include "remote/url.h"
@@ -36,9 +37,8 @@ struct remote {
 	struct remote_stats stats;
 	unsigned retries;
 	int no_verify_ssl;
-	char key_date[9]; /* the day signing_key was derived for */
-	uint8_t signing_key[32];
-	CURL **easy_pool; /* idle easy handles, reused */
+	struct creds creds; /* what requests are signed with */
+	CURL **easy_pool;   /* idle easy handles, reused */
 	size_t npool;
 	size_t pool_cap;
 };

@@ -48,8 +48,12 @@ struct remote;
 
 /*
  * Resolves the configuration (flags, environment, AWS files) and creates
- * the client.  FERRY_EUSAGE for bad configuration, with the reason in
- * ferry_errmsg().  *out is NULL on failure.  Free with remote_free().
+ * the client.  FERRY_EUSAGE for bad configuration, FERRY_ENOTFOUND when
+ * there is nowhere to get credentials from, with the reason in
+ * ferry_errmsg().  Keys from a credential_process or the instance
+ * metadata service are fetched when the first request is signed; failing
+ * to get them fails that request.  *out is NULL on failure.  Free with
+ * remote_free().
  */
 ferry_err remote_new(
     const struct remote_opts *o, struct remote **out) FERRY_WUR;

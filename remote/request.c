@@ -315,6 +315,7 @@ req_path(const struct remote_req *q, int vhost, struct buf *out)
 
 struct signing {
 	struct buf host, path, query, auth, scratch;
+	struct creds_use cred;
 	char date[20];
 	struct sigv4_pair hdr[REMOTE_MAX_HEADERS + 6];
 	size_t nhdr;
@@ -328,6 +329,7 @@ signing_free(struct signing *s)
 	buf_free(&s->query);
 	buf_free(&s->auth);
 	buf_free(&s->scratch);
+	creds_use_clear(&s->cred);
 }
 
 /* The headers that are sent and signed, in s->hdr. */
@@ -340,9 +342,9 @@ collect_headers(struct remote_req *q, struct signing *s, const char *phash)
 	s->hdr[s->nhdr++] = (struct sigv4_pair){"host", s->host.data};
 	s->hdr[s->nhdr++] = (struct sigv4_pair){"x-amz-date", s->date};
 	s->hdr[s->nhdr++] = (struct sigv4_pair){"x-amz-content-sha256", phash};
-	if (q->r->cfg.session_token)
+	if (s->cred.session_token)
 		s->hdr[s->nhdr++] = (struct sigv4_pair){
-		    "x-amz-security-token", q->r->cfg.session_token};
+		    "x-amz-security-token", s->cred.session_token};
 	if (q->has_body)
 		s->hdr[s->nhdr++] =
 		    (struct sigv4_pair){"content-md5", q->md5_b64};
@@ -360,6 +362,8 @@ sign(struct remote_req *q, struct signing *s)
 	const char *phash = q->has_body ? "UNSIGNED-PAYLOAD" : empty_hash;
 	ferry_err e;
 
+	if ((e = creds_get(&r->creds, s->date, &s->cred)) != FERRY_OK)
+		return e;
 	collect_headers(q, s, phash);
 	sr.method = q->method;
 	sr.path = s->path.data;
@@ -373,18 +377,8 @@ sign(struct remote_req *q, struct signing *s)
 	sr.service = "s3";
 	if ((e = sigv4_canonical_query(&sr, &s->query)) != FERRY_OK)
 		return e;
-	if (r->cfg.access_key == NULL)
-		return FERRY_OK;
-	if (strncmp(r->key_date, s->date, 8) != 0) {
-		memcpy(r->key_date, s->date, 8);
-		r->key_date[8] = '\0';
-		e = sigv4_signing_key(r->cfg.secret_key, r->key_date,
-		    r->cfg.region, "s3", r->signing_key);
-		if (e != FERRY_OK)
-			return e;
-	}
 	return sigv4_authorization(
-	    &sr, r->cfg.access_key, r->signing_key, &s->auth);
+	    &sr, s->cred.access_key, s->cred.signing_key, &s->auth);
 }
 
 static ferry_err

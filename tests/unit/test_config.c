@@ -445,10 +445,6 @@ static const struct resolve_case cred_cases[] = {
         {.profile = "dev"}, FERRY_OK, NULL, NULL,
         {"https://s3.eu-west-3.amazonaws.com", "eu-west-3", "AKDEV", "SKDEV",
             NULL, 0, 0}},
-    {"--profile without keys is anonymous", NULL,
-        "[profile bare]\nregion = r\n", NULL, {ENV_KEYS}, {.profile = "bare"},
-        FERRY_OK, NULL, NULL,
-        {"https://s3.r.amazonaws.com", "r", NULL, NULL, NULL, 0, 0}},
     {"env session token", NULL, NULL, NULL, {ENV_KEYS, "AWS_SESSION_TOKEN=TOK"},
         {0}, FERRY_OK, NULL, NULL,
         {AWS_E, "us-east-1", "AKENV", "SKENV", "TOK", 0, 0}},
@@ -476,9 +472,6 @@ static const struct resolve_case cred_cases[] = {
     {"file secret without key id",
         "[default]\naws_secret_access_key = S3CR3TVALUE\n", NULL, NULL, {NULL},
         {0}, FERRY_EUSAGE, "no aws_access_key_id", "S3CR3TVALUE", {0}},
-    {"credential_process unsupported", NULL,
-        "[profile p]\ncredential_process = /bin/creds\n", NULL,
-        {"AWS_PROFILE=p"}, {0}, FERRY_EUSAGE, "credential_process", NULL, {0}},
     {"credentials file beats credential_process",
         "[p]\n"
         "aws_access_key_id = AKP\n"
@@ -494,8 +487,6 @@ static const struct resolve_case cred_cases[] = {
     {"env beats role_arn", NULL, "[default]\nrole_arn = arn\n", NULL,
         {ENV_KEYS}, {0}, FERRY_OK, NULL, NULL,
         {AWS_E, "us-east-1", "AKENV", "SKENV", NULL, 0, 0}},
-    {"nothing is anonymous", NULL, NULL, NULL, {NULL}, {0}, FERRY_OK, NULL,
-        NULL, {AWS_E, "us-east-1", NULL, NULL, NULL, NULL, 0}},
 };
 
 static const struct resolve_case misc_cases[] = {
@@ -539,6 +530,141 @@ static const struct resolve_case misc_cases[] = {
         {AWS_E, "us-east-1", NULL, NULL, NULL, 0, 0}},
 };
 
+/* Where the keys come from when no static ones are found first. */
+struct source_case {
+	const char *name;
+	const char *cred, *conf;
+	const char *env[8];
+	struct config_flags flags;
+	ferry_err want_err;
+	const char *has, *hasnt;
+	enum config_source source;
+	const char *ak, *process, *imds;
+	long imds_timeout_ms;
+	unsigned imds_attempts;
+	int64_t margin;
+	int process_timeout;
+};
+
+#define PROC "[profile p]\ncredential_process = /bin/creds --x 'a b'\n"
+#define IMDS_E CONFIG_IMDS_ENDPOINT
+
+static const struct source_case source_cases[] = {
+    {"credential_process in the config file", NULL, PROC, {"AWS_PROFILE=p"},
+        {0}, FERRY_OK, NULL, NULL, CONFIG_PROCESS, NULL, "/bin/creds --x 'a b'",
+        NULL, 0, 0, 300, 60},
+    {"credential_process in the credentials file",
+        "[p]\ncredential_process = cred-helper\n", NULL, {NULL},
+        {.profile = "p"}, FERRY_OK, NULL, NULL, CONFIG_PROCESS, NULL,
+        "cred-helper", NULL, 0, 0, 300, 60},
+    {"credential_process before the config file's keys", NULL,
+        PROC "aws_access_key_id = AKCONF\naws_secret_access_key = SK\n",
+        {"AWS_PROFILE=p"}, {0}, FERRY_OK, NULL, NULL, CONFIG_PROCESS, NULL,
+        "/bin/creds --x 'a b'", NULL, 0, 0, 300, 60},
+    {"credentials file keys before credential_process",
+        "[p]\naws_access_key_id = AKP\naws_secret_access_key = SKP\n", PROC,
+        {"AWS_PROFILE=p"}, {0}, FERRY_OK, NULL, NULL, CONFIG_STATIC, "AKP",
+        NULL, NULL, 0, 0, 300, 0},
+    {"environment keys before credential_process", NULL, PROC,
+        {ENV_KEYS, "AWS_PROFILE=p"}, {0}, FERRY_OK, NULL, NULL, CONFIG_STATIC,
+        "AKENV", NULL, NULL, 0, 0, 300, 0},
+    {"--profile: its credential_process, not the environment's keys", NULL,
+        PROC, {ENV_KEYS}, {.profile = "p"}, FERRY_OK, NULL, NULL,
+        CONFIG_PROCESS, NULL, "/bin/creds --x 'a b'", NULL, 0, 0, 300, 60},
+    {"process timeout", NULL, PROC,
+        {"AWS_PROFILE=p", "FERRY_CREDENTIAL_PROCESS_TIMEOUT=5"}, {0}, FERRY_OK,
+        NULL, NULL, CONFIG_PROCESS, NULL, "/bin/creds --x 'a b'", NULL, 0, 0,
+        300, 5},
+    {"bad process timeout", NULL, PROC,
+        {"AWS_PROFILE=p", "FERRY_CREDENTIAL_PROCESS_TIMEOUT=0"}, {0},
+        FERRY_EUSAGE, "FERRY_CREDENTIAL_PROCESS_TIMEOUT", NULL, 0, NULL, NULL,
+        NULL, 0, 0, 0, 0},
+    {"nothing: the metadata service", NULL, NULL, {NULL}, {0}, FERRY_OK, NULL,
+        NULL, CONFIG_IMDS, NULL, NULL, IMDS_E, 1000, 2, 300, 0},
+    {"--profile without keys: the metadata service", NULL,
+        "[profile bare]\nregion = r\n", {ENV_KEYS}, {.profile = "bare"},
+        FERRY_OK, NULL, NULL, CONFIG_IMDS, NULL, NULL, IMDS_E, 1000, 2, 300, 0},
+    {"metadata endpoint from the environment", NULL,
+        "[default]\nec2_metadata_service_endpoint = http://prof:1\n",
+        {"AWS_EC2_METADATA_SERVICE_ENDPOINT=http://127.0.0.1:8111/"}, {0},
+        FERRY_OK, NULL, NULL, CONFIG_IMDS, NULL, NULL, "http://127.0.0.1:8111",
+        1000, 2, 300, 0},
+    {"metadata endpoint from the profile", NULL,
+        "[default]\nec2_metadata_service_endpoint = http://[fd00:ec2::254]\n"
+        "metadata_service_timeout = 3\nmetadata_service_num_attempts = 1\n",
+        {NULL}, {0}, FERRY_OK, NULL, NULL, CONFIG_IMDS, NULL, NULL,
+        "http://[fd00:ec2::254]", 3000, 1, 300, 0},
+    {"metadata settings from the environment", NULL,
+        "[default]\nmetadata_service_timeout = 3\n",
+        {"AWS_METADATA_SERVICE_TIMEOUT=2",
+            "AWS_METADATA_SERVICE_NUM_ATTEMPTS=4",
+            "FERRY_CREDENTIAL_REFRESH_MARGIN=0"},
+        {0}, FERRY_OK, NULL, NULL, CONFIG_IMDS, NULL, NULL, IMDS_E, 2000, 4, 0,
+        0},
+    {"bad metadata endpoint", NULL, NULL,
+        {"AWS_EC2_METADATA_SERVICE_ENDPOINT=ftp://h"}, {0}, FERRY_EUSAGE,
+        "metadata service endpoint", NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
+    {"bad metadata timeout", NULL, NULL, {"AWS_METADATA_SERVICE_TIMEOUT=1s"},
+        {0}, FERRY_EUSAGE, "AWS_METADATA_SERVICE_TIMEOUT '1s'", NULL, 0, NULL,
+        NULL, NULL, 0, 0, 0, 0},
+    {"metadata service disabled", NULL, NULL,
+        {"AWS_EC2_METADATA_DISABLED=TRUE"}, {0}, FERRY_ENOTFOUND,
+        "no credentials found", NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
+    {"disabled, but keys in the environment", NULL, NULL,
+        {"AWS_EC2_METADATA_DISABLED=true", ENV_KEYS}, {0}, FERRY_OK, NULL, NULL,
+        CONFIG_STATIC, "AKENV", NULL, NULL, 0, 0, 300, 0},
+    {"disabled false", NULL, NULL, {"AWS_EC2_METADATA_DISABLED=false"}, {0},
+        FERRY_OK, NULL, NULL, CONFIG_IMDS, NULL, NULL, IMDS_E, 1000, 2, 300, 0},
+    {"refresh margin", NULL, NULL,
+        {ENV_KEYS, "FERRY_CREDENTIAL_REFRESH_MARGIN=42"}, {0}, FERRY_OK, NULL,
+        NULL, CONFIG_STATIC, "AKENV", NULL, NULL, 0, 0, 42, 0},
+    {"bad refresh margin", NULL, NULL,
+        {ENV_KEYS, "FERRY_CREDENTIAL_REFRESH_MARGIN=-1"}, {0}, FERRY_EUSAGE,
+        "FERRY_CREDENTIAL_REFRESH_MARGIN '-1'", NULL, 0, NULL, NULL, NULL, 0, 0,
+        0, 0},
+};
+
+static void
+test_credential_sources(void **state)
+{
+	const struct source_case *c;
+	struct config cfg;
+	size_t i;
+	ferry_err e;
+
+	(void)state;
+	for (i = 0; i < sizeof(source_cases) / sizeof(source_cases[0]); i++) {
+		c = &source_cases[i];
+		put_file(tmppath[0], c->cred);
+		put_file(tmppath[1], c->conf);
+		case_env = c->env;
+		e = config_resolve(&c->flags, fake_getenv, &cfg);
+		case_env = NULL;
+		check_err(c->name, e, c->want_err, c->has, c->hasnt);
+		if (e != FERRY_OK)
+			continue;
+		if (cfg.source != c->source)
+			fail_msg("%s: source %d", c->name, (int)cfg.source);
+		check_str(c->name, "access key", cfg.keys.access_key, c->ak);
+		check_str(
+		    c->name, "process", cfg.credential_process, c->process);
+		check_str(c->name, "imds", cfg.imds_endpoint, c->imds);
+		if (c->source == CONFIG_IMDS &&
+		    (cfg.imds_timeout_ms != c->imds_timeout_ms ||
+		        cfg.imds_attempts != c->imds_attempts))
+			fail_msg("%s: imds %ld ms, %u attempts", c->name,
+			    cfg.imds_timeout_ms, cfg.imds_attempts);
+		if (cfg.refresh_margin != c->margin)
+			fail_msg("%s: margin %lld", c->name,
+			    (long long)cfg.refresh_margin);
+		if (c->source == CONFIG_PROCESS &&
+		    cfg.process_timeout != c->process_timeout)
+			fail_msg("%s: process timeout %d", c->name,
+			    cfg.process_timeout);
+		config_clear(&cfg);
+	}
+}
+
 static void
 run_resolve(const struct resolve_case *cases, size_t n)
 {
@@ -559,14 +685,14 @@ run_resolve(const struct resolve_case *cases, size_t n)
 		if (e != FERRY_OK) {
 			assert_null(cfg.endpoint);
 			assert_null(cfg.region);
-			assert_null(cfg.access_key);
+			assert_null(cfg.keys.access_key);
 			continue;
 		}
 		check_str(c->name, "endpoint", cfg.endpoint, c->w.endpoint);
 		check_str(c->name, "region", cfg.region, c->w.region);
-		check_str(c->name, "access key", cfg.access_key, c->w.ak);
-		check_str(c->name, "secret key", cfg.secret_key, c->w.sk);
-		check_str(c->name, "token", cfg.session_token, c->w.token);
+		check_str(c->name, "access key", cfg.keys.access_key, c->w.ak);
+		check_str(c->name, "secret key", cfg.keys.secret_key, c->w.sk);
+		check_str(c->name, "token", cfg.keys.session_token, c->w.token);
 		check_str(c->name, "ca bundle", cfg.ca_bundle, c->w.ca);
 		if (cfg.path_style != c->w.path_style)
 			fail_msg("%s: path_style %d", c->name, cfg.path_style);
@@ -664,6 +790,7 @@ main(void)
 	    cmocka_unit_test(test_region_precedence),
 	    cmocka_unit_test(test_profile_choice),
 	    cmocka_unit_test(test_credential_precedence),
+	    cmocka_unit_test(test_credential_sources),
 	    cmocka_unit_test(test_path_style_files_ca),
 	    cmocka_unit_test(test_clear_null),
 	};
