@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 
 #include "remote/config.h"
+#include "remote/region.h"
 #include "remote/remote.h"
 #include "remote/sigv4.h"
 #include "remote/url.h"
@@ -29,6 +30,13 @@ struct remote_loop {
 	double budget; /* retries left to the run */
 };
 
+/* A bucket found to live in another region than the configured one. */
+struct bucket_region {
+	char *bucket;
+	char region[REGION_MAX];
+	char *host; /* the endpoint host that serves the region */
+};
+
 struct remote {
 	struct config cfg;
 	struct endpoint ep;
@@ -36,8 +44,11 @@ struct remote {
 	struct remote_stats stats;
 	unsigned retries;
 	int no_verify_ssl;
-	char key_date[9]; /* the day signing_key was derived for */
+	char key_date[9]; /* the day and region signing_key was derived for */
+	char key_region[REGION_MAX];
 	uint8_t signing_key[32];
+	struct bucket_region *regions;
+	size_t nregions;
 	CURL **easy_pool; /* idle easy handles, reused */
 	size_t npool;
 	size_t pool_cap;
@@ -70,12 +81,25 @@ struct remote_req {
 	struct curl_slist *slist;
 	char errbuf[CURL_ERROR_SIZE];
 	unsigned attempt;
-	int64_t retry_at; /* monotonic ns */
+	char
+	    region[REGION_MAX]; /* the region the last attempt was signed for */
+	int region_moved;       /* already sent again for another region */
+	int is_probe;           /* a HEAD Bucket asking for the region */
+	struct remote_req *probe; /* the HEAD Bucket asked for this request */
+	int64_t retry_at;         /* monotonic ns */
 	struct remote_req *next_waiting;
 	int inflight;  /* the easy handle is in the multi */
 	int submitted; /* submitted and not yet completed */
 	int completed;
 };
+
+/* client.c */
+/* The region recorded for bucket, or NULL: the configured one. */
+const struct bucket_region *bucket_region_find(
+    const struct remote *r, const char *bucket);
+/* Records that bucket lives in region (a valid region name). */
+ferry_err bucket_region_set(
+    struct remote *r, const char *bucket, const char *region) FERRY_WUR;
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;

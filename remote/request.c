@@ -281,9 +281,13 @@ on_seek(void *arg, curl_off_t off, int origin)
 	return CURL_SEEKFUNC_OK;
 }
 
-/* "host[:port]" as sent in the Host header, with the bucket for vhosts. */
+/*
+ * "host[:port]" as sent in the Host header, with the bucket for vhosts;
+ * host is the endpoint's, or the one of the bucket's region.
+ */
 static ferry_err
-host_header(const struct remote_req *q, int vhost, struct buf *out)
+host_header(
+    const struct remote_req *q, const char *host, int vhost, struct buf *out)
 {
 	const struct endpoint *ep = &q->r->ep;
 	unsigned dflt = ep->https ? 443 : 80;
@@ -292,8 +296,8 @@ host_header(const struct remote_req *q, int vhost, struct buf *out)
 	if (vhost && (e = buf_printf(out, "%s.", q->bucket)) != FERRY_OK)
 		return e;
 	if (ep->port == dflt)
-		return buf_puts(out, ep->host);
-	return buf_printf(out, "%s:%u", ep->host, ep->port);
+		return buf_puts(out, host);
+	return buf_printf(out, "%s:%u", host, ep->port);
 }
 
 /* The unencoded path: "/bucket/key" (path style) or "/key". */
@@ -369,19 +373,23 @@ sign(struct remote_req *q, struct signing *s)
 	sr.nheaders = s->nhdr;
 	sr.payload_hash = phash;
 	sr.amz_date = s->date;
-	sr.region = r->cfg.region;
+	sr.region = q->region;
 	sr.service = "s3";
 	if ((e = sigv4_canonical_query(&sr, &s->query)) != FERRY_OK)
 		return e;
 	if (r->cfg.access_key == NULL)
 		return FERRY_OK;
-	if (strncmp(r->key_date, s->date, 8) != 0) {
+	if (strncmp(r->key_date, s->date, 8) != 0 ||
+	    strcmp(r->key_region, q->region) != 0) {
 		memcpy(r->key_date, s->date, 8);
 		r->key_date[8] = '\0';
-		e = sigv4_signing_key(r->cfg.secret_key, r->key_date,
-		    r->cfg.region, "s3", r->signing_key);
-		if (e != FERRY_OK)
+		snprintf(r->key_region, sizeof(r->key_region), "%s", q->region);
+		e = sigv4_signing_key(r->cfg.secret_key, r->key_date, q->region,
+		    "s3", r->signing_key);
+		if (e != FERRY_OK) {
+			r->key_date[0] = '\0';
 			return e;
+		}
 	}
 	return sigv4_authorization(
 	    &sr, r->cfg.access_key, r->signing_key, &s->auth);
@@ -543,8 +551,10 @@ set_options(struct remote_req *q, CURL *c, const char *url)
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
 	curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	/* ferry answers redirects itself (region.c), never across schemes */
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, r->ep.scheme);
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, r->ep.scheme);
 	if (r->cfg.ca_bundle)
 		curl_easy_setopt(c, CURLOPT_CAINFO, r->cfg.ca_bundle);
 	if (r->no_verify_ssl) {
@@ -563,6 +573,7 @@ ferry_err
 req_start(struct remote_req *q)
 {
 	struct remote *r = q->r;
+	const struct bucket_region *br = bucket_region_find(r, q->bucket);
 	struct signing s = {0};
 	struct buf url;
 	int vhost = !r->cfg.path_style;
@@ -575,7 +586,10 @@ req_start(struct remote_req *q)
 	buf_init(&s.auth, 1024);
 	buf_init(&s.scratch, 16384);
 	now_amz_date(s.date);
-	if ((e = host_header(q, vhost, &s.host)) != FERRY_OK ||
+	snprintf(q->region, sizeof(q->region), "%s",
+	    br ? br->region : r->cfg.region);
+	if ((e = host_header(q, br ? br->host : r->ep.host, vhost, &s.host)) !=
+	        FERRY_OK ||
 	    (e = req_path(q, vhost, &s.path)) != FERRY_OK ||
 	    (e = sign(q, &s)) != FERRY_OK ||
 	    (e = build_slist(q, &s)) != FERRY_OK ||
