@@ -14,7 +14,7 @@
 #include "remote/url.h"
 
 #define REMOTE_MAX_QUERY 8
-#define REMOTE_MAX_HEADERS 16
+#define REMOTE_MAX_HEADERS 128 /* an object's metadata may take many */
 #define REMOTE_DEFAULT_RETRIES 10
 
 /* The multi loop, shared by the clients of both sides of a mirror. */
@@ -63,8 +63,10 @@ struct remote_req {
 	size_t keylen;
 	struct sigv4_pair query[REMOTE_MAX_QUERY];
 	size_t nquery;
-	struct sigv4_pair headers[REMOTE_MAX_HEADERS];
+	struct sigv4_pair *headers; /* grown up to REMOTE_MAX_HEADERS */
 	size_t nheaders;
+	size_t cap_headers;
+	int keep_meta; /* remote_req_keep_meta() */
 	const char *body;
 	size_t body_len;
 	size_t body_off;
@@ -100,6 +102,10 @@ const struct bucket_region *bucket_region_find(
 /* Records that bucket lives in region (a valid region name). */
 ferry_err bucket_region_set(
     struct remote *r, const char *bucket, const char *region) FERRY_WUR;
+
+/* meta.c */
+/* Keeps the header line p (len bytes) in q's resp.meta if it is one. */
+void meta_take(struct remote_req *q, const char *p, size_t len);
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;

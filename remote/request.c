@@ -36,6 +36,7 @@ remote_req_new(struct remote *r, enum remote_kind kind, const char *method,
 	q->key[keylen] = '\0';
 	q->keylen = keylen;
 	buf_init(&q->resp.body, REMOTE_BODY_LIMIT);
+	buf_init(&q->resp.meta, REMOTE_META_MAX);
 	return q;
 }
 
@@ -58,9 +59,11 @@ remote_req_free(struct remote_req *q)
 	req_cancel(q);
 	free_pairs(q->query, q->nquery);
 	free_pairs(q->headers, q->nheaders);
+	free(q->headers);
 	free(q->bucket);
 	free(q->key);
 	buf_free(&q->resp.body);
+	buf_free(&q->resp.meta);
 	curl_slist_free_all(q->slist);
 	req_release(q);
 	free(q);
@@ -96,8 +99,24 @@ remote_req_query(struct remote_req *q, const char *name, const char *value)
 ferry_err
 remote_req_header(struct remote_req *q, const char *name, const char *value)
 {
-	return add_pair(
-	    q->headers, &q->nheaders, REMOTE_MAX_HEADERS, name, value);
+	struct sigv4_pair *p;
+	size_t cap;
+
+	if (q->nheaders == q->cap_headers &&
+	    q->cap_headers < REMOTE_MAX_HEADERS) {
+		cap = q->cap_headers ? q->cap_headers * 2 : 8;
+		if (cap > REMOTE_MAX_HEADERS)
+			cap = REMOTE_MAX_HEADERS;
+		if ((p = realloc(q->headers, cap * sizeof(*p))) == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+		q->headers = p;
+		q->cap_headers = cap;
+	}
+	if (q->nheaders == q->cap_headers)
+		return ferry_fail(FERRY_EUSAGE,
+		    "%s %s/%s: more than %d headers", q->method, q->bucket,
+		    q->key, REMOTE_MAX_HEADERS);
+	return add_pair(q->headers, &q->nheaders, q->cap_headers, name, value);
 }
 
 ferry_err
@@ -167,11 +186,13 @@ remote_req_key(const struct remote_req *q, size_t *len)
 void
 req_reset_response(struct remote_req *q)
 {
-	struct buf body = q->resp.body;
+	struct buf body = q->resp.body, meta = q->resp.meta;
 
 	buf_reset(&body);
+	buf_reset(&meta);
 	memset(&q->resp, 0, sizeof(q->resp));
 	q->resp.body = body;
+	q->resp.meta = meta;
 	q->body_off = 0;
 	if (q->sunk > 0 && q->sink_restart)
 		q->sink_restart(q->sink_arg);
@@ -216,8 +237,12 @@ on_header(char *p, size_t size, size_t n, void *arg)
 		s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
 		s->meta_hash[0] = s->meta_mtime[0] = '\0';
 		s->has_content_length = 0;
+		buf_reset(&s->meta);
+		s->meta_overflow = 0;
 		return len;
 	}
+	if (q->keep_meta)
+		meta_take(q, p, len);
 	if (take_header(p, len, "content-length", num, sizeof(num))) {
 		s->content_length = strtoull(num, NULL, 10);
 		s->has_content_length = 1;
@@ -320,7 +345,7 @@ req_path(const struct remote_req *q, int vhost, struct buf *out)
 struct signing {
 	struct buf host, path, query, auth, scratch;
 	char date[20];
-	struct sigv4_pair hdr[REMOTE_MAX_HEADERS + 6];
+	struct sigv4_pair *hdr; /* room for the request's headers and 6 */
 	size_t nhdr;
 };
 
@@ -332,6 +357,7 @@ signing_free(struct signing *s)
 	buf_free(&s->query);
 	buf_free(&s->auth);
 	buf_free(&s->scratch);
+	free(s->hdr);
 }
 
 /* The headers that are sent and signed, in s->hdr. */
@@ -426,6 +452,17 @@ drop_header(struct remote_req *q, const char *line)
 	return FERRY_OK;
 }
 
+static int
+has_header(const struct remote_req *q, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < q->nheaders; i++)
+		if (strcasecmp(q->headers[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
 static ferry_err
 build_slist(struct remote_req *q, struct signing *s)
 {
@@ -440,10 +477,11 @@ build_slist(struct remote_req *q, struct signing *s)
 		e = add_slist(q, &s->scratch, "Authorization", s->auth.data);
 	/* "Name:" tells curl not to send a header it would add itself:
 	 * Expect (a round trip per upload), and the form Content-Type it
-	 * puts on every POST. */
+	 * puts on every POST without one of ours. */
 	if (e == FERRY_OK)
 		e = drop_header(q, "Expect:");
-	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 && !q->has_body)
+	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 && !q->has_body &&
+	    !has_header(q, "content-type"))
 		e = drop_header(q, "Content-Type:");
 	return e;
 }
@@ -586,6 +624,10 @@ req_start(struct remote_req *q)
 	buf_init(&s.auth, 1024);
 	buf_init(&s.scratch, 16384);
 	now_amz_date(s.date);
+	if ((s.hdr = calloc(q->nheaders + 6, sizeof(*s.hdr))) == NULL) {
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		goto out;
+	}
 	snprintf(q->region, sizeof(q->region), "%s",
 	    br ? br->region : r->cfg.region);
 	if ((e = host_header(q, br ? br->host : r->ep.host, vhost, &s.host)) !=
