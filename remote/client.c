@@ -1,4 +1,5 @@
 /* client.c: the S3 client handle, its configuration and connection pool. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -107,6 +108,11 @@ remote_free(struct remote *r)
 		free(r->loop);
 	}
 	creds_close(&r->creds);
+	for (i = 0; i < r->nregions; i++) {
+		free(r->regions[i].bucket);
+		free(r->regions[i].host);
+	}
+	free(r->regions);
 	config_clear(&r->cfg);
 	endpoint_clear(&r->ep);
 	free(r);
@@ -124,12 +130,98 @@ remote_endpoint(const struct remote *r)
 	return r->cfg.endpoint;
 }
 
+static int
+same_str(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+/*
+ * One service: the same endpoint, or AWS's hosts of two regions (the same
+ * account reaches its buckets in every region, and copies between them).
+ */
+static int
+same_service(const struct remote *a, const struct remote *b)
+{
+	struct buf ha, hb;
+	int same;
+
+	if (same_str(a->cfg.endpoint, b->cfg.endpoint))
+		return 1;
+	if (a->ep.https != b->ep.https || a->ep.port != b->ep.port)
+		return 0;
+	buf_init(&ha, 1024);
+	buf_init(&hb, 1024);
+	same = region_host(a->ep.host, "-", &ha) == FERRY_OK &&
+	       region_host(b->ep.host, "-", &hb) == FERRY_OK &&
+	       strcmp(ha.data, hb.data) == 0 && strcmp(ha.data, a->ep.host);
+	buf_free(&ha);
+	buf_free(&hb);
+	return same;
+}
+
 int
 remote_same_account(const struct remote *a, const struct remote *b)
 {
 	/* The keys may be refreshed: compared under their locks. */
-	return strcmp(a->cfg.endpoint, b->cfg.endpoint) == 0 &&
+	return same_service(a, b) &&
 	       creds_same((struct creds *)&a->creds, (struct creds *)&b->creds);
+}
+
+/* The index of bucket's entry in r->regions, or r->nregions. */
+static size_t
+region_index(const struct remote *r, const char *bucket)
+{
+	size_t i;
+
+	for (i = 0; i < r->nregions; i++)
+		if (strcmp(r->regions[i].bucket, bucket) == 0)
+			break;
+	return i;
+}
+
+const struct bucket_region *
+bucket_region_find(const struct remote *r, const char *bucket)
+{
+	size_t i = region_index(r, bucket);
+
+	return i < r->nregions ? &r->regions[i] : NULL;
+}
+
+ferry_err
+bucket_region_set(struct remote *r, const char *bucket, const char *region)
+{
+	size_t i = region_index(r, bucket);
+	struct bucket_region *br;
+	struct buf host;
+	ferry_err e;
+
+	if (i < r->nregions && strcmp(r->regions[i].region, region) == 0)
+		return FERRY_OK;
+	buf_init(&host, 1024);
+	if ((e = region_host(r->ep.host, region, &host)) != FERRY_OK)
+		return e;
+	if (i == r->nregions) {
+		br = realloc(r->regions, (i + 1) * sizeof(*br));
+		if (br == NULL || (br[i].bucket = strdup(bucket)) == NULL) {
+			if (br != NULL)
+				r->regions = br;
+			buf_free(&host);
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+		}
+		r->regions = br;
+		br[i].host = NULL;
+		r->nregions++;
+	}
+	br = &r->regions[i];
+	free(br->host);
+	br->host = host.data;
+	snprintf(br->region, sizeof(br->region), "%s", region);
+	log_info("s3://%s is in region %s: its requests go to %s", bucket,
+	    region, br->host);
+	return FERRY_OK;
 }
 
 unsigned

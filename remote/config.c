@@ -158,7 +158,7 @@ open_files(struct resolve *r)
 }
 
 /* Region names go into host names and the signing scope. */
-static int
+int
 region_valid(const char *s)
 {
 	size_t i;

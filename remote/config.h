@@ -115,4 +115,10 @@ ferry_err config_resolve(const struct config_flags *f,
     const char *(*getenv_fn)(const char *), struct config *c) FERRY_WUR;
 void config_clear(struct config *c);
 
+/*
+ * Non-zero when s is a region name: 1 to 63 letters, digits, '-' or '_'
+ * (it goes into host names and the signing scope).
+ */
+int region_valid(const char *s);
+
 #endif

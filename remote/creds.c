@@ -322,15 +322,18 @@ refresh_locked(struct creds *c, int64_t now)
 
 /* Fills u from the current keys, deriving the day's key when needed. */
 static ferry_err
-use_locked(struct creds *c, const char *date, struct creds_use *u)
+use_locked(
+    struct creds *c, const char *date, const char *region, struct creds_use *u)
 {
 	ferry_err e;
 
-	if (strncmp(c->key_date, date, 8) != 0) {
+	if (strncmp(c->key_date, date, 8) != 0 ||
+	    strcmp(c->key_region, region) != 0) {
 		memcpy(c->key_date, date, 8);
 		c->key_date[8] = '\0';
+		snprintf(c->key_region, sizeof(c->key_region), "%s", region);
 		e = sigv4_signing_key(c->cur.secret_key, c->key_date,
-		    c->cfg->region, "s3", c->signing_key);
+		    c->key_region, "s3", c->signing_key);
 		if (e != FERRY_OK) {
 			c->key_date[0] = '\0';
 			return e;
@@ -345,7 +348,8 @@ use_locked(struct creds *c, const char *date, struct creds_use *u)
 }
 
 ferry_err
-creds_get(struct creds *c, const char *date, struct creds_use *u)
+creds_get(
+    struct creds *c, const char *date, const char *region, struct creds_use *u)
 {
 	int64_t now = (int64_t)time(NULL);
 	ferry_err e = FERRY_OK;
@@ -358,7 +362,7 @@ creds_get(struct creds *c, const char *date, struct creds_use *u)
 	         (now >= c->next_try || now >= c->cur.expires))
 		e = refresh_locked(c, now);
 	if (e == FERRY_OK)
-		e = use_locked(c, date, u);
+		e = use_locked(c, date, region, u);
 	pthread_mutex_unlock(&c->lock);
 	if (e != FERRY_OK)
 		creds_use_clear(u);

@@ -80,7 +80,8 @@ struct creds {
 	ferry_err why_err;       /* how the last refresh failed */
 	char why[512];           /* and why */
 	char key_date[9];        /* the day signing_key was derived for */
-	uint8_t signing_key[32]; /* for key_date and cfg->region */
+	char key_region[64];     /* and the region */
+	uint8_t signing_key[32]; /* for key_date and key_region */
 };
 
 /*
@@ -102,15 +103,16 @@ struct creds_use {
 };
 
 /*
- * Fills *u for a request dated date ("YYYYMMDD..."), fetching the keys
+ * Fills *u for a request dated date ("YYYYMMDD...") and signed for region,
+ * fetching the keys
  * the first time (static ones copied, the process run, the metadata
  * service asked) and refreshing them when they are due.  A refresh that fails
  * while the keys are still valid warns and keeps them; once they have expired
  * it is the failure (then tried again no sooner than CREDS_RETRY_SECONDS
  * later). Thread-safe.
  */
-ferry_err creds_get(
-    struct creds *c, const char *date, struct creds_use *u) FERRY_WUR;
+ferry_err creds_get(struct creds *c, const char *date, const char *region,
+    struct creds_use *u) FERRY_WUR;
 void creds_use_clear(struct creds_use *u);
 
 /* Non-zero when a and b hold the same keys now.  Thread-safe. */

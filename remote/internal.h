@@ -9,12 +9,13 @@
 
 #include "remote/config.h"
 #include "remote/creds.h"
+#include "remote/region.h"
 #include "remote/remote.h"
 #include "remote/sigv4.h"
 #include "remote/url.h"
 
 #define REMOTE_MAX_QUERY 8
-#define REMOTE_MAX_HEADERS 16
+#define REMOTE_MAX_HEADERS 128 /* an object's metadata may take many */
 #define REMOTE_DEFAULT_RETRIES 10
 
 /* The multi loop, shared by the clients of both sides of a mirror. */
@@ -30,6 +31,13 @@ struct remote_loop {
 	double budget; /* retries left to the run */
 };
 
+/* A bucket found to live in another region than the configured one. */
+struct bucket_region {
+	char *bucket;
+	char region[REGION_MAX];
+	char *host; /* the endpoint host that serves the region */
+};
+
 struct remote {
 	struct config cfg;
 	struct endpoint ep;
@@ -38,7 +46,9 @@ struct remote {
 	unsigned retries;
 	int no_verify_ssl;
 	struct creds creds; /* what requests are signed with */
-	CURL **easy_pool;   /* idle easy handles, reused */
+	struct bucket_region *regions;
+	size_t nregions;
+	CURL **easy_pool; /* idle easy handles, reused */
 	size_t npool;
 	size_t pool_cap;
 };
@@ -52,8 +62,10 @@ struct remote_req {
 	size_t keylen;
 	struct sigv4_pair query[REMOTE_MAX_QUERY];
 	size_t nquery;
-	struct sigv4_pair headers[REMOTE_MAX_HEADERS];
+	struct sigv4_pair *headers; /* grown up to REMOTE_MAX_HEADERS */
 	size_t nheaders;
+	size_t cap_headers;
+	int keep_meta; /* remote_req_keep_meta() */
 	const char *body;
 	size_t body_len;
 	size_t body_off;
@@ -70,12 +82,29 @@ struct remote_req {
 	struct curl_slist *slist;
 	char errbuf[CURL_ERROR_SIZE];
 	unsigned attempt;
-	int64_t retry_at; /* monotonic ns */
+	char
+	    region[REGION_MAX]; /* the region the last attempt was signed for */
+	int region_moved;       /* already sent again for another region */
+	int is_probe;           /* a HEAD Bucket asking for the region */
+	struct remote_req *probe; /* the HEAD Bucket asked for this request */
+	int64_t retry_at;         /* monotonic ns */
 	struct remote_req *next_waiting;
 	int inflight;  /* the easy handle is in the multi */
 	int submitted; /* submitted and not yet completed */
 	int completed;
 };
+
+/* client.c */
+/* The region recorded for bucket, or NULL: the configured one. */
+const struct bucket_region *bucket_region_find(
+    const struct remote *r, const char *bucket);
+/* Records that bucket lives in region (a valid region name). */
+ferry_err bucket_region_set(
+    struct remote *r, const char *bucket, const char *region) FERRY_WUR;
+
+/* meta.c */
+/* Keeps the header line p (len bytes) in q's resp.meta if it is one. */
+void meta_take(struct remote_req *q, const char *p, size_t len);
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;

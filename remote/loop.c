@@ -2,6 +2,7 @@
  * loop.c: the one libcurl multi loop that carries every request, with
  * retries (exponential backoff, full jitter) and completion callbacks.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ remote_req_submit(struct remote_req *q, remote_done_fn done, void *arg)
 	q->done_arg = arg;
 	q->attempt = 0;
 	q->completed = 0;
+	q->region_moved = 0;
 	req_reset_response(q);
 	if ((e = req_start(q)) != FERRY_OK)
 		return e;
@@ -47,6 +49,11 @@ req_cancel(struct remote_req *q)
 
 	if (!q->submitted)
 		return;
+	/* a HEAD Bucket asked for q ends on its own, for nobody */
+	if (q->probe) {
+		q->probe->done_arg = NULL;
+		q->probe = NULL;
+	}
 	for (pp = &q->r->loop->waiting; *pp; pp = &(*pp)->next_waiting) {
 		if (*pp == q) {
 			*pp = q->next_waiting;
@@ -127,6 +134,75 @@ take_retry(struct remote_loop *l)
 	return 1;
 }
 
+/* Sends q again, to its bucket's region now.  Non-zero when it went. */
+static int
+restart(struct remote_req *q)
+{
+	req_reset_response(q);
+	if (req_start(q) == FERRY_OK)
+		return 1;
+	q->resp.err = FERRY_ENET;
+	snprintf(q->errbuf, sizeof(q->errbuf), "%s", ferry_errmsg());
+	return 0;
+}
+
+/* The HEAD Bucket of a wrong-region reply to q (arg) has come back. */
+static void
+on_probe(struct remote_req *p, void *arg)
+{
+	struct remote_req *q = arg;
+	char region[REGION_MAX];
+
+	if (q != NULL) {
+		q->probe = NULL;
+		if (region_pick(p->resp.bucket_region, q->region, region) ==
+		        1 &&
+		    bucket_region_set(q->r, q->bucket, region) == FERRY_OK &&
+		    restart(q))
+			q = NULL;
+	}
+	remote_req_free(p);
+	/* no region learnt: q ends with its own reply */
+	if (q != NULL)
+		finish(q->r, q);
+}
+
+/*
+ * A reply saying that q's bucket lives in another region than q was
+ * signed for: the region is recorded for the bucket and q is sent again
+ * for it, once, without counting as a retry; when the reply does not
+ * name the region, a HEAD Bucket asks for it first (its reply always
+ * carries x-amz-bucket-region).  Returns non-zero when q goes on.
+ */
+static int
+follow_region(struct remote_req *q)
+{
+	char region[REGION_MAX];
+	struct remote_req *p;
+	enum region_reply k;
+
+	if (q->region_moved || q->is_probe)
+		return 0;
+	k = region_from_reply(q->resp.status, q->resp.bucket_region,
+	    q->resp.body.data, q->resp.body.len, q->region, region);
+	if (k == REGION_NONE)
+		return 0;
+	q->region_moved = 1;
+	if (k == REGION_NAMED)
+		return bucket_region_set(q->r, q->bucket, region) == FERRY_OK &&
+		       restart(q);
+	p = remote_req_new(q->r, REMOTE_HEAD, "HEAD", q->bucket, NULL, 0);
+	if (p == NULL)
+		return 0;
+	p->is_probe = 1;
+	if (remote_req_submit(p, on_probe, q) != FERRY_OK) {
+		remote_req_free(p);
+		return 0;
+	}
+	q->probe = p;
+	return 1;
+}
+
 static void
 on_done(struct remote *r, CURL *easy, CURLcode rc)
 {
@@ -140,6 +216,8 @@ on_done(struct remote *r, CURL *easy, CURLcode rc)
 		r->stats.bytes_sent += q->body_len;
 	req_release(q);
 	adjust_window(r->loop, q, rc);
+	if (rc == CURLE_OK && follow_region(q))
+		return;
 	if (req_retryable(q, rc) && q->attempt + 1 < r->retries &&
 	    take_retry(r->loop)) {
 		req_reset_response(q);

@@ -100,6 +100,10 @@ struct remote_resp {
 	char bucket_region[64];
 	uint64_t content_length;
 	int has_content_length;
+	/* with remote_req_keep_meta(): "name: value\n" lines, names in
+	 * lower case; meta_overflow when they passed REMOTE_META_MAX */
+	struct buf meta;
+	int meta_overflow;
 };
 
 struct remote_req;
@@ -132,6 +136,20 @@ ferry_err remote_req_copy_source(struct remote_req *q, const char *bucket,
  */
 void remote_req_body(
     struct remote_req *q, const void *data, size_t len, const uint8_t *md5);
+/*
+ * Keeps, in resp.meta, the reply's headers that describe the object and
+ * that a copy of it carries: Content-Type, Cache-Control,
+ * Content-Disposition, Content-Encoding, Content-Language, Expires and
+ * every x-amz-meta-* (ferry's own x-amz-meta-ferry-* among them).
+ */
+#define REMOTE_META_MAX 8192
+void remote_req_keep_meta(struct remote_req *q);
+/*
+ * Adds the headers of meta, as resp.meta holds them, to q.  FERRY_EUSAGE
+ * when q would have too many headers.
+ */
+ferry_err remote_req_meta_headers(
+    struct remote_req *q, const char *meta) FERRY_WUR;
 /* Limits the buffered response body (default 1 MiB). */
 void remote_req_body_limit(struct remote_req *q, size_t limit);
 /*

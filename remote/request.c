@@ -36,6 +36,7 @@ remote_req_new(struct remote *r, enum remote_kind kind, const char *method,
 	q->key[keylen] = '\0';
 	q->keylen = keylen;
 	buf_init(&q->resp.body, REMOTE_BODY_LIMIT);
+	buf_init(&q->resp.meta, REMOTE_META_MAX);
 	return q;
 }
 
@@ -58,9 +59,11 @@ remote_req_free(struct remote_req *q)
 	req_cancel(q);
 	free_pairs(q->query, q->nquery);
 	free_pairs(q->headers, q->nheaders);
+	free(q->headers);
 	free(q->bucket);
 	free(q->key);
 	buf_free(&q->resp.body);
+	buf_free(&q->resp.meta);
 	curl_slist_free_all(q->slist);
 	req_release(q);
 	free(q);
@@ -96,8 +99,24 @@ remote_req_query(struct remote_req *q, const char *name, const char *value)
 ferry_err
 remote_req_header(struct remote_req *q, const char *name, const char *value)
 {
-	return add_pair(
-	    q->headers, &q->nheaders, REMOTE_MAX_HEADERS, name, value);
+	struct sigv4_pair *p;
+	size_t cap;
+
+	if (q->nheaders == q->cap_headers &&
+	    q->cap_headers < REMOTE_MAX_HEADERS) {
+		cap = q->cap_headers ? q->cap_headers * 2 : 8;
+		if (cap > REMOTE_MAX_HEADERS)
+			cap = REMOTE_MAX_HEADERS;
+		if ((p = realloc(q->headers, cap * sizeof(*p))) == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+		q->headers = p;
+		q->cap_headers = cap;
+	}
+	if (q->nheaders == q->cap_headers)
+		return ferry_fail(FERRY_EUSAGE,
+		    "%s %s/%s: more than %d headers", q->method, q->bucket,
+		    q->key, REMOTE_MAX_HEADERS);
+	return add_pair(q->headers, &q->nheaders, q->cap_headers, name, value);
 }
 
 ferry_err
@@ -167,11 +186,13 @@ remote_req_key(const struct remote_req *q, size_t *len)
 void
 req_reset_response(struct remote_req *q)
 {
-	struct buf body = q->resp.body;
+	struct buf body = q->resp.body, meta = q->resp.meta;
 
 	buf_reset(&body);
+	buf_reset(&meta);
 	memset(&q->resp, 0, sizeof(q->resp));
 	q->resp.body = body;
+	q->resp.meta = meta;
 	q->body_off = 0;
 	if (q->sunk > 0 && q->sink_restart)
 		q->sink_restart(q->sink_arg);
@@ -216,8 +237,12 @@ on_header(char *p, size_t size, size_t n, void *arg)
 		s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
 		s->meta_hash[0] = s->meta_mtime[0] = '\0';
 		s->has_content_length = 0;
+		buf_reset(&s->meta);
+		s->meta_overflow = 0;
 		return len;
 	}
+	if (q->keep_meta)
+		meta_take(q, p, len);
 	if (take_header(p, len, "content-length", num, sizeof(num))) {
 		s->content_length = strtoull(num, NULL, 10);
 		s->has_content_length = 1;
@@ -281,9 +306,13 @@ on_seek(void *arg, curl_off_t off, int origin)
 	return CURL_SEEKFUNC_OK;
 }
 
-/* "host[:port]" as sent in the Host header, with the bucket for vhosts. */
+/*
+ * "host[:port]" as sent in the Host header, with the bucket for vhosts;
+ * host is the endpoint's, or the one of the bucket's region.
+ */
 static ferry_err
-host_header(const struct remote_req *q, int vhost, struct buf *out)
+host_header(
+    const struct remote_req *q, const char *host, int vhost, struct buf *out)
 {
 	const struct endpoint *ep = &q->r->ep;
 	unsigned dflt = ep->https ? 443 : 80;
@@ -292,8 +321,8 @@ host_header(const struct remote_req *q, int vhost, struct buf *out)
 	if (vhost && (e = buf_printf(out, "%s.", q->bucket)) != FERRY_OK)
 		return e;
 	if (ep->port == dflt)
-		return buf_puts(out, ep->host);
-	return buf_printf(out, "%s:%u", ep->host, ep->port);
+		return buf_puts(out, host);
+	return buf_printf(out, "%s:%u", host, ep->port);
 }
 
 /* The unencoded path: "/bucket/key" (path style) or "/key". */
@@ -317,7 +346,7 @@ struct signing {
 	struct buf host, path, query, auth, scratch;
 	struct creds_use cred;
 	char date[20];
-	struct sigv4_pair hdr[REMOTE_MAX_HEADERS + 6];
+	struct sigv4_pair *hdr; /* room for the request's headers and 6 */
 	size_t nhdr;
 };
 
@@ -330,6 +359,7 @@ signing_free(struct signing *s)
 	buf_free(&s->auth);
 	buf_free(&s->scratch);
 	creds_use_clear(&s->cred);
+	free(s->hdr);
 }
 
 /* The headers that are sent and signed, in s->hdr. */
@@ -362,7 +392,8 @@ sign(struct remote_req *q, struct signing *s)
 	const char *phash = q->has_body ? "UNSIGNED-PAYLOAD" : empty_hash;
 	ferry_err e;
 
-	if ((e = creds_get(&r->creds, s->date, &s->cred)) != FERRY_OK)
+	if ((e = creds_get(&r->creds, s->date, q->region, &s->cred)) !=
+	    FERRY_OK)
 		return e;
 	collect_headers(q, s, phash);
 	sr.method = q->method;
@@ -373,7 +404,7 @@ sign(struct remote_req *q, struct signing *s)
 	sr.nheaders = s->nhdr;
 	sr.payload_hash = phash;
 	sr.amz_date = s->date;
-	sr.region = r->cfg.region;
+	sr.region = q->region;
 	sr.service = "s3";
 	if ((e = sigv4_canonical_query(&sr, &s->query)) != FERRY_OK)
 		return e;
@@ -412,6 +443,17 @@ drop_header(struct remote_req *q, const char *line)
 	return FERRY_OK;
 }
 
+static int
+has_header(const struct remote_req *q, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < q->nheaders; i++)
+		if (strcasecmp(q->headers[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
 static ferry_err
 build_slist(struct remote_req *q, struct signing *s)
 {
@@ -426,10 +468,11 @@ build_slist(struct remote_req *q, struct signing *s)
 		e = add_slist(q, &s->scratch, "Authorization", s->auth.data);
 	/* "Name:" tells curl not to send a header it would add itself:
 	 * Expect (a round trip per upload), and the form Content-Type it
-	 * puts on every POST. */
+	 * puts on every POST without one of ours. */
 	if (e == FERRY_OK)
 		e = drop_header(q, "Expect:");
-	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 && !q->has_body)
+	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 && !q->has_body &&
+	    !has_header(q, "content-type"))
 		e = drop_header(q, "Content-Type:");
 	return e;
 }
@@ -537,8 +580,10 @@ set_options(struct remote_req *q, CURL *c, const char *url)
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
 	curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	/* ferry answers redirects itself (region.c), never across schemes */
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, r->ep.scheme);
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, r->ep.scheme);
 	if (r->cfg.ca_bundle)
 		curl_easy_setopt(c, CURLOPT_CAINFO, r->cfg.ca_bundle);
 	if (r->no_verify_ssl) {
@@ -557,6 +602,7 @@ ferry_err
 req_start(struct remote_req *q)
 {
 	struct remote *r = q->r;
+	const struct bucket_region *br = bucket_region_find(r, q->bucket);
 	struct signing s = {0};
 	struct buf url;
 	int vhost = !r->cfg.path_style;
@@ -569,7 +615,14 @@ req_start(struct remote_req *q)
 	buf_init(&s.auth, 1024);
 	buf_init(&s.scratch, 16384);
 	now_amz_date(s.date);
-	if ((e = host_header(q, vhost, &s.host)) != FERRY_OK ||
+	if ((s.hdr = calloc(q->nheaders + 6, sizeof(*s.hdr))) == NULL) {
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(q->region, sizeof(q->region), "%s",
+	    br ? br->region : r->cfg.region);
+	if ((e = host_header(q, br ? br->host : r->ep.host, vhost, &s.host)) !=
+	        FERRY_OK ||
 	    (e = req_path(q, vhost, &s.path)) != FERRY_OK ||
 	    (e = sign(q, &s)) != FERRY_OK ||
 	    (e = build_slist(q, &s)) != FERRY_OK ||

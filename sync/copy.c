@@ -15,18 +15,16 @@
 
 #include "sync/push.h"
 
-/* Carries the source's type and ferry metadata to the new object. */
+/*
+ * Carries the source's type, caching and encoding headers and its
+ * metadata (ferry's content hash and mtime among them: the bytes are the
+ * same) to the new object, as CopyObject does by itself.
+ */
 void
 copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e)
 {
-	if (*e == FERRY_OK && x->content_type[0])
-		*e = remote_req_header(q, "Content-Type", x->content_type);
-	if (*e == FERRY_OK && x->meta_hash[0])
-		*e = remote_req_header(
-		    q, "x-amz-meta-ferry-xxh128", x->meta_hash);
-	if (*e == FERRY_OK && x->meta_mtime[0])
-		*e = remote_req_header(
-		    q, "x-amz-meta-ferry-mtime", x->meta_mtime);
+	if (*e == FERRY_OK && x->meta)
+		*e = remote_req_meta_headers(q, x->meta);
 }
 
 /*
@@ -114,13 +112,17 @@ source_req(struct xfer *x, enum remote_kind kind, const char *method)
 	return q;
 }
 
-static void
+/* Keeps what the source's HEAD or GET said to carry to the copy. */
+static ferry_err
 take_source_meta(struct xfer *x, const struct remote_resp *s)
 {
-	snprintf(
-	    x->content_type, sizeof(x->content_type), "%s", s->content_type);
-	snprintf(x->meta_hash, sizeof(x->meta_hash), "%s", s->meta_hash);
-	snprintf(x->meta_mtime, sizeof(x->meta_mtime), "%s", s->meta_mtime);
+	if (s->meta_overflow)
+		return ferry_fail(FERRY_EPARSE,
+		    "the source's metadata passes %d bytes", REMOTE_META_MAX);
+	free(x->meta);
+	if ((x->meta = strdup(s->meta.data ? s->meta.data : "")) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	return FERRY_OK;
 }
 
 static void
@@ -134,12 +136,13 @@ on_stream_get(struct remote_req *q, void *arg)
 	if (e == FERRY_OK && s->body.len != x->local.size)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "the source object changed while it was read");
+	if (e == FERRY_OK)
+		e = take_source_meta(x, s);
 	if (e != FERRY_OK) {
 		x->p->mem_used -= x->local.size;
 		remote_req_free(q);
 		return xfer_fail(x, e);
 	}
-	take_source_meta(x, s);
 	/* the body becomes the PUT's: take it over rather than copy it */
 	x->buf = (uint8_t *)s->body.data;
 	x->buflen = s->body.len;
@@ -161,6 +164,7 @@ start_stream_get(struct xfer *x)
 
 	if (q == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	remote_req_keep_meta(q);
 	remote_req_body_limit(q, x->local.size + 1);
 	if ((e = remote_req_submit(q, on_stream_get, x)) != FERRY_OK) {
 		remote_req_free(q);
@@ -179,7 +183,7 @@ on_src_head(struct remote_req *q, void *arg)
 
 	e = remote_req_result(q, 0);
 	if (e == FERRY_OK)
-		take_source_meta(x, remote_req_resp(q));
+		e = take_source_meta(x, remote_req_resp(q));
 	remote_req_free(q);
 	if (e != FERRY_OK)
 		return xfer_fail(x, e);
@@ -196,6 +200,7 @@ start_src_head(struct xfer *x)
 
 	if (q == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	remote_req_keep_meta(q);
 	if ((e = remote_req_submit(q, on_src_head, x)) != FERRY_OK) {
 		remote_req_free(q);
 		return e;

@@ -70,9 +70,7 @@ struct xfer {
 	char *src_key; /* full key of the source object */
 	char src_etag[MANIFEST_ETAG_MAX];
 	int have_src_head;
-	char content_type[128];
-	char meta_hash[40];
-	char meta_mtime[32];
+	char *meta; /* the source's headers to carry (remote_resp.meta) */
 };
 
 struct push {

@@ -28,6 +28,7 @@ xfer_free(struct xfer *x)
 	free(x->upload_id);
 	free(x->part_md5);
 	free(x->src_key);
+	free(x->meta);
 	free(x);
 }
 

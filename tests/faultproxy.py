@@ -16,6 +16,23 @@ request that matches --only-methods and --match, a seeded RNG decides, at
          (part of the status line when it has no body), then close
   delay  sleep 0.2-1.5 s, then forward
 
+With --bucket-region (or FAULTPROXY_BUCKET_REGION), the proxy also plays
+buckets that live in another region than the one ferry signs for, as AWS
+answers them: a request whose Authorization credential scope names another
+region than its bucket's is not forwarded but refused, per
+--wrong-region-reply:
+
+  301       301 PermanentRedirect (S3 XML error body) with the header
+            x-amz-bucket-region (the default)
+  301-bare  the same without the header: the client must ask the bucket
+            (a HEAD always gets the header)
+  400       400 AuthorizationHeaderMalformed naming the region in <Region>
+            and its message, without the header
+
+A HEAD gets the status and headers with an empty body.  Requests for other
+buckets, and the rest, are forwarded.  Each refusal is logged as one line
+"redirect METHOD TARGET REGION".
+
 Each fault is logged as one line "fault KIND METHOD TARGET" to --log FILE,
 else to stderr.  The port is printed on stdout as "PORT <n>" once the proxy
 listens, and written to --port-file if given.  The proxy exits on SIGTERM,
@@ -25,6 +42,8 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--rate 0.10] [--kinds all|500,503,reset,cut,delay]
            [--max-faults N] [--only-methods GET,PUT] [--match REGEX]
            [--always] [--log FILE] [--port-file FILE] [--lifetime SECONDS]
+           [--bucket-region [BUCKET=]REGION]...
+           [--wrong-region-reply 301|301-bare|400]
 """
 import argparse
 import os
@@ -245,6 +264,86 @@ class Faults:
         return kind, params
 
 
+class Regions:
+    """Buckets that live in a region of their own: SPEC is REGION (every
+    bucket) or BUCKET=REGION."""
+
+    SCOPE = re.compile(r"Credential=[^/,\s]+/\d{8}/([^/,\s]+)/s3/")
+
+    def __init__(self, specs, reply, log):
+        self.all = None
+        self.buckets = {}
+        for spec in specs:
+            bucket, eq, region = spec.rpartition("=")
+            if not region:
+                sys.exit("faultproxy: bad --bucket-region %r" % spec)
+            if eq:
+                self.buckets[bucket] = region
+            else:
+                self.all = region
+        self.reply = reply
+        self.log = log
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def region_of(self, req, target):
+        """The bucket a request is for (path style, else the Host's first
+        label) and the region it lives in, or (None, None)."""
+        path = urllib.parse.urlsplit(target).path
+        bucket = urllib.parse.unquote(path.lstrip("/").split("/")[0])
+        host = req.header("host").split(":")[0]
+        if bucket not in self.buckets and host.split(".")[0] in \
+                self.buckets:
+            bucket = host.split(".")[0]
+        if not bucket:
+            return None, None
+        return bucket, self.buckets.get(bucket, self.all)
+
+    def refusal(self, req, method, target):
+        """The reply to send instead of forwarding, or None."""
+        bucket, region = self.region_of(req, target)
+        m = self.SCOPE.search(req.header("authorization"))
+        if region is None or m is None or m.group(1) == region:
+            return None
+        with self.lock:
+            self.count += 1
+            n = self.count
+            self.log.write("redirect %s %s %s\n" % (method, target, region))
+            self.log.flush()
+        return moved_reply(self.reply, method, bucket, region, m.group(1), n)
+
+
+def moved_reply(kind, method, bucket, region, signed, n):
+    if kind == "400":
+        status, code = "400 Bad Request", "AuthorizationHeaderMalformed"
+        detail = ("<Message>The authorization header is malformed; the "
+                  "region '%s' is wrong; expecting '%s'</Message>"
+                  "<Region>%s</Region>" % (signed, region, region))
+    else:
+        status, code = "301 Moved Permanently", "PermanentRedirect"
+        detail = ("<Message>The bucket you are attempting to access must "
+                  "be addressed using the specified endpoint. Please send "
+                  "all future requests to this endpoint.</Message>"
+                  "<Endpoint>%s.s3.%s.amazonaws.com</Endpoint>"
+                  "<Bucket>%s</Bucket>" % (_xml(bucket), region,
+                                           _xml(bucket)))
+    body = ('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>%s</Code>'
+            "%s<RequestId>faultproxy-r%d</RequestId></Error>" %
+            (code, detail, n)).encode()
+    if method == "HEAD":
+        body = b""
+    header = ""
+    if kind == "301" or method == "HEAD":
+        header = "x-amz-bucket-region: %s\r\n" % region
+    head = ("HTTP/1.1 %s\r\n"
+            "Content-Type: application/xml\r\n"
+            "Content-Length: %d\r\n"
+            "%s"
+            "x-amz-request-id: faultproxy-r%d\r\n"
+            "Connection: keep-alive\r\n\r\n" % (status, len(body), header, n))
+    return head.encode() + body
+
+
 def error_reply(kind, method, target, n):
     status, code, message = ERRORS[kind]
     path = urllib.parse.urlsplit(target).path
@@ -314,6 +413,11 @@ class Handler(socketserver.BaseRequestHandler):
         if len(parts) != 3:
             return False
         method, target = parts[0], parts[1]
+        moved = self.server.regions.refusal(req, method, target)
+        if moved is not None:
+            self.drain_request(req)
+            self.request.sendall(moved)
+            return not req.close_after()
         kind, params = self.server.faults.decide(method, target)
         if kind in ("500", "503"):
             self.drain_request(req)
@@ -416,10 +520,17 @@ def main():
     ap.add_argument("--log", default=None)
     ap.add_argument("--port-file", default=None)
     ap.add_argument("--lifetime", type=float, default=600)
+    env = os.environ.get("FAULTPROXY_BUCKET_REGION")
+    ap.add_argument("--bucket-region", action="append",
+                    default=[env] if env else [])
+    ap.add_argument("--wrong-region-reply", default="301",
+                    choices=("301", "301-bare", "400"))
     args = ap.parse_args()
 
     upstream = parse_upstream(args.upstream)
     faults = Faults(args)
+    regions = Regions(args.bucket_region, args.wrong_region_reply,
+                      faults.log)
 
     def bye(*_):
         os._exit(0)
@@ -433,6 +544,7 @@ def main():
     srv = Server(("127.0.0.1", 0), Handler)
     srv.upstream = upstream
     srv.faults = faults
+    srv.regions = regions
     port = srv.server_address[1]
     if args.port_file:
         tmp = args.port_file + ".tmp"

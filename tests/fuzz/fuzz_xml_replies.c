@@ -1,11 +1,15 @@
 /*
- * fuzz_xml_replies.c: every one-shot reply parser on the same input, and
+ * fuzz_xml_replies.c: every one-shot reply parser on the same input, the
+ * region of a wrong-region reply read from it (as body and as header), and
  * the DeleteObjects body builder, whose output must read back as the input.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote/config.h"
+#include "remote/region.h"
 #include "remote/xml.h"
 
 static int
@@ -96,6 +100,33 @@ lists(const char *d, size_t n)
 	(void)xml_delete_result_parse(d, n, on_deleted, &sum);
 }
 
+/* A region read from a reply is a region name other than the signed one. */
+static void
+check_region(enum region_reply k, const char *out)
+{
+	if ((k == REGION_NAMED) != (out[0] != '\0'))
+		abort();
+	if (k == REGION_NAMED &&
+	    (!region_valid(out) || strcmp(out, "us-east-1") == 0))
+		abort();
+}
+
+static void
+regions(const char *d, size_t n)
+{
+	static const long statuses[] = {301, 400, 403};
+	char out[REGION_MAX], header[REGION_MAX + 8];
+	size_t i;
+
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+		check_region(
+		    region_from_reply(statuses[i], "", d, n, "us-east-1", out),
+		    out);
+	snprintf(header, sizeof(header), "%.*s", (int)n, d);
+	check_region(
+	    region_from_reply(301, header, NULL, 0, "us-east-1", out), out);
+}
+
 struct echo {
 	const char *key;
 	size_t len;
@@ -149,6 +180,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	single_results(d, size);
 	lists(d, size);
+	regions(d, size);
 	round_trip(d, size);
 	return 0;
 }

@@ -7,7 +7,9 @@ FERRY=${FERRY:-$TOP/ferry}
 COUNT="$TOP/tests/server/count-requests"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ferry-it.XXXXXX")
 export FERRY_STATE_DIR="$WORK/state"
-trap 'rm -rf "$WORK"' EXIT
+PROXY_PID=
+PROXY=
+trap 'stop_proxy; rm -rf "$WORK"' EXIT
 _n=0
 _fails=0
 
@@ -82,6 +84,35 @@ d = json.load(sys.stdin)
 for k in sys.argv[1].split("."):
     d = d[k]
 print(d)' "$2"
+}
+
+# start_proxy NAME OPTION...: a fault proxy in front of the gateway, its
+# faults logged to $WORK/NAME.log; sets PROXY (its URL) and PROXY_PID.
+start_proxy() {
+	local name=$1 i
+	shift
+	rm -f "$WORK/$name.port"
+	python3 "$TOP/tests/faultproxy.py" --upstream "$FERRY_TEST_ENDPOINT" \
+		--log "$WORK/$name.log" --port-file "$WORK/$name.port" \
+		--lifetime 300 "$@" >/dev/null 2>>"$WORK/proxy.err" &
+	PROXY_PID=$!
+	for i in $(seq 100); do
+		[ -s "$WORK/$name.port" ] && break
+		sleep 0.1
+	done
+	if [ ! -s "$WORK/$name.port" ]; then
+		not_ok "the fault proxy '$name' starts"
+		sed 's/^/# /' "$WORK/proxy.err" 2>/dev/null
+	fi
+	PROXY="http://127.0.0.1:$(cat "$WORK/$name.port" 2>/dev/null)"
+}
+
+stop_proxy() {
+	if [ -n "$PROXY_PID" ]; then
+		kill "$PROXY_PID" 2>/dev/null
+		wait "$PROXY_PID" 2>/dev/null
+	fi
+	PROXY_PID=
 }
 
 done_testing() {

@@ -10,39 +10,6 @@
 # Debian's python3 (and aws), not a per-user shim: the proxy and the
 # checks start many times, and must not be slowed or changed by one.
 PATH=/usr/bin:$PATH
-PROXY_PID=
-PROXY=
-trap 'stop_proxy; rm -rf "$WORK"' EXIT
-
-# start_proxy NAME OPTION...: a fault proxy in front of the gateway, its
-# faults logged to $WORK/NAME.log; sets PROXY (its URL) and PROXY_PID.
-start_proxy() {
-	local name=$1 i
-	shift
-	rm -f "$WORK/$name.port"
-	python3 "$TOP/tests/faultproxy.py" --upstream "$FERRY_TEST_ENDPOINT" \
-		--log "$WORK/$name.log" --port-file "$WORK/$name.port" \
-		--lifetime 300 "$@" >/dev/null 2>>"$WORK/proxy.err" &
-	PROXY_PID=$!
-	for i in $(seq 100); do
-		[ -s "$WORK/$name.port" ] && break
-		sleep 0.1
-	done
-	if [ ! -s "$WORK/$name.port" ]; then
-		not_ok "the fault proxy '$name' starts"
-		sed 's/^/# /' "$WORK/proxy.err" 2>/dev/null
-	fi
-	PROXY="http://127.0.0.1:$(cat "$WORK/$name.port" 2>/dev/null)"
-}
-
-stop_proxy() {
-	if [ -n "$PROXY_PID" ]; then
-		kill "$PROXY_PID" 2>/dev/null
-		wait "$PROXY_PID" 2>/dev/null
-	fi
-	PROXY_PID=
-}
-
 # faults NAME: how many faults the proxy NAME injected.
 faults() {
 	awk '$1 == "fault" { n++ } END { print n + 0 }' "$WORK/$1.log" \

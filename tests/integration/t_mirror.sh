@@ -50,14 +50,18 @@ aws_secret_access_key = $AWS_SECRET_ACCESS_KEY
 aws_access_key_id = $FERRY_TEST_ACCESS2
 aws_secret_access_key = $FERRY_TEST_SECRET2
 CRED
+# streamed SOURCE DEST OPTION...: a mirror reading as user one and
+# writing as user two.
+streamed() {
+	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
+		AWS_SHARED_CREDENTIALS_FILE="$WORK/credentials" \
+		"$FERRY" sync "$@" --source-profile one --profile two
+}
 D2=mirror-two-$$
 AWS_ACCESS_KEY_ID=$FERRY_TEST_ACCESS2 AWS_SECRET_ACCESS_KEY=$FERRY_TEST_SECRET2 \
 	s3 mb "$D2"
 m=$(mark)
-env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
-	AWS_SHARED_CREDENTIALS_FILE="$WORK/credentials" \
-	"$FERRY" sync "s3://$S/m" "s3://$D2/s" --source-profile one \
-	--profile two "${opts[@]}" >"$WORK/4.json"
+streamed "s3://$S/m" "s3://$D2/s" "${opts[@]}" >"$WORK/4.json"
 is "$?" 0 "a streamed mirror between two accounts exits 0"
 is "$(summary "$WORK/4.json" copied)" 396 "... copying 396 objects"
 is "$(requests "$m" get)" 403 "... read with 395 GETs and 8 ranged GETs"
@@ -66,10 +70,52 @@ AWS_ACCESS_KEY_ID=$FERRY_TEST_ACCESS2 AWS_SECRET_ACCESS_KEY=$FERRY_TEST_SECRET2 
 check "the streamed 64 MiB object is byte-identical" \
 	cmp -s "$WORK/big.bin" "$T/big.bin"
 m=$(mark)
-env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
-	AWS_SHARED_CREDENTIALS_FILE="$WORK/credentials" \
-	"$FERRY" sync "s3://$S/m" "s3://$D2/s" --source-profile one \
-	--profile two "${opts[@]}" >"$WORK/5.json"
+streamed "s3://$S/m" "s3://$D2/s" "${opts[@]}" >"$WORK/5.json"
 is "$(requests "$m" total)" 2 "an unchanged streamed re-mirror only lists"
+
+# Metadata: the headers and x-amz-meta-* an object was put with travel
+# with it: by CopyObject itself, and from one HEAD of the source for a
+# multipart copy and for the streamed copies (the GET carries them for a
+# single PUT).
+head -c 1000 /dev/urandom >"$WORK/small.bin"
+head -c $((20 << 20)) /dev/urandom >"$WORK/large.bin"
+for f in small large; do
+	awscli s3api put-object --bucket "$S" --key "meta/$f.bin" \
+		--body "$WORK/$f.bin" --content-type text/x-ferry \
+		--cache-control "max-age=3600, public" \
+		--content-disposition 'attachment; filename="f.bin"' \
+		--content-language de --expires 2030-01-01T00:00:00Z \
+		--metadata a=1,b=two >/dev/null
+done
+rm -f "$WORK/small.bin" "$WORK/large.bin"
+
+# meta_of BUCKET KEY: the object's headers and metadata, on one line.
+meta_of() {
+	awscli s3api head-object --bucket "$1" --key "$2" --query \
+		'[ContentType,CacheControl,ContentDisposition,ContentLanguage,Expires,Metadata]' \
+		--output json | python3 -c 'import json, sys
+print(json.dumps(json.load(sys.stdin)))'
+}
+
+want=$(meta_of "$S" meta/large.bin)
+like "$want" '"text/x-ferry", "max-age=3600, public", "attachment; filename=\\"f.bin\\"", "de", "2030-01-01.*\{"a": "1", "b": "two"\}' \
+	"the source objects carry headers and metadata"
+m=$(mark)
+"$FERRY" sync "s3://$S/meta" "s3://$D/meta" "${opts[@]}" >"$WORK/6.json"
+is "$?" 0 "a mirror of objects with metadata exits 0"
+is "$(requests "$m" head)" 1 "... with one HEAD, for the multipart copy"
+for f in small large; do
+	is "$(meta_of "$D" "meta/$f.bin")" "$want" \
+		"the $f copy has the source's headers and metadata"
+done
+m=$(mark)
+streamed "s3://$S/meta" "s3://$D2/meta" "${opts[@]}" >"$WORK/7.json"
+is "$?" 0 "a streamed mirror of objects with metadata exits 0"
+is "$(requests "$m" head)" 1 "... with one HEAD, for the multipart upload"
+for f in small large; do
+	got=$(AWS_ACCESS_KEY_ID=$FERRY_TEST_ACCESS2 \
+		AWS_SECRET_ACCESS_KEY=$FERRY_TEST_SECRET2 meta_of "$D2" "meta/$f.bin")
+	is "$got" "$want" "the streamed $f object has the headers and metadata"
+done
 
 done_testing
