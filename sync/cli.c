@@ -29,7 +29,9 @@ enum {
 	OPT_SRC_ENDPOINT,
 	OPT_SRC_REGION,
 	OPT_SRC_PROFILE,
-	OPT_PROGRESS
+	OPT_PROGRESS,
+	OPT_SHARD,
+	OPT_SHARDS
 };
 
 static const struct option longopts[] = {
@@ -62,6 +64,8 @@ static const struct option longopts[] = {
     {"source-region", required_argument, NULL, OPT_SRC_REGION},
     {"source-profile", required_argument, NULL, OPT_SRC_PROFILE},
     {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"shards", required_argument, NULL, OPT_SHARDS},
     {NULL, 0, NULL, 0},
 };
 
@@ -93,6 +97,9 @@ usage(FILE *f)
 	    "  -c, --checksum           re-read every local file\n"
 	    "  --size-only              same size counts as unchanged\n"
 	    "  -n, --dry-run            print the plan, change nothing\n"
+	    "  --shard I/N              only the keys whose hash mod N is I\n"
+	    "  --shards N               --shard with I from "
+	    "JOB_COMPLETION_INDEX\n"
 	    "\n"
 	    "How:\n"
 	    "  -j, --jobs N             requests in flight (default 16)\n"
@@ -240,6 +247,12 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_MANIFEST:
 		o->manifest_dir = arg;
 		return -1;
+	case OPT_SHARD:
+		o->shard_arg = arg;
+		return -1;
+	case OPT_SHARDS:
+		o->shards_arg = arg;
+		return -1;
 	case OPT_FORCE:
 		o->force = 1;
 		return -1;
@@ -379,6 +392,10 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->src_remote.no_verify_ssl = o->remote.no_verify_ssl;
 	o->src_remote.path_style = o->remote.path_style;
 	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;
+	/* ls has no manifest and syncs nothing: no shard */
+	if (strcmp(o->command, "ls") != 0 &&
+	    shard_from_env(o->shard_arg, o->shards_arg, &o->shard) != FERRY_OK)
+		return bad("%s", ferry_errmsg());
 	return take_operands(o, argc, argv, optind);
 }
 

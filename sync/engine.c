@@ -41,6 +41,9 @@ push_next_remote(struct push *p)
 			return FERRY_OK;
 		if (e != FERRY_OK)
 			return e;
+		/* another shard's objects are not this run's to count */
+		if (!shard_match(&p->o->shard, p->robj.key, p->robj.keylen))
+			continue;
 		p->nremote++;
 		/* excluded objects are neither compared nor deleted */
 		if (filter_match(p->o->filter, p->robj.key, 0))
@@ -231,6 +234,16 @@ abort_upload(struct push *p, const char *key, const char *upload_id)
 	remote_req_free(q);
 }
 
+/* Whether an open upload is this run's: another shard may be sending it. */
+static int
+own_upload(const struct push *p, const char *key)
+{
+	size_t plen = strlen(p->loc.prefix);
+
+	return strncmp(key, p->loc.prefix, plen) == 0 &&
+	       shard_match(&p->o->shard, key + plen, strlen(key + plen));
+}
+
 /*
  * A run that did not end (killed, interrupted, aborted) may have left
  * multipart uploads open under the destination prefix, which a sync owns:
@@ -251,7 +264,7 @@ clean_after_crash(struct push *p)
 		e = remote_list_uploads(
 		    p->r, p->loc.bucket, p->loc.prefix, on_stale, &st);
 		for (i = 0; i < st.n; i++) {
-			if (e == FERRY_OK)
+			if (e == FERRY_OK && own_upload(p, st.keys[i]))
 				abort_upload(p, st.keys[i], st.ids[i]);
 			free(st.keys[i]);
 			free(st.ids[i]);

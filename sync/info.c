@@ -11,6 +11,9 @@
 
 #include "sync/internal.h"
 
+/* A side's identity (at most 4096 bytes) and " shard I/N". */
+#define DST_ID_MAX (4096 + 8 + SHARD_NAME_MAX)
+
 /* The identity of one side, as a run names it in its manifest. */
 static ferry_err
 side_id(const char *arg, const struct remote_opts *ro, char *out, size_t n)
@@ -35,10 +38,52 @@ side_id(const char *arg, const struct remote_opts *ro, char *out, size_t n)
 	return e;
 }
 
+/*
+ * The destination as the manifest knows it: dst, followed for a sharded
+ * run by " shard I/N", so that each shard has a folder of its own and a
+ * shard's manifest is never taken for another's.
+ */
+static void
+dst_identity(const struct sync_opts *o, const char *dst, char *out, size_t n)
+{
+	char name[SHARD_NAME_MAX];
+
+	shard_name(&o->shard, name, sizeof(name));
+	snprintf(out, n, "%s%s%s", dst, name[0] ? " shard " : "", name);
+}
+
+ferry_err
+sync_manifest_open(const struct sync_opts *o, const char *src, const char *dst,
+    struct manifest **out)
+{
+	char dir[PATH_MAX], id[DST_ID_MAX], name[SHARD_NAME_MAX];
+	const char *where = o->manifest_dir;
+	ferry_err e;
+
+	*out = NULL;
+	dst_identity(o, dst, id, sizeof(id));
+	if (where == NULL) {
+		if ((e = manifest_default_dir(src, id, dir, sizeof(dir))) !=
+		    FERRY_OK)
+			return e;
+		where = dir;
+	}
+	if ((e = manifest_open(where, src, id,
+	         o->rebuild_manifest ? MANIFEST_REBUILD : 0, out)) != FERRY_OK)
+		return e;
+	shard_name(&o->shard, name, sizeof(name));
+	if (name[0] == '\0' ||
+	    (e = manifest_meta_put(*out, "shard", name)) == FERRY_OK)
+		return FERRY_OK;
+	manifest_close(*out);
+	*out = NULL;
+	return e;
+}
+
 static ferry_err
 find_dir(const struct sync_opts *o, char *dir, size_t n)
 {
-	char src[4096], dst[4096];
+	char src[4096], dst[4096], id[DST_ID_MAX];
 	ferry_err e;
 
 	if (o->manifest_dir) {
@@ -50,7 +95,8 @@ find_dir(const struct sync_opts *o, char *dir, size_t n)
 	         sizeof(src))) != FERRY_OK ||
 	    (e = side_id(o->dst, &o->remote, dst, sizeof(dst))) != FERRY_OK)
 		return e;
-	return manifest_default_dir(src, dst, dir, n);
+	dst_identity(o, dst, id, sizeof(id));
+	return manifest_default_dir(src, id, dir, n);
 }
 
 static void
@@ -75,6 +121,7 @@ print_info(const struct sync_opts *o, struct manifest *m)
 	add_meta(m, j, "schema", "schema");
 	add_meta(m, j, "source", "source");
 	add_meta(m, j, "destination", "destination");
+	add_meta(m, j, "shard", "shard");
 	if (manifest_count(m, &nl, &nr) == FERRY_OK) {
 		cJSON_AddNumberToObject(j, "local_entries", (double)nl);
 		cJSON_AddNumberToObject(j, "remote_entries", (double)nr);

@@ -12,6 +12,7 @@
 #include "remote/remote.h"
 #include "sync/filter.h"
 #include "sync/plan.h"
+#include "sync/shard.h"
 
 enum { EXIT_SYNCED = 0, EXIT_PARTIAL = 1, EXIT_USAGE = 2, EXIT_ABORTED = 3 };
 
@@ -42,7 +43,10 @@ struct sync_opts {
 	uint64_t multipart_threshold;
 	uint64_t memory;
 	const char *manifest_dir;
-	struct remote_opts remote;     /* the destination, or both sides */
+	const char *shard_arg;     /* --shard I/N, as given */
+	const char *shards_arg;    /* --shards N, as given */
+	struct shard shard;        /* resolved from those and the environment */
+	struct remote_opts remote; /* the destination, or both sides */
 	struct remote_opts src_remote; /* the source side of a mirror */
 	int src_given;                 /* a --source-* flag was given */
 	struct filter *filter;
@@ -65,7 +69,8 @@ struct output {
 	int64_t started_ns;
 	int progress; /* an updating line on stderr */
 	int64_t last_progress_ns;
-	int progress_shown; /* a line is on screen, to be cleared */
+	int progress_shown;         /* a line is on screen, to be cleared */
+	char shard[SHARD_NAME_MAX]; /* "I/N", or "" */
 };
 
 /*
@@ -100,6 +105,24 @@ void output_summary(struct output *o, const struct sync_counts *c,
  */
 int cli_parse(int argc, char **argv, struct sync_opts *opts);
 void cli_clear(struct sync_opts *opts);
+
+/* shard.c */
+/*
+ * Non-zero when the run syncs the key (relative to the sync root): the
+ * filter keeps it and it is in the run's shard.
+ */
+int sync_key_wanted(const struct sync_opts *o, const char *key, size_t keylen);
+/* The same as a manifest_scan_opts filter, opts being the sync_opts. */
+int sync_scan_wanted(const char *path, int is_dir, void *opts);
+
+/* info.c */
+/*
+ * Opens the run's manifest for the pair of normalized sides (src, dst):
+ * in --manifest DIR, else in the default folder of the pair, which for a
+ * sharded run is that of (src, "dst shard I/N").  *out as manifest_open.
+ */
+ferry_err sync_manifest_open(const struct sync_opts *o, const char *src,
+    const char *dst, struct manifest **out) FERRY_WUR;
 
 /* push.c: local tree to bucket.  Returns the exit status. */
 int sync_push(const struct sync_opts *opts);

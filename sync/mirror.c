@@ -24,7 +24,7 @@ next_source(struct push *p)
 			return FERRY_OK;
 		if (e != FERRY_OK)
 			return e;
-		if (filter_match(p->o->filter, p->sobj.key, 0)) {
+		if (sync_key_wanted(p->o, p->sobj.key, p->sobj.keylen)) {
 			p->nlocal++;
 			return FERRY_OK;
 		}
@@ -151,22 +151,13 @@ merge_step(struct push *p)
 static ferry_err
 open_manifest(struct push *p)
 {
-	char dir[PATH_MAX], src[4096], dst[4096];
-	const char *where = p->o->manifest_dir;
-	ferry_err e;
+	char src[4096], dst[4096];
 
 	snprintf(src, sizeof(src), "s3://%s/%s @ %s", p->sloc.bucket,
 	    p->sloc.prefix, remote_endpoint(p->sr));
 	snprintf(dst, sizeof(dst), "s3://%s/%s @ %s", p->loc.bucket,
 	    p->loc.prefix, remote_endpoint(p->r));
-	if (where == NULL) {
-		e = manifest_default_dir(src, dst, dir, sizeof(dir));
-		if (e != FERRY_OK)
-			return e;
-		where = dir;
-	}
-	return manifest_open(where, src, dst,
-	    p->o->rebuild_manifest ? MANIFEST_REBUILD : 0, &p->m);
+	return sync_manifest_open(p->o, src, dst, &p->m);
 }
 
 ferry_err

@@ -25,6 +25,7 @@ output_init(struct output *o, const struct sync_opts *opts)
 	o->verbose = opts->verbose;
 	o->dry_run = opts->dry_run;
 	o->started_ns = now_mono_ns();
+	shard_name(&opts->shard, o->shard, sizeof(o->shard));
 	o->progress = opts->progress || (!opts->quiet && !opts->json &&
 	                                    !opts->dry_run && isatty(2));
 	if (opts->command && strcmp(opts->command, "plan") == 0)
@@ -187,6 +188,8 @@ output_summary(struct output *o, const struct sync_counts *c,
 			return;
 		cJSON_AddStringToObject(obj, "type", "summary");
 		cJSON_AddBoolToObject(obj, "dry_run", o->dry_run);
+		if (o->shard[0])
+			cJSON_AddStringToObject(obj, "shard", o->shard);
 		cJSON_AddNumberToObject(obj, "uploaded", (double)c->uploaded);
 		cJSON_AddNumberToObject(obj, "copied", (double)c->copied);
 		cJSON_AddNumberToObject(
@@ -209,6 +212,8 @@ output_summary(struct output *o, const struct sync_counts *c,
 	if (o->quiet || exit_status == EXIT_USAGE)
 		return;
 	format_size(c->bytes, size, sizeof(size));
+	if (o->shard[0])
+		fprintf(stderr, "shard %s: ", o->shard);
 	fprintf(stderr, "%s", o->dry_run ? "dry run: would have " : "");
 	if (c->downloaded)
 		fprintf(stderr, "%llu downloaded, ",

@@ -132,12 +132,6 @@ pull_open_dir(
 	return FERRY_OK;
 }
 
-static int
-filter_cb(const char *path, int is_dir, void *arg)
-{
-	return filter_match(arg, path, is_dir);
-}
-
 static void
 report_cb(const char *path, ferry_err e, const char *msg, void *arg)
 {
@@ -175,7 +169,7 @@ next_remote(struct pull *p)
 		if (e != FERRY_OK)
 			return e;
 		/* excluded objects are neither compared nor deleted */
-		if (filter_match(p->o->filter, p->robj.key, 0)) {
+		if (sync_key_wanted(p->o, p->robj.key, p->robj.keylen)) {
 			p->nremote++;
 			return FERRY_OK;
 		}
@@ -625,20 +619,11 @@ make_root(const char *path)
 static ferry_err
 open_manifest(struct pull *p, const char *root)
 {
-	char dir[PATH_MAX], src[4096];
-	const char *where = p->o->manifest_dir;
-	ferry_err e;
+	char src[4096];
 
 	snprintf(src, sizeof(src), "s3://%s/%s @ %s", p->loc.bucket,
 	    p->loc.prefix, remote_endpoint(p->r));
-	if (where == NULL) {
-		if ((e = manifest_default_dir(src, root, dir, sizeof(dir))) !=
-		    FERRY_OK)
-			return e;
-		where = dir;
-	}
-	return manifest_open(where, src, root,
-	    p->o->rebuild_manifest ? MANIFEST_REBUILD : 0, &p->m);
+	return sync_manifest_open(p->o, src, root, &p->m);
 }
 
 static ferry_err
@@ -670,8 +655,10 @@ scan(struct pull *p)
 	ferry_err e;
 
 	so.checksum = p->o->checksum;
-	so.filter = p->o->filter ? filter_cb : NULL;
-	so.filter_arg = p->o->filter;
+	if (p->o->filter || p->o->shard.count) {
+		so.filter = sync_scan_wanted;
+		so.filter_arg = (void *)p->o;
+	}
 	so.report = report_cb;
 	so.report_arg = p;
 	if ((e = manifest_scan(p->m, p->rootfd, &so, &st)) != FERRY_OK)

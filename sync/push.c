@@ -13,12 +13,6 @@
 
 #include "sync/push.h"
 
-static int
-filter_cb(const char *path, int is_dir, void *arg)
-{
-	return filter_match(arg, path, is_dir);
-}
-
 static void
 report_cb(const char *path, ferry_err e, const char *msg, void *arg)
 {
@@ -147,20 +141,11 @@ merge_step(struct push *p)
 static ferry_err
 open_manifest(struct push *p, const char *root)
 {
-	char dir[PATH_MAX], dst[4096];
-	const char *where = p->o->manifest_dir;
-	ferry_err e;
+	char dst[4096];
 
 	snprintf(dst, sizeof(dst), "s3://%s/%s @ %s", p->loc.bucket,
 	    p->loc.prefix, remote_endpoint(p->r));
-	if (where == NULL) {
-		if ((e = manifest_default_dir(root, dst, dir, sizeof(dir))) !=
-		    FERRY_OK)
-			return e;
-		where = dir;
-	}
-	return manifest_open(where, root, dst,
-	    p->o->rebuild_manifest ? MANIFEST_REBUILD : 0, &p->m);
+	return sync_manifest_open(p->o, root, dst, &p->m);
 }
 
 ferry_err
@@ -194,8 +179,10 @@ scan(struct push *p)
 	ferry_err e;
 
 	so.checksum = p->o->checksum;
-	so.filter = p->o->filter ? filter_cb : NULL;
-	so.filter_arg = p->o->filter;
+	if (p->o->filter || p->o->shard.count) {
+		so.filter = sync_scan_wanted;
+		so.filter_arg = (void *)p->o;
+	}
 	so.report = report_cb;
 	so.report_arg = p;
 	if ((e = manifest_scan(p->m, p->rootfd, &so, &st)) != FERRY_OK)

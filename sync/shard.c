@@ -1,0 +1,184 @@
+/*
+ * shard.c: --shard I/N and --shards N, their defaults from a Kubernetes
+ * Indexed Job or a Slurm job array, and which keys a shard syncs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "sync/internal.h"
+
+/*
+ * Reads the decimal number s[0..len) (digits only: no sign, no spaces)
+ * into *out; 0 when it is empty, has another byte or is above max.
+ */
+static int
+take_number(const char *s, size_t len, unsigned long max, unsigned *out)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	if (len == 0)
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+		if (v > max)
+			return 0;
+	}
+	*out = (unsigned)v;
+	return 1;
+}
+
+static int
+take_string(const char *s, unsigned long max, unsigned *out)
+{
+	return take_number(s, strlen(s), max, out);
+}
+
+/* "I/N" with N from 1 to SHARD_COUNT_MAX and I below N. */
+static ferry_err
+parse_spec(const char *spec, struct shard *out)
+{
+	const char *slash = strchr(spec, '/');
+
+	if (slash == NULL ||
+	    !take_number(
+	        spec, (size_t)(slash - spec), SHARD_COUNT_MAX, &out->index) ||
+	    !take_string(slash + 1, SHARD_COUNT_MAX, &out->count) ||
+	    out->count == 0 || out->index >= out->count)
+		return ferry_fail(FERRY_EUSAGE,
+		    "invalid --shard '%.40s': want I/N, N from 1 to %d and I "
+		    "from 0 to N-1",
+		    spec, SHARD_COUNT_MAX);
+	return FERRY_OK;
+}
+
+/* --shards N: the index from JOB_COMPLETION_INDEX. */
+static ferry_err
+parse_count(const char *count, const char *index, struct shard *out)
+{
+	if (!take_string(count, SHARD_COUNT_MAX, &out->count) ||
+	    out->count == 0)
+		return ferry_fail(FERRY_EUSAGE,
+		    "invalid --shards '%.40s': want a number from 1 to %d",
+		    count, SHARD_COUNT_MAX);
+	if (index == NULL)
+		return ferry_fail(FERRY_EUSAGE,
+		    "--shards needs JOB_COMPLETION_INDEX, or use --shard I/N");
+	if (!take_string(index, SHARD_COUNT_MAX, &out->index) ||
+	    out->index >= out->count)
+		return ferry_fail(FERRY_EUSAGE,
+		    "invalid JOB_COMPLETION_INDEX '%.40s' for --shards %u: "
+		    "want 0 to %u",
+		    index, out->count, out->count - 1);
+	return FERRY_OK;
+}
+
+/*
+ * A Slurm job array: the task ids must run from SLURM_ARRAY_TASK_MIN
+ * (when set) one by one, so that each shard has one task.
+ */
+static ferry_err
+parse_slurm(const struct shard_env *env, struct shard *out)
+{
+	unsigned id, min = 0, max;
+
+	if (!take_string(env->slurm_count, SHARD_COUNT_MAX, &out->count) ||
+	    out->count == 0)
+		return ferry_fail(FERRY_EUSAGE,
+		    "invalid SLURM_ARRAY_TASK_COUNT '%.40s'", env->slurm_count);
+	if (!take_string(env->slurm_id, UINT32_MAX, &id))
+		return ferry_fail(FERRY_EUSAGE,
+		    "invalid SLURM_ARRAY_TASK_ID '%.40s'", env->slurm_id);
+	if (env->slurm_min && (!take_string(env->slurm_min, id, &min)))
+		return ferry_fail(FERRY_EUSAGE,
+		    "invalid SLURM_ARRAY_TASK_MIN '%.40s' for "
+		    "SLURM_ARRAY_TASK_ID %u",
+		    env->slurm_min, id);
+	out->index = id - min;
+	if (out->index >= out->count ||
+	    (env->slurm_step && strcmp(env->slurm_step, "1") != 0) ||
+	    (env->slurm_max &&
+	        (!take_string(env->slurm_max, UINT32_MAX, &max) ||
+	            max - min != out->count - 1)))
+		return ferry_fail(FERRY_EUSAGE,
+		    "SLURM_ARRAY_TASK_ID %u is not one of %u tasks numbered "
+		    "from %u on, one by one: an array with gaps or a step "
+		    "cannot be split into shards",
+		    id, out->count, min);
+	return FERRY_OK;
+}
+
+ferry_err
+shard_resolve(const char *spec, const char *count, const struct shard_env *env,
+    struct shard *out)
+{
+	ferry_err e = FERRY_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (spec && count)
+		return ferry_fail(
+		    FERRY_EUSAGE, "--shard and --shards cannot both be given");
+	if (spec)
+		e = parse_spec(spec, out);
+	else if (count)
+		e = parse_count(count, env->job_index, out);
+	else if (env->slurm_id && env->slurm_count)
+		e = parse_slurm(env, out);
+	if (e != FERRY_OK)
+		memset(out, 0, sizeof(*out));
+	return e;
+}
+
+ferry_err
+shard_from_env(const char *spec, const char *count, struct shard *out)
+{
+	struct shard_env env;
+
+	env.job_index = getenv("JOB_COMPLETION_INDEX");
+	env.slurm_id = getenv("SLURM_ARRAY_TASK_ID");
+	env.slurm_count = getenv("SLURM_ARRAY_TASK_COUNT");
+	env.slurm_min = getenv("SLURM_ARRAY_TASK_MIN");
+	env.slurm_max = getenv("SLURM_ARRAY_TASK_MAX");
+	env.slurm_step = getenv("SLURM_ARRAY_TASK_STEP");
+	return shard_resolve(spec, count, &env, out);
+}
+
+int
+shard_match(const struct shard *s, const char *key, size_t keylen)
+{
+	if (s->count == 0)
+		return 1;
+	return XXH3_64bits(key, keylen) % s->count == s->index;
+}
+
+void
+shard_name(const struct shard *s, char *buf, size_t n)
+{
+	if (s->count == 0)
+		snprintf(buf, n, "%s", "");
+	else
+		snprintf(buf, n, "%u/%u", s->index, s->count);
+}
+
+int
+sync_key_wanted(const struct sync_opts *o, const char *key, size_t keylen)
+{
+	return filter_match(o->filter, key, 0) &&
+	       shard_match(&o->shard, key, keylen);
+}
+
+int
+sync_scan_wanted(const char *path, int is_dir, void *opts)
+{
+	const struct sync_opts *o = opts;
+
+	/* folders are never a shard's: each holds keys of every shard */
+	if (is_dir)
+		return filter_match(o->filter, path, 1);
+	return sync_key_wanted(o, path, strlen(path));
+}
