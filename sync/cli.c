@@ -69,15 +69,116 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* The parts of the help; "ferry --help" prints them all. */
+static const char help_what[] =
+    "What to sync:\n"
+    "  --delete                 remove what the source no longer has\n"
+    "  --max-delete N|N%        most deletes allowed (default 50%)\n"
+    "  --force                  delete beyond that, or from an empty "
+    "source\n"
+    "  --exclude GLOB           leave out matching paths (repeatable)\n"
+    "  --include GLOB           keep matching paths (first match wins)\n"
+    "  -c, --checksum           re-read every local file\n"
+    "  --size-only              same size counts as unchanged\n"
+    "  -n, --dry-run            print the plan, change nothing\n"
+    "  --shard I/N              only the keys whose hash mod N is I\n"
+    "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
+    "\n";
+static const char help_how[] =
+    "How:\n"
+    "  -j, --jobs N             requests in flight (default 16)\n"
+    "  --part-size SIZE         multipart part size (default 8M)\n"
+    "  --multipart-threshold SIZE  multipart from this size (8M)\n"
+    "  --memory SIZE            buffer memory bound (default 256M)\n"
+    "  --retries N              attempts per request (default 10)\n"
+    "  --manifest DIR           where the manifest lives\n"
+    "  --rebuild-manifest       discard the manifest and start afresh\n"
+    "\n";
+static const char help_where[] =
+    "Where (the destination; both sides unless --source-* is given):\n"
+    "  --endpoint-url URL  --region REGION  --profile NAME\n"
+    "  --path-style  --no-verify-ssl\n"
+    "  --source-endpoint-url URL  --source-region REGION\n"
+    "  --source-profile NAME    the source side of a mirror\n"
+    "\n";
+static const char help_output[] =
+    "Output:\n"
+    "  --json                   one JSON object per line on stdout\n"
+    "  --progress               the progress line even when stderr is no "
+    "terminal\n"
+    "  -q, --quiet  -v, --verbose  -h, --help  --version\n"
+    "\n";
+static const char help_exit[] =
+    "Exit status: 0 in sync, 1 some objects failed, 2 usage or\n"
+    "configuration error, 3 aborted.  More in ferry(1).\n";
+
+/* What one command is for, and which parts of the help concern it. */
+static const struct command_help {
+	const char *name;
+	const char *text;
+	int what, how, where;
+} command_helps[] = {
+    {"sync",
+        "usage: ferry sync SOURCE DESTINATION [options]\n\n"
+        "SOURCE and DESTINATION: a local folder or s3://BUCKET[/PREFIX]:\n"
+        "folder to bucket (push), bucket to folder (pull), bucket to\n"
+        "bucket (mirror: server-side copy on one endpoint, else "
+        "streamed).\n"
+        "Only what changed moves; --delete removes what the source no\n"
+        "longer has.\n\n",
+        1, 1, 1},
+    {"plan",
+        "usage: ferry plan SOURCE DESTINATION [options] > PLAN\n\n"
+        "Writes what sync would do, as JSON lines (a header, one line\n"
+        "per action, a summary), and changes nothing.  The options are\n"
+        "sync's.\n\n",
+        1, 1, 1},
+    {"apply",
+        "usage: ferry apply PLAN [options]\n\n"
+        "Runs exactly the actions of a plan file, refusing those whose\n"
+        "source or destination changed since the plan was made.  Actions\n"
+        "already in place count as done.\n\n",
+        0, 1, 1},
+    {"ls",
+        "usage: ferry ls s3://BUCKET[/PREFIX] [options]\n\n"
+        "Lists the objects under the prefix: size, time and key, or JSON\n"
+        "lines with --json.\n\n",
+        0, 0, 1},
+    {"manifest",
+        "usage: ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
+        "                           [--shard I/N] [--json]\n\n"
+        "Shows where the manifest of a pair lives, its schema, how many\n"
+        "entries it holds, and when the last run ended and how.\n\n",
+        0, 0, 0},
+};
+
+/* The help of one command, or with command NULL all of it. */
 static void
-usage(FILE *f)
+usage(FILE *f, const char *command)
 {
+	const struct command_help *h = NULL;
+	size_t i;
+
+	for (i = 0; command && i < sizeof(command_helps) / sizeof(*h); i++)
+		if (strcmp(command, command_helps[i].name) == 0)
+			h = &command_helps[i];
+	if (h != NULL) {
+		fputs(h->text, f);
+		fputs(h->what ? help_what : "", f);
+		fputs(h->how ? help_how : "", f);
+		fputs(h->where ? help_where : "", f);
+		fputs(help_output, f);
+		fputs(help_exit, f);
+		return;
+	}
 	fputs(
 	    "usage: ferry sync SOURCE DESTINATION [options]\n"
 	    "       ferry plan SOURCE DESTINATION [options] > PLAN\n"
 	    "       ferry apply PLAN [options]\n"
 	    "       ferry ls s3://BUCKET[/PREFIX] [--json]\n"
-	    "       ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
+	    "       ferry manifest info [--manifest DIR | SOURCE "
+	    "DESTINATION]\n"
+	    "       ferry COMMAND --help\n"
 	    "\n"
 	    "SOURCE and DESTINATION: a local folder or s3://BUCKET[/PREFIX]:\n"
 	    "folder to bucket (push), bucket to folder (pull), bucket to\n"
@@ -85,47 +186,13 @@ usage(FILE *f)
 	    "streamed).\n"
 	    "plan writes what sync would do as JSON lines; apply runs such\n"
 	    "a plan, refusing actions whose source or destination changed.\n"
-	    "\n"
-	    "What to sync:\n"
-	    "  --delete                 remove what the source no longer has\n"
-	    "  --max-delete N|N%        most deletes allowed (default 50%)\n"
-	    "  --force                  delete beyond that, or from an empty "
-	    "source\n"
-	    "  --exclude GLOB           leave out matching paths (repeatable)\n"
-	    "  --include GLOB           keep matching paths (first match "
-	    "wins)\n"
-	    "  -c, --checksum           re-read every local file\n"
-	    "  --size-only              same size counts as unchanged\n"
-	    "  -n, --dry-run            print the plan, change nothing\n"
-	    "  --shard I/N              only the keys whose hash mod N is I\n"
-	    "  --shards N               --shard with I from "
-	    "JOB_COMPLETION_INDEX\n"
-	    "\n"
-	    "How:\n"
-	    "  -j, --jobs N             requests in flight (default 16)\n"
-	    "  --part-size SIZE         multipart part size (default 8M)\n"
-	    "  --multipart-threshold SIZE  multipart from this size (8M)\n"
-	    "  --memory SIZE            buffer memory bound (default 256M)\n"
-	    "  --retries N              attempts per request (default 10)\n"
-	    "  --manifest DIR           where the manifest lives\n"
-	    "  --rebuild-manifest       discard the manifest and start "
-	    "afresh\n"
-	    "\n"
-	    "Where (the destination; both sides unless --source-* is given):\n"
-	    "  --endpoint-url URL  --region REGION  --profile NAME\n"
-	    "  --path-style  --no-verify-ssl\n"
-	    "  --source-endpoint-url URL  --source-region REGION\n"
-	    "  --source-profile NAME    the source side of a mirror\n"
-	    "\n"
-	    "Output:\n"
-	    "  --json                   one JSON object per line on stdout\n"
-	    "  --progress               the progress line even when stderr "
-	    "is no terminal\n"
-	    "  -q, --quiet  -v, --verbose  -h, --help  --version\n"
-	    "\n"
-	    "Exit status: 0 in sync, 1 some objects failed, 2 usage or\n"
-	    "configuration error, 3 aborted.\n",
+	    "\n",
 	    f);
+	fputs(help_what, f);
+	fputs(help_how, f);
+	fputs(help_where, f);
+	fputs(help_output, f);
+	fputs(help_exit, f);
 }
 
 static int
@@ -274,7 +341,7 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		o->verbose++;
 		return -1;
 	case 'h':
-		usage(stdout);
+		usage(stdout, o->command);
 		return EXIT_SYNCED;
 	case OPT_VERSION:
 		printf("ferry %s\n", FERRY_VERSION);

@@ -191,4 +191,20 @@ only_comp=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") 
 is "$only_man" "" "every option of ferry.1 is completed"
 is "$only_comp" "" "every option completed is in ferry.1"
 
+# 7. each command has its own short help, within the whole one
+for cmd in sync plan apply ls manifest; do
+	out=$("$FERRY" "$cmd" --help 2>&1)
+	rc=$?
+	is "$rc:$(printf '%s\n' "$out" | head -n 1 | cut -d' ' -f1-3)" \
+		"0:usage: ferry $cmd" "ferry $cmd --help exits 0 with its usage"
+	extra=$(comm -13 <(printf '%s\n' "$help_opts") \
+		<(printf '%s\n' "$out" | help_options) | tr '\n' ' ')
+	is "$extra" "" "... naming only options of ferry --help"
+done
+check "ls --help leaves out what only syncs" bash -c \
+	'! "$1" ls --help | grep -q -- --delete' _ "$FERRY"
+out=$("$FERRY" sync --bogus 2>&1)
+is "$?:$(printf '%s\n' "$out" | tail -n 1)" "2:Try 'ferry --help'." \
+	"a usage error exits 2 with the hint"
+
 done_testing
