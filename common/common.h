@@ -95,6 +95,13 @@ void format_size(uint64_t n, char *out, size_t outlen);
 /* Writes 2*n lowercase hex digits and a NUL into out. */
 void hex_encode(const uint8_t *in, size_t n, char *out);
 
+/*
+ * Returns the code point of the UTF-8 sequence at u (n > 0 bytes left) and
+ * its length in *len, or -1 for bytes that are not well-formed UTF-8
+ * (overlong forms, surrogates and values past U+10FFFF included).
+ */
+long utf8_next(const unsigned char *u, size_t n, size_t *len);
+
 /* strdup that returns NULL for NULL. */
 char *xstrdup(const char *s);
 

@@ -96,6 +96,43 @@ hex_encode(const uint8_t *in, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
+/*
+ * Returns the code point of the UTF-8 sequence at u (n > 0 bytes left) and
+ * its length in *len, or -1 for bytes that are not well-formed UTF-8
+ * (overlong forms, surrogates and values past U+10FFFF included).
+ */
+long
+utf8_next(const unsigned char *u, size_t n, size_t *len)
+{
+	size_t need, i;
+	long cp;
+
+	if (u[0] < 0x80) {
+		*len = 1;
+		return u[0];
+	}
+	if (u[0] >= 0xC2 && u[0] <= 0xDF)
+		need = 1, cp = u[0] & 0x1F;
+	else if (u[0] >= 0xE0 && u[0] <= 0xEF)
+		need = 2, cp = u[0] & 0x0F;
+	else if (u[0] >= 0xF0 && u[0] <= 0xF4)
+		need = 3, cp = u[0] & 0x07;
+	else
+		return -1;
+	if (n <= need)
+		return -1;
+	for (i = 1; i <= need; i++) {
+		if ((u[i] & 0xC0) != 0x80)
+			return -1;
+		cp = cp << 6 | (u[i] & 0x3F);
+	}
+	if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+	    cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return -1;
+	*len = need + 1;
+	return cp;
+}
+
 char *
 xstrdup(const char *s)
 {

@@ -9,7 +9,7 @@
 
 #include "manifest/manifest.h"
 
-enum { DB_META, DB_LOCAL, DB_REMOTE, DB_COUNT };
+enum { DB_META, DB_LOCAL, DB_REMOTE, DB_UPLOADS, DB_COUNT };
 
 /*
  * LMDB refuses keys longer than 511 bytes (its default build); longer

@@ -45,6 +45,18 @@ struct manifest_remote {
 	char upload_id[MANIFEST_UPLOAD_ID_MAX]; /* open multipart, or "" */
 };
 
+/*
+ * A multipart upload in progress, kept from CreateMultipartUpload until it
+ * is completed or aborted, with the local file it was started from: a
+ * later run resumes it only for the same file (all of size, mtime_ns,
+ * ctime_ns, ino, dev and hash equal) cut into parts of the same size.
+ */
+struct manifest_upload {
+	char upload_id[MANIFEST_UPLOAD_ID_MAX]; /* never "" */
+	uint64_t part_size;
+	struct manifest_local file; /* as scanned when the upload began */
+};
+
 struct manifest;
 
 enum {
@@ -108,6 +120,13 @@ ferry_err manifest_local_put(struct manifest *m, const char *key, size_t keylen,
     const struct manifest_local *r) FERRY_WUR;
 ferry_err manifest_local_del(
     struct manifest *m, const char *key, size_t keylen) FERRY_WUR;
+/* The uploads table: the same rules, keyed like the remote table. */
+ferry_err manifest_upload_get(struct manifest *m, const char *key,
+    size_t keylen, struct manifest_upload *out) FERRY_WUR; /* ENOTFOUND */
+ferry_err manifest_upload_put(struct manifest *m, const char *key,
+    size_t keylen, const struct manifest_upload *r) FERRY_WUR;
+ferry_err manifest_upload_del(
+    struct manifest *m, const char *key, size_t keylen) FERRY_WUR;
 ferry_err manifest_commit(struct manifest *m) FERRY_WUR;
 /* Number of records in the local and remote tables. */
 ferry_err manifest_count(
@@ -122,13 +141,15 @@ ferry_err manifest_count(
  * before manifest_close().
  */
 struct manifest_iter;
-enum manifest_table { MANIFEST_LOCAL, MANIFEST_REMOTE };
+enum manifest_table { MANIFEST_LOCAL, MANIFEST_REMOTE, MANIFEST_UPLOADS };
 ferry_err manifest_iter_new(struct manifest *m, enum manifest_table t,
     struct manifest_iter **out) FERRY_WUR;
 ferry_err manifest_iter_local(struct manifest_iter *it, const char **key,
     size_t *keylen, struct manifest_local *rec) FERRY_WUR;
 ferry_err manifest_iter_remote(struct manifest_iter *it, const char **key,
     size_t *keylen, struct manifest_remote *rec) FERRY_WUR;
+ferry_err manifest_iter_upload(struct manifest_iter *it, const char **key,
+    size_t *keylen, struct manifest_upload *rec) FERRY_WUR;
 void manifest_iter_free(struct manifest_iter *it);
 
 /*
@@ -146,6 +167,10 @@ ferry_err manifest_remote_encode(
     const struct manifest_remote *r, uint8_t *buf, size_t *len) FERRY_WUR;
 ferry_err manifest_remote_decode(
     const uint8_t *buf, size_t len, struct manifest_remote *r) FERRY_WUR;
+ferry_err manifest_upload_encode(
+    const struct manifest_upload *r, uint8_t *buf, size_t *len) FERRY_WUR;
+ferry_err manifest_upload_decode(
+    const uint8_t *buf, size_t len, struct manifest_upload *r) FERRY_WUR;
 
 /* Hashing. */
 /*

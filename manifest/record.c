@@ -7,6 +7,9 @@
  *   remote: u8 version, u64 size, i64 mtime_ns, i64 last_modified,
  *           u64 part_size, 16 bytes hash, u8 has_hash, then etag,
  *           src_etag and upload_id, each as u16 length and bytes
+ *   upload: u8 version, u64 part_size, then the local record's fields
+ *           after its version byte, then upload_id as u16 length (at
+ *           least 1) and bytes
  *
  * Decoding is strict so that whatever decodes re-encodes to the same
  * bytes: no trailing bytes, has_hash 0 or 1, no NUL inside a string.
@@ -154,6 +157,32 @@ put_str(uint8_t *p, const char *s, size_t n)
 	return 2 + n;
 }
 
+/* Writes the 60 bytes of a local record after its version byte. */
+static uint8_t *
+put_local(uint8_t *p, const struct manifest_local *r)
+{
+	put_u64(p, r->size);
+	put_u64(p + 8, i64_bits(r->mtime_ns));
+	put_u64(p + 16, i64_bits(r->ctime_ns));
+	put_u64(p + 24, r->ino);
+	put_u64(p + 32, r->dev);
+	put_u32(p + 40, r->mode);
+	memcpy(p + 44, r->hash, 16);
+	return p + 60;
+}
+
+/* Reads what put_local() wrote; -1 when short. */
+static int
+get_local(struct rd *rd, struct manifest_local *r)
+{
+	if (get_u64(rd, &r->size) < 0 || get_i64(rd, &r->mtime_ns) < 0 ||
+	    get_i64(rd, &r->ctime_ns) < 0 || get_u64(rd, &r->ino) < 0 ||
+	    get_u64(rd, &r->dev) < 0 || get_u32(rd, &r->mode) < 0 ||
+	    get_bytes(rd, r->hash, 16) < 0)
+		return -1;
+	return 0;
+}
+
 /*
  * Returns FERRY_OK with the 61-byte record in buf (caller's, at least
  * MANIFEST_REC_MAX bytes) and its length in *len.  Thread-safe.
@@ -164,15 +193,7 @@ manifest_local_encode(const struct manifest_local *r, uint8_t *buf, size_t *len)
 	uint8_t *p = buf;
 
 	*p++ = RECORD_VERSION;
-	put_u64(p, r->size);
-	put_u64(p + 8, i64_bits(r->mtime_ns));
-	put_u64(p + 16, i64_bits(r->ctime_ns));
-	put_u64(p + 24, r->ino);
-	put_u64(p + 32, r->dev);
-	put_u32(p + 40, r->mode);
-	p += 44;
-	memcpy(p, r->hash, 16);
-	p += 16;
+	p = put_local(p, r);
 	*len = (size_t)(p - buf);
 	return FERRY_OK;
 }
@@ -188,18 +209,13 @@ manifest_local_decode(const uint8_t *buf, size_t len, struct manifest_local *r)
 	uint8_t version;
 
 	memset(r, 0, sizeof(*r));
-	if (get_u8(&rd, &version) < 0 || version != RECORD_VERSION)
-		goto bad;
-	if (get_u64(&rd, &r->size) < 0 || get_i64(&rd, &r->mtime_ns) < 0 ||
-	    get_i64(&rd, &r->ctime_ns) < 0 || get_u64(&rd, &r->ino) < 0 ||
-	    get_u64(&rd, &r->dev) < 0 || get_u32(&rd, &r->mode) < 0 ||
-	    get_bytes(&rd, r->hash, 16) < 0 || rd.left != 0)
-		goto bad;
+	if (get_u8(&rd, &version) < 0 || version != RECORD_VERSION ||
+	    get_local(&rd, r) < 0 || rd.left != 0) {
+		memset(r, 0, sizeof(*r));
+		return ferry_fail(
+		    FERRY_EPARSE, "malformed local record (%zu bytes)", len);
+	}
 	return FERRY_OK;
-bad:
-	memset(r, 0, sizeof(*r));
-	return ferry_fail(
-	    FERRY_EPARSE, "malformed local record (%zu bytes)", len);
 }
 
 /*
@@ -269,4 +285,51 @@ bad:
 	memset(r, 0, sizeof(*r));
 	return ferry_fail(
 	    FERRY_EPARSE, "malformed remote record (%zu bytes)", len);
+}
+
+/*
+ * Returns FERRY_OK with the record in buf (caller's, at least MANIFEST_REC_MAX
+ * bytes) and its length in *len; FERRY_EPARSE when the upload id is empty or
+ * fills its whole field.  Thread-safe.
+ */
+ferry_err
+manifest_upload_encode(
+    const struct manifest_upload *r, uint8_t *buf, size_t *len)
+{
+	size_t nu = strnlen(r->upload_id, sizeof(r->upload_id));
+	uint8_t *p = buf;
+
+	*len = 0;
+	if (nu == 0 || nu == sizeof(r->upload_id))
+		return ferry_fail(FERRY_EPARSE,
+		    "upload record without a terminated upload id");
+	*p++ = RECORD_VERSION;
+	put_u64(p, r->part_size);
+	p = put_local(p + 8, &r->file);
+	p += put_str(p, r->upload_id, nu);
+	*len = (size_t)(p - buf);
+	return FERRY_OK;
+}
+
+/*
+ * Returns FERRY_OK with buf decoded into *r, else FERRY_EPARSE with *r zeroed.
+ * Thread-safe.
+ */
+ferry_err
+manifest_upload_decode(
+    const uint8_t *buf, size_t len, struct manifest_upload *r)
+{
+	struct rd rd = {buf, len};
+	uint8_t version;
+
+	memset(r, 0, sizeof(*r));
+	if (get_u8(&rd, &version) < 0 || version != RECORD_VERSION ||
+	    get_u64(&rd, &r->part_size) < 0 || get_local(&rd, &r->file) < 0 ||
+	    get_str(&rd, r->upload_id, sizeof(r->upload_id)) < 0 ||
+	    r->upload_id[0] == '\0' || rd.left != 0) {
+		memset(r, 0, sizeof(*r));
+		return ferry_fail(
+		    FERRY_EPARSE, "malformed upload record (%zu bytes)", len);
+	}
+	return FERRY_OK;
 }

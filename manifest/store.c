@@ -30,7 +30,9 @@ static const size_t map_sizes[] = {
 
 #define REBUILD_HINT "run again with --rebuild-manifest to start afresh"
 
-static const char *const db_names[DB_COUNT] = {"meta", "local", "remote"};
+/* "uploads" came later: opening an older manifest creates it, empty. */
+static const char *const db_names[DB_COUNT] = {
+    "meta", "local", "remote", "uploads"};
 
 /* Aborts *txn if there is one and forgets it. */
 static void

@@ -101,6 +101,8 @@ rec_decode(int db, const MDB_val *rec, void *out)
 {
 	if (db == DB_LOCAL)
 		return manifest_local_decode(rec->mv_data, rec->mv_size, out);
+	if (db == DB_UPLOADS)
+		return manifest_upload_decode(rec->mv_data, rec->mv_size, out);
 	return manifest_remote_decode(rec->mv_data, rec->mv_size, out);
 }
 
@@ -109,6 +111,8 @@ rec_encode(int db, const void *r, uint8_t *buf, size_t *len)
 {
 	if (db == DB_LOCAL)
 		return manifest_local_encode(r, buf, len);
+	if (db == DB_UPLOADS)
+		return manifest_upload_encode(r, buf, len);
 	return manifest_remote_encode(r, buf, len);
 }
 
@@ -240,6 +244,30 @@ manifest_local_del(struct manifest *m, const char *key, size_t keylen)
 	return table_del(m, DB_LOCAL, key, keylen);
 }
 
+/* As manifest_remote_get(), for the uploads table. */
+ferry_err
+manifest_upload_get(struct manifest *m, const char *key, size_t keylen,
+    struct manifest_upload *out)
+{
+	memset(out, 0, sizeof(*out));
+	return table_get(m, DB_UPLOADS, key, keylen, out);
+}
+
+/* As manifest_remote_put(), for the uploads table. */
+ferry_err
+manifest_upload_put(struct manifest *m, const char *key, size_t keylen,
+    const struct manifest_upload *r)
+{
+	return table_put(m, DB_UPLOADS, key, keylen, r);
+}
+
+/* As manifest_remote_del(), for the uploads table. */
+ferry_err
+manifest_upload_del(struct manifest *m, const char *key, size_t keylen)
+{
+	return table_del(m, DB_UPLOADS, key, keylen);
+}
+
 /* One entry of a group of long keys, pointing into the read snapshot. */
 struct group_ent {
 	char *key; /* the whole key, NUL-terminated, owned */
@@ -276,7 +304,9 @@ manifest_iter_new(
 		return e;
 	if ((it = calloc(1, sizeof(*it))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	it->db = t == MANIFEST_LOCAL ? DB_LOCAL : DB_REMOTE;
+	it->db = t == MANIFEST_LOCAL     ? DB_LOCAL
+	         : t == MANIFEST_UPLOADS ? DB_UPLOADS
+	                                 : DB_REMOTE;
 	rc = mdb_txn_begin(m->env, NULL, MDB_RDONLY, &it->txn);
 	if (rc == 0)
 		rc = mdb_cursor_open(it->txn, m->dbi[it->db], &it->cur);
@@ -489,4 +519,12 @@ manifest_iter_remote(struct manifest_iter *it, const char **key, size_t *keylen,
     struct manifest_remote *rec)
 {
 	return iter_get(it, DB_REMOTE, key, keylen, rec);
+}
+
+/* As manifest_iter_local(), for the uploads table. */
+ferry_err
+manifest_iter_upload(struct manifest_iter *it, const char **key, size_t *keylen,
+    struct manifest_upload *rec)
+{
+	return iter_get(it, DB_UPLOADS, key, keylen, rec);
 }

@@ -245,6 +245,28 @@ typedef void (*remote_upload_fn)(
 ferry_err remote_list_uploads(struct remote *r, const char *bucket,
     const char *prefix, remote_upload_fn fn, void *arg) FERRY_WUR;
 
+/* One part of a multipart upload, as ListParts lists it. */
+struct remote_part {
+	uint32_t number;
+	uint64_t size;
+	const char *etag; /* quotes kept; valid during the callback */
+};
+typedef void (*remote_part_fn)(const struct remote_part *p, void *arg);
+/*
+ * Returns a new request (NULL when out of memory) for the page of the
+ * parts of upload_id on bucket/key that follows part number marker (0:
+ * the first page), to submit and free like any other.
+ */
+struct remote_req *remote_list_parts_req(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const char *upload_id, uint32_t marker);
+/*
+ * Reads the reply of a completed ListParts request, calling fn for each
+ * part; *next_marker is the marker of the next page, 0 after the last.
+ * FERRY_EPARSE for a malformed page, FERRY_ES3 for an <Error>.
+ */
+ferry_err remote_parse_parts(struct remote_req *q, remote_part_fn fn, void *arg,
+    uint32_t *next_marker) FERRY_WUR;
+
 /* Parses an HTTP date or ISO 8601 time into seconds; -1 on failure. */
 int64_t remote_parse_time(const char *s);
 

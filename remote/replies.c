@@ -1,4 +1,5 @@
 /* replies.c: the small XML bodies of multipart, copy and delete replies. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,5 +179,60 @@ remote_list_uploads(struct remote *r, const char *bucket, const char *prefix,
 		    r, bucket, prefix, &c, &key_marker, &id_marker, &more);
 	free(key_marker);
 	free(id_marker);
+	return e;
+}
+
+struct remote_req *
+remote_list_parts_req(struct remote *r, const char *bucket, const char *key,
+    size_t keylen, const char *upload_id, uint32_t marker)
+{
+	struct remote_req *q;
+	char num[16];
+
+	q = remote_req_new(r, REMOTE_LIST, "GET", bucket, key, keylen);
+	if (q == NULL)
+		return NULL;
+	/* a page holds at most 1,000 parts of a few hundred bytes each */
+	remote_req_body_limit(q, 4u << 20);
+	snprintf(num, sizeof(num), "%u", marker);
+	if (remote_req_query(q, "uploadId", upload_id) != FERRY_OK ||
+	    remote_req_query(q, "max-parts", "1000") != FERRY_OK ||
+	    (marker > 0 &&
+	        remote_req_query(q, "part-number-marker", num) != FERRY_OK)) {
+		remote_req_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+struct parts_ctx {
+	remote_part_fn fn;
+	void *arg;
+};
+
+static int
+on_part(const struct xml_part *x, void *arg)
+{
+	struct parts_ctx *c = arg;
+	struct remote_part p = {x->number, x->size, x->etag};
+
+	c->fn(&p, c->arg);
+	return 0;
+}
+
+ferry_err
+remote_parse_parts(
+    struct remote_req *q, remote_part_fn fn, void *arg, uint32_t *next_marker)
+{
+	struct parts_ctx c = {fn, arg};
+	const struct buf *b = &q->resp.body;
+	int truncated = 0;
+	ferry_err e;
+
+	*next_marker = 0;
+	e = xml_list_parts_parse(b->data ? b->data : "", b->len, on_part, &c,
+	    &truncated, next_marker);
+	if (e == FERRY_OK && !truncated)
+		*next_marker = 0;
 	return e;
 }

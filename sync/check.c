@@ -79,14 +79,6 @@ on_head(struct remote_req *q, void *arg)
 	remote_req_free(q);
 }
 
-/* A single-part ETag is the MD5 of the object. */
-static int
-etag_is_md5(const char *etag)
-{
-	return strlen(etag) == 34 && etag[0] == '"' && etag[33] == '"' &&
-	       strchr(etag, '-') == NULL;
-}
-
 void
 start_check(struct xfer *x)
 {

@@ -215,25 +215,6 @@ on_stale(const char *key, size_t keylen, const char *upload_id, void *arg)
 		st->n++;
 }
 
-static void
-abort_upload(struct push *p, const char *key, const char *upload_id)
-{
-	struct remote_req *q;
-	ferry_err e = FERRY_ENOMEM;
-
-	q = remote_req_new(
-	    p->r, REMOTE_DELETE, "DELETE", p->loc.bucket, key, strlen(key));
-	if (q && remote_req_query(q, "uploadId", upload_id) == FERRY_OK)
-		e = remote_perform(p->r, q, 0);
-	if (e == FERRY_OK)
-		log_info(
-		    "aborted the upload of %s left by an earlier run", key);
-	else
-		log_warn("could not abort the upload of %s: %s", key,
-		    ferry_errmsg());
-	remote_req_free(q);
-}
-
 /* Whether an open upload is this run's: another shard may be sending it. */
 static int
 own_upload(const struct push *p, const char *key)
@@ -248,8 +229,8 @@ own_upload(const struct push *p, const char *key)
  * A run that did not end (killed, interrupted, aborted) may have left
  * multipart uploads open under the destination prefix, which a sync owns:
  * they are listed and aborted before anything else, so that none stays
- * open and billed.  The manifest's upload ids are then stale: the records
- * keep them until the key is written again, and nothing reads them.
+ * open and billed, except those of local files the manifest keeps, for
+ * this run to resume (resume.c).
  */
 static ferry_err
 clean_after_crash(struct push *p)
@@ -263,9 +244,13 @@ clean_after_crash(struct push *p)
 	if (e == FERRY_OK && strcmp(state, "running") == 0 && !p->o->dry_run) {
 		e = remote_list_uploads(
 		    p->r, p->loc.bucket, p->loc.prefix, on_stale, &st);
+		if (e == FERRY_OK)
+			resume_forget_gone(p, st.ids, st.n);
 		for (i = 0; i < st.n; i++) {
-			if (e == FERRY_OK && own_upload(p, st.keys[i]))
-				abort_upload(p, st.keys[i], st.ids[i]);
+			if (e == FERRY_OK && own_upload(p, st.keys[i]) &&
+			    !resume_owns(p, st.keys[i], st.ids[i]))
+				(void)resume_abort_upload(
+				    p, st.keys[i], st.ids[i]);
 			free(st.keys[i]);
 			free(st.ids[i]);
 		}
@@ -337,6 +322,7 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 	    (e = start(&p)) != FERRY_OK || (e = push_run(&p)) != FERRY_OK)
 		goto fatal;
 	push_deletes(&p);
+	resume_sweep(&p);
 	status = p.counts.failed || p.fatal ? EXIT_PARTIAL : EXIT_SYNCED;
 	if (p.fatal == EXIT_ABORTED)
 		status = EXIT_ABORTED;

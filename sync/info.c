@@ -105,7 +105,7 @@ add_meta(struct manifest *m, cJSON *j, const char *name, const char *label)
 	char v[4096];
 
 	if (manifest_meta_get(m, name, v, sizeof(v)) == FERRY_OK)
-		cJSON_AddStringToObject(j, label, v);
+		output_json_text(j, label, v, strlen(v));
 }
 
 static void
@@ -117,7 +117,8 @@ print_info(const struct sync_opts *o, struct manifest *m)
 
 	if (j == NULL)
 		return;
-	cJSON_AddStringToObject(j, "manifest", manifest_dir(m));
+	output_json_text(
+	    j, "manifest", manifest_dir(m), strlen(manifest_dir(m)));
 	add_meta(m, j, "schema", "schema");
 	add_meta(m, j, "source", "source");
 	add_meta(m, j, "destination", "destination");

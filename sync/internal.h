@@ -97,6 +97,15 @@ void output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
     const char *msg);
 void output_summary(struct output *o, const struct sync_counts *c,
     const struct remote_stats *rs, int exit_status);
+/*
+ * Adds the n bytes at s to the JSON object obj as the string name, each
+ * byte that is not part of valid UTF-8 replaced by U+FFFD.
+ */
+struct cJSON;
+void output_json_text(
+    struct cJSON *obj, const char *name, const char *s, size_t n);
+/* Adds "key" so, and "key_base64" with the exact bytes if any was replaced. */
+void output_json_key(struct cJSON *obj, const char *key, size_t keylen);
 
 /* cli.c */
 /*

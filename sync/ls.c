@@ -29,7 +29,7 @@ print_obj(
 		return;
 	sprintf(key, "%s%.*s", prefix, (int)obj->keylen, obj->key);
 	if ((j = cJSON_CreateObject()) != NULL) {
-		cJSON_AddStringToObject(j, "key", key);
+		output_json_key(j, key, strlen(key));
 		cJSON_AddNumberToObject(j, "size", (double)obj->size);
 		cJSON_AddStringToObject(j, "etag", obj->etag);
 		cJSON_AddStringToObject(j, "last_modified", when);

@@ -35,13 +35,18 @@ sync_part_size(uint64_t size, uint64_t want)
 	return ps > SYNC_MAX_PART ? SYNC_MAX_PART : ps;
 }
 
-/* Keeps the open upload in the manifest so a later run can clean it up. */
+/*
+ * Keeps the open upload in the manifest: a local file's for a later run to
+ * resume, a copy's for it to clean up.
+ */
 static void
 record_upload_id(struct xfer *x)
 {
 	struct manifest_remote rec;
 	struct push *p = x->p;
 
+	if (x->source == XS_FILE)
+		return resume_record(x);
 	if (manifest_remote_get(p->m, x->key, x->keylen, &rec) != FERRY_OK)
 		memset(&rec, 0, sizeof(rec));
 	snprintf(rec.upload_id, sizeof(rec.upload_id), "%s", x->upload_id);
@@ -86,7 +91,6 @@ ferry_err
 start_create(struct xfer *x)
 {
 	struct push *p = x->p;
-	struct remote_req *q;
 	struct stat st;
 	ferry_err e;
 
@@ -103,6 +107,18 @@ start_create(struct xfer *x)
 		x->nparts = 1;
 	if ((x->part_md5 = calloc(x->nparts, 16)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = resume_try(x)) != FERRY_ENOTFOUND)
+		return e;
+	return send_create(x);
+}
+
+ferry_err
+send_create(struct xfer *x)
+{
+	struct push *p = x->p;
+	struct remote_req *q;
+	ferry_err e;
+
 	q = remote_req_new(p->r, REMOTE_POST, "POST", p->loc.bucket, x->fullkey,
 	    strlen(x->fullkey));
 	if (q == NULL)
@@ -131,6 +147,8 @@ on_abort(struct remote_req *q, void *arg)
 	if (remote_req_result(q, 0) != FERRY_OK)
 		log_warn("abort of the upload of %s: %s", x->fullkey,
 		    ferry_errmsg());
+	else if (x->source == XS_FILE)
+		resume_forget(x);
 	else if (manifest_remote_get(x->p->m, x->key, x->keylen, &rec) ==
 	         FERRY_OK) {
 		rec.upload_id[0] = '\0';
@@ -190,6 +208,10 @@ on_complete(struct remote_req *q, void *arg)
 	free(etag);
 	free(x->upload_id);
 	x->upload_id = NULL;
+	resume_forget(x);
+	if (x->parts_reused > 0)
+		log_info("%s: %u of %u parts were on the server already",
+		    x->fullkey, x->parts_reused, x->nparts);
 	xfer_uploaded(x, x->local.size);
 	xfer_finish(x);
 }
@@ -318,6 +340,13 @@ start_part(struct xfer *x)
 	if (x->source == XS_STREAM)
 		return start_part_stream(x);
 	e = read_part(x, x->next_part + 1, &buf, &len);
+	if (e == FERRY_OK && resume_part_there(x, x->next_part + 1, buf, len)) {
+		free(buf);
+		x->next_part++;
+		if (++x->parts_done == x->nparts)
+			start_complete(x);
+		return FERRY_OK;
+	}
 	if (e == FERRY_OK) {
 		x->next_part++;
 		return send_part(x, x->next_part, buf, len);

@@ -1,6 +1,7 @@
 /*
  * output.c: what a run tells: JSON lines on stdout (--json), or words on
- * stderr.  Keys are printed as their bytes; secrets never pass through.
+ * stderr.  Keys are printed as their bytes, in JSON as valid UTF-8 with
+ * the exact bytes beside when they are not; secrets never pass through.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <cJSON.h>
+#include <openssl/evp.h>
 
 #include "sync/internal.h"
 #include "sync/planfile.h"
@@ -49,16 +51,68 @@ emit(cJSON *obj)
 	cJSON_Delete(obj);
 }
 
-/* A JSON string of the key's bytes (keys never hold NUL). */
-static void
-add_key(cJSON *obj, const char *key, size_t keylen)
+/*
+ * Returns a new NUL-terminated copy of the n bytes at s in which each byte
+ * that does not belong to valid UTF-8 (and each NUL) is U+FFFD; *valid
+ * says whether there were none.  NULL when out of memory.
+ */
+static char *
+utf8_text(const char *s, size_t n, int *valid)
 {
-	char *k = strndup(key, keylen);
+	const unsigned char *u = (const unsigned char *)s;
+	char *out = malloc(3 * n + 1), *p = out;
+	size_t i = 0, len;
 
-	if (k == NULL)
+	*valid = 1;
+	if (out == NULL)
+		return NULL;
+	while (i < n) {
+		if (u[i] == 0 || utf8_next(u + i, n - i, &len) < 0) {
+			memcpy(p, "\xef\xbf\xbd", 3);
+			p += 3;
+			i++;
+			*valid = 0;
+			continue;
+		}
+		memcpy(p, s + i, len);
+		p += len;
+		i += len;
+	}
+	*p = '\0';
+	return out;
+}
+
+void
+output_json_text(cJSON *obj, const char *name, const char *s, size_t n)
+{
+	char *t;
+	int valid;
+
+	if ((t = utf8_text(s, n, &valid)) == NULL)
 		return;
-	cJSON_AddStringToObject(obj, "key", k);
-	free(k);
+	cJSON_AddStringToObject(obj, name, t);
+	free(t);
+}
+
+void
+output_json_key(cJSON *obj, const char *key, size_t keylen)
+{
+	char *t, *b64;
+	int valid;
+
+	if ((t = utf8_text(key, keylen, &valid)) == NULL)
+		return;
+	cJSON_AddStringToObject(obj, "key", t);
+	free(t);
+	if (valid)
+		return;
+	/* the exact bytes, when "key" could not carry them */
+	if ((b64 = malloc(4 * ((keylen + 2) / 3) + 1)) == NULL)
+		return;
+	EVP_EncodeBlock(
+	    (unsigned char *)b64, (const unsigned char *)key, (int)keylen);
+	cJSON_AddStringToObject(obj, "key_base64", b64);
+	free(b64);
 }
 
 static void
@@ -91,7 +145,7 @@ output_planned(struct output *o, const char *type, const char *key,
 		    obj, "type", o->dry_run ? "plan" : type);
 		if (o->dry_run)
 			cJSON_AddStringToObject(obj, "action", type);
-		add_key(obj, key, keylen);
+		output_json_key(obj, key, keylen);
 		cJSON_AddNumberToObject(obj, "size", (double)size);
 		if (reason)
 			cJSON_AddStringToObject(obj, "reason", reason);
@@ -147,9 +201,10 @@ output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
 			return;
 		cJSON_AddStringToObject(obj, "type", "error");
 		if (key)
-			add_key(obj, key, keylen);
+			output_json_key(obj, key, keylen);
 		cJSON_AddStringToObject(obj, "error", ferry_err_name(e));
-		cJSON_AddStringToObject(obj, "message", msg);
+		/* the detail may quote a key */
+		output_json_text(obj, "message", msg, strlen(msg));
 		emit(obj);
 	}
 	clear_progress(o);

@@ -19,9 +19,10 @@ enum xfer_state {
 	XF_MP_PARTS, /* parts to send or in flight */
 	XF_MP_COMPLETE_SENT,
 	XF_MP_ABORT_SENT,
-	XF_SRC_HEAD_SENT, /* mirror: HEAD of the source for its metadata */
-	XF_GET_SENT,      /* streamed mirror: the source object coming in */
-	XF_RETRY_LATER,   /* the file changed while read: again at the end */
+	XF_MP_RESUME_SENT, /* ListParts, or the abort of an earlier upload */
+	XF_SRC_HEAD_SENT,  /* mirror: HEAD of the source for its metadata */
+	XF_GET_SENT,       /* streamed mirror: the source object coming in */
+	XF_RETRY_LATER,    /* the file changed while read: again at the end */
 	XF_DONE
 };
 
@@ -60,6 +61,9 @@ struct xfer {
 	uint64_t part_size;
 	uint32_t nparts, next_part, parts_done, parts_inflight;
 	uint8_t (*part_md5)[16];
+	/* resuming: the ETags of the parts the server holds ("": none) */
+	char (*part_etag)[36];
+	uint32_t list_marker, parts_reused;
 	int failed;
 	ferry_err err;
 	char errmsg[512];
@@ -133,6 +137,8 @@ void xfer_hash_headers(struct remote_req *q, const uint8_t hash[16],
     int64_t mtime_ns, ferry_err *e);
 void xfer_uploaded(struct xfer *x, uint64_t size);
 void md5_etag(const uint8_t md5[16], char *out, size_t outlen);
+/* Whether etag is that of a single-part object: the MD5 of its bytes. */
+int etag_is_md5(const char *etag);
 /* Starts the work for a planned action on key (copied). */
 ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,
     size_t keylen, const struct manifest_local *local,
@@ -140,6 +146,8 @@ ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,
 /* put.c, multipart.c, check.c: the steps of each kind of transfer. */
 ferry_err start_put(struct xfer *x) FERRY_WUR;
 ferry_err start_create(struct xfer *x) FERRY_WUR;
+/* Sends CreateMultipartUpload for x, whose parts are counted already. */
+ferry_err send_create(struct xfer *x) FERRY_WUR;
 ferry_err start_part(struct xfer *x) FERRY_WUR;
 void start_abort(struct xfer *x);
 void start_check(struct xfer *x);
@@ -203,6 +211,38 @@ void apply_put_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
 /* delete.c */
 /* Runs the deletes gathered during the merge, if they are allowed. */
 void push_deletes(struct push *p);
+
+/* resume.c: multipart uploads that outlive a run */
+/*
+ * Resumes the upload the manifest keeps for x's key when it fits x: asks
+ * ListParts (state XF_MP_RESUME_SENT).  Aborts it first when it does not
+ * fit, then creates a new one.  FERRY_ENOTFOUND when there is none.
+ */
+ferry_err resume_try(struct xfer *x) FERRY_WUR;
+/* Keeps x's new upload in the manifest; resume_forget() drops it. */
+void resume_record(struct xfer *x);
+void resume_forget(struct xfer *x);
+/*
+ * Notes part number of size bytes and ETag etag as listed by the server;
+ * returns non-zero when it is a part x can keep (number, size and an MD5
+ * ETag that fit the upload).
+ */
+int resume_note_part(
+    struct xfer *x, uint32_t number, uint64_t size, const char *etag);
+/*
+ * Whether part number, whose local bytes are buf, is on the server
+ * already: its listed ETag is their MD5 (then in x->part_md5).
+ */
+int resume_part_there(
+    struct xfer *x, uint32_t number, const uint8_t *buf, size_t len);
+/* Aborts an upload now; non-zero when it is gone (aborted or unknown). */
+int resume_abort_upload(struct push *p, const char *key, const char *upload_id);
+/* Whether the manifest keeps this upload of the full key key. */
+int resume_owns(struct push *p, const char *key, const char *upload_id);
+/* Drops the records of uploads whose id is not among ids (the open ones). */
+void resume_forget_gone(struct push *p, char *const *ids, size_t n);
+/* At the end of a run: aborts the kept uploads no key took up. */
+void resume_sweep(struct push *p);
 
 /* Commits the manifest every few hundred completions and every second. */
 void push_note_completion(struct push *p);

@@ -27,6 +27,7 @@ xfer_free(struct xfer *x)
 	free(x->fullkey);
 	free(x->upload_id);
 	free(x->part_md5);
+	free(x->part_etag);
 	free(x->src_key);
 	free(x->meta);
 	free(x);
@@ -175,6 +176,14 @@ md5_etag(const uint8_t md5[16], char *out, size_t outlen)
 	snprintf(out, outlen, "\"%s\"", hex);
 }
 
+/* A single-part ETag is the MD5 of the object. */
+int
+etag_is_md5(const char *etag)
+{
+	return strlen(etag) == 34 && etag[0] == '"' && etag[33] == '"' &&
+	       strchr(etag, '-') == NULL;
+}
+
 /* A new transfer for key, appended to the active list. */
 static struct xfer *
 xfer_new(struct push *p, const char *key, size_t keylen,
@@ -278,9 +287,11 @@ retry_changed(struct xfer *x)
 	x->next_part = x->parts_done = 0;
 	free(x->upload_id);
 	free(x->part_md5);
+	free(x->part_etag);
 	free(x->buf);
 	x->upload_id = NULL;
 	x->part_md5 = NULL;
+	x->part_etag = NULL;
 	x->buf = NULL;
 	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK)
 		return xfer_fail(x, e);

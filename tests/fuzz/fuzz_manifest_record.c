@@ -1,6 +1,6 @@
 /*
- * fuzz_manifest_record.c: decodes the input as a local and as a remote
- * record; whatever decodes must encode back to the very same bytes.
+ * fuzz_manifest_record.c: decodes the input as a local, a remote and an
+ * upload record; whatever decodes must encode back to the very same bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t buf[MANIFEST_REC_MAX];
 	struct manifest_remote r;
 	struct manifest_local l;
+	struct manifest_upload u;
 	size_t len;
 
 	if (manifest_local_decode(data, size, &l) == FERRY_OK) {
@@ -25,6 +26,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (manifest_remote_decode(data, size, &r) == FERRY_OK) {
 		if (manifest_remote_encode(&r, buf, &len) != FERRY_OK ||
+		    len != size || memcmp(buf, data, size) != 0)
+			abort();
+	}
+	if (manifest_upload_decode(data, size, &u) == FERRY_OK) {
+		if (manifest_upload_encode(&u, buf, &len) != FERRY_OK ||
 		    len != size || memcmp(buf, data, size) != 0)
 			abort();
 	}

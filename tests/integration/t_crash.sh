@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # kill -9 at three moments of a push, then a rerun: the bucket equals the
 # tree, bytes match, no multipart upload of ours is left open.  And
-# SIGINT: a clean stop with exit 3.
+# SIGINT: a clean stop with exit 3.  A large upload killed midway resumes:
+# the rerun sends only the missing parts; one whose file changed, or cut
+# into another part size, starts again.
 . "$(dirname "$0")/lib.sh"
 
 B=crash-$$
@@ -55,5 +57,113 @@ else
 fi
 "$FERRY" sync "$T" "s3://$B/c" --quiet
 is "$?" 0 "a rerun after SIGINT completes"
+
+# Resumable multipart uploads: 40 MiB in 8 parts of 5 MiB.
+R=$WORK/resume
+mkdir -p "$R"
+head -c $((40 << 20)) /dev/urandom >"$R/big.bin"
+MP=(--part-size 5M --jobs 2)
+
+# parts_put MARK: UploadPart requests of r/big.bin answered 200 since MARK.
+parts_put() {
+	tail -n +"$(($1 + 1))" "$FERRY_TEST_LOG" |
+		grep -c "\"PUT /$B/r/big.bin?partNumber=[0-9]*&uploadId=[^ ]* HTTP/1.1\" 200"
+}
+
+# kill_after N: pushes $R, killed with SIGKILL once N parts are up.
+kill_after() {
+	local m pid i
+	m=$(mark)
+	"$FERRY" sync "$R" "s3://$B/r" "${MP[@]}" --quiet &
+	pid=$!
+	for i in $(seq 600); do
+		[ "$(parts_put "$m")" -ge "$1" ] && break
+		sleep 0.05
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	echo "# killed with $(parts_put "$m") parts up"
+}
+
+# rerun TAG: the rerun, with its request counts in $WORK/TAG.{json,count}.
+rerun() {
+	local m
+	m=$(mark)
+	"$FERRY" sync "$R" "s3://$B/r" "${MP[@]}" --json -v \
+		>"$WORK/$1.json" 2>"$WORK/$1.err"
+	echo $? >"$WORK/$1.rc"
+	"$COUNT" --settle "$FERRY_TEST_LOG" "$m" >"$WORK/$1.count"
+	echo "# $(tr '\n' ' ' <"$WORK/$1.count")"
+}
+
+kind() {
+	awk -v k="$2" '$1 == k { print $2 }' "$WORK/$1.count"
+}
+
+same_object() {
+	rm -f "$WORK/back"
+	awscli s3 cp "s3://$B/r/big.bin" "$WORK/back" --quiet &&
+		cmp -s "$WORK/back" "$R/big.bin"
+}
+
+kill_after 3
+is "$(open_uploads)" 1 "a push killed midway leaves its upload open"
+rerun resumed
+is "$(cat "$WORK/resumed.rc")" 0 "the rerun exits 0"
+n=$(kind resumed put)
+if [ "$n" -ge 1 ] && [ "$n" -le 5 ]; then
+	ok "the rerun sends only the missing parts ($n of 8)"
+else
+	not_ok "the rerun sends only the missing parts (sent $n of 8)"
+fi
+like "$(cat "$WORK/resumed.err")" "resuming an earlier upload, [3-7] of 8" \
+	"... saying it resumes"
+is "$(kind resumed delete)" 0 "... and aborts nothing"
+check "the object is byte-identical to the file" same_object
+is "$(open_uploads)" 0 "no upload is left open"
+
+# the file changes between the kill and the rerun
+awscli s3 rm "s3://$B/r" --recursive --quiet
+kill_after 3
+head -c $((40 << 20)) /dev/urandom >"$R/big.bin"
+rerun changed
+is "$(cat "$WORK/changed.rc")" 0 "after the file changed, the rerun exits 0"
+is "$(kind changed put)" 8 "... sends all 8 parts"
+like "$(cat "$WORK/changed.err")" "cannot go on: the file changed" \
+	"... saying why it starts again"
+is "$(kind changed delete)" 1 "... aborting the earlier upload"
+check "the object holds the new content" same_object
+is "$(open_uploads)" 0 "no upload is left open"
+
+# another part size
+awscli s3 rm "s3://$B/r" --recursive --quiet
+kill_after 3
+MP=(--part-size 8M --jobs 2)
+rerun resized
+is "$(cat "$WORK/resized.rc")" 0 "with another part size, the rerun exits 0"
+is "$(kind resized put)" 5 "... sends all 5 parts of 8 MiB"
+like "$(cat "$WORK/resized.err")" "another part size" "... saying why"
+check "the object is byte-identical to the file" same_object
+is "$(open_uploads)" 0 "no upload is left open"
+
+# the upload aborted by someone else meanwhile; then an upload the
+# manifest keeps for a file that is gone is aborted at the end of a run
+awscli s3 rm "s3://$B/r" --recursive --quiet
+kill_after 3
+id=$(awscli s3api list-multipart-uploads --bucket "$B" \
+	--query 'Uploads[0].UploadId' --output text)
+awscli s3api abort-multipart-upload --bucket "$B" --key r/big.bin \
+	--upload-id "$id"
+rerun gone
+is "$(cat "$WORK/gone.rc")" 0 "when the upload is gone, the rerun exits 0"
+is "$(kind gone put)" 5 "... and sends every part"
+check "the object is byte-identical to the file" same_object
+awscli s3 rm "s3://$B/r" --recursive --quiet
+kill_after 3
+mv "$R/big.bin" "$WORK/big.moved"
+rerun vanished
+is "$(cat "$WORK/vanished.rc")" 0 "when the file is gone, the rerun exits 0"
+is "$(open_uploads)" 0 "... and aborts its upload"
+is "$(kind vanished put)" 0 "... sending nothing"
 
 done_testing

@@ -246,6 +246,86 @@ test_remote_roundtrip(void **state)
 	}
 }
 
+/* Upload records: a round trip, the fixed layout, and what is refused. */
+static void
+upload_case(int i, struct manifest_upload *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->file = local_cases[i % (sizeof(local_cases) / sizeof(*local_cases))];
+	u->part_size = i == 2 ? UINT64_MAX : (uint64_t)5 << 20;
+	if (i == 2)
+		memset(u->upload_id, 'u', sizeof(u->upload_id) - 1);
+	else
+		strcpy(u->upload_id, i ? "2~aBcD-upload.id_1" : "x");
+}
+
+static void
+test_upload_roundtrip(void **state)
+{
+	uint8_t buf[MANIFEST_REC_MAX], again[MANIFEST_REC_MAX];
+	struct manifest_upload in, out;
+	size_t len, len2, cut;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		upload_case(i, &in);
+		assert_int_equal(
+		    manifest_upload_encode(&in, buf, &len), FERRY_OK);
+		assert_int_equal(len, 1 + 8 + 60 + 2 + strlen(in.upload_id));
+		assert_int_equal(
+		    manifest_upload_decode(buf, len, &out), FERRY_OK);
+		assert_true(out.part_size == in.part_size);
+		assert_local_equal(&out.file, &in.file);
+		assert_string_equal(out.upload_id, in.upload_id);
+		assert_int_equal(
+		    manifest_upload_encode(&out, again, &len2), FERRY_OK);
+		assert_int_equal(len, len2);
+		assert_memory_equal(buf, again, len);
+		for (cut = 0; cut < len; cut++)
+			assert_int_equal(manifest_upload_decode(buf, cut, &out),
+			    FERRY_EPARSE);
+		buf[len] = 'x';
+		assert_int_equal(
+		    manifest_upload_decode(buf, len + 1, &out), FERRY_EPARSE);
+	}
+}
+
+static void
+test_upload_layout(void **state)
+{
+	struct manifest_upload u, out;
+	uint8_t buf[MANIFEST_REC_MAX], lbuf[MANIFEST_REC_MAX];
+	size_t len, llen;
+
+	(void)state;
+	upload_case(1, &u);
+	u.part_size = 0x0102030405060708;
+	assert_int_equal(manifest_upload_encode(&u, buf, &len), FERRY_OK);
+	assert_int_equal(manifest_local_encode(&u.file, lbuf, &llen), FERRY_OK);
+	assert_int_equal(buf[0], 1);
+	assert_int_equal(buf[1], 0x08);
+	assert_int_equal(buf[8], 0x01);
+	/* the file as in a local record, after its version byte */
+	assert_memory_equal(buf + 9, lbuf + 1, llen - 1);
+	assert_int_equal(buf[9 + 60], strlen(u.upload_id));
+	assert_int_equal(buf[9 + 61], 0);
+	/* versions other than 1, an empty or NUL-holding upload id */
+	buf[0] = 2;
+	assert_int_equal(manifest_upload_decode(buf, len, &out), FERRY_EPARSE);
+	buf[0] = 1;
+	buf[len - 3] = '\0';
+	assert_int_equal(manifest_upload_decode(buf, len, &out), FERRY_EPARSE);
+	buf[9 + 60] = 0;
+	assert_int_equal(
+	    manifest_upload_decode(buf, 9 + 62, &out), FERRY_EPARSE);
+	/* encoding refuses an empty or unterminated upload id */
+	u.upload_id[0] = '\0';
+	assert_int_equal(manifest_upload_encode(&u, buf, &len), FERRY_EPARSE);
+	memset(u.upload_id, 'x', sizeof(u.upload_id));
+	assert_int_equal(manifest_upload_encode(&u, buf, &len), FERRY_EPARSE);
+}
+
 /* Offsets in an encoded remote record with empty strings. */
 #define R_HAS_HASH 49
 #define R_ETAG 50
@@ -506,6 +586,55 @@ check_order(struct manifest *m)
 	manifest_iter_free(it);
 }
 
+/* Upload records live in their own table, apart from remote records. */
+static void
+store_uploads_put(struct manifest *m)
+{
+	struct manifest_upload u, got;
+	struct manifest_remote rr;
+
+	upload_case(1, &u);
+	assert_int_equal(manifest_upload_put(m, "big", 3, &u), FERRY_OK);
+	upload_case(2, &u);
+	assert_int_equal(manifest_upload_put(m, order_keys[norder_keys - 2],
+	                     strlen(order_keys[norder_keys - 2]), &u),
+	    FERRY_OK);
+	assert_int_equal(manifest_upload_get(m, "big", 3, &got), FERRY_OK);
+	assert_string_equal(got.upload_id, "2~aBcD-upload.id_1");
+	assert_int_equal(manifest_upload_get(m, "a", 1, &got), FERRY_ENOTFOUND);
+	assert_int_equal(
+	    manifest_remote_get(m, "big", 3, &rr), FERRY_ENOTFOUND);
+}
+
+/* After a reopen: the uploads in key order, then one deleted. */
+static void
+store_uploads_check(struct manifest *m)
+{
+	struct manifest_upload got;
+	struct manifest_iter *it;
+	struct manifest_remote rr;
+	const char *key;
+	size_t keylen;
+
+	assert_int_equal(manifest_iter_new(m, MANIFEST_UPLOADS, &it), FERRY_OK);
+	assert_int_equal(
+	    manifest_iter_upload(it, &key, &keylen, &got), FERRY_OK);
+	assert_string_equal(key, "big");
+	assert_true(got.part_size == (uint64_t)5 << 20);
+	assert_int_equal(
+	    manifest_iter_upload(it, &key, &keylen, &got), FERRY_OK);
+	assert_true(keylen == 1024 && got.upload_id[1022] == 'u');
+	assert_int_equal(
+	    manifest_iter_upload(it, &key, &keylen, &got), FERRY_ENOTFOUND);
+	assert_int_equal(
+	    manifest_iter_remote(it, &key, &keylen, &rr), FERRY_EUSAGE);
+	manifest_iter_free(it);
+	assert_int_equal(manifest_upload_del(m, "big", 3), FERRY_OK);
+	assert_int_equal(manifest_upload_del(m, "big", 3), FERRY_OK);
+	assert_int_equal(
+	    manifest_upload_get(m, "big", 3, &got), FERRY_ENOTFOUND);
+}
+
 /* Everything survives a close; deletes work, absent or not. */
 static void
 store_reopen(const char *sub)
@@ -518,6 +647,7 @@ store_reopen(const char *sub)
 
 	assert_int_equal(manifest_open(sub, "src", "dst", 0, &m), FERRY_OK);
 	check_order(m);
+	store_uploads_check(m);
 	assert_int_equal(manifest_remote_get(m, "a", 1, &rr), FERRY_OK);
 	assert_int_equal(manifest_remote_del(m, "a", 1), FERRY_OK);
 	assert_int_equal(manifest_remote_del(m, "a", 1), FERRY_OK);
@@ -585,6 +715,7 @@ test_store_basic(void **state)
 	check_order(m);
 	assert_int_equal(manifest_count(m, &nl, &nr), FERRY_OK);
 	assert_true(nl == norder_keys && nr == 1);
+	store_uploads_put(m);
 	manifest_close(m);
 	store_reopen(sub);
 	manifest_close(NULL);
@@ -1160,6 +1291,8 @@ main(void)
 	    cmocka_unit_test(test_local_layout),
 	    cmocka_unit_test(test_remote_roundtrip),
 	    cmocka_unit_test(test_remote_malformed),
+	    cmocka_unit_test(test_upload_roundtrip),
+	    cmocka_unit_test(test_upload_layout),
 	    cmocka_unit_test(test_hash_fd),
 	    cmocka_unit_test(test_default_dir),
 	    cmocka_unit_test(test_store_basic),
