@@ -8,6 +8,8 @@ point of the check.
 
 usage: s3.py mb BUCKET
        s3.py ls BUCKET [PREFIX]          size<TAB>key per object
+       s3.py lshex BUCKET [PREFIX]       the whole keys in hex, sorted, on
+                                         one line (for any bytes)
        s3.py get BUCKET KEY FILE
        s3.py getall BUCKET PREFIX DIR [GLOB]
                                          each object under PREFIX whose
@@ -167,6 +169,9 @@ def main(argv):
         with open(args[2], "wb") as f:
             r, data = s3.request("GET", bucket, kbytes(args[1]), out=f)
         s3.check(r, data, "get " + args[1])
+    elif cmd == "lshex":
+        p = kbytes(args[1]) if len(args) > 1 else b""
+        print(" ".join(sorted(k.hex() for k, _ in s3.objects(bucket, p))))
     elif cmd == "getall":
         p = kbytes(args[1])
         pattern = args[3] if len(args) > 3 else "*"

@@ -102,7 +102,7 @@ kind() {
 
 same_object() {
 	rm -f "$WORK/back"
-	awscli s3 cp "s3://$B/r/big.bin" "$WORK/back" --quiet &&
+	s3 get "$B" r/big.bin "$WORK/back" &&
 		cmp -s "$WORK/back" "$R/big.bin"
 }
 
@@ -123,7 +123,7 @@ check "the object is byte-identical to the file" same_object
 is "$(open_uploads)" 0 "no upload is left open"
 
 # the file changes between the kill and the rerun
-awscli s3 rm "s3://$B/r" --recursive --quiet
+s3 rm "$B" r/
 kill_after 3
 head -c $((40 << 20)) /dev/urandom >"$R/big.bin"
 rerun changed
@@ -136,7 +136,7 @@ check "the object holds the new content" same_object
 is "$(open_uploads)" 0 "no upload is left open"
 
 # another part size
-awscli s3 rm "s3://$B/r" --recursive --quiet
+s3 rm "$B" r/
 kill_after 3
 MP=(--part-size 8M --jobs 2)
 rerun resized
@@ -148,7 +148,7 @@ is "$(open_uploads)" 0 "no upload is left open"
 
 # the upload aborted by someone else meanwhile; then an upload the
 # manifest keeps for a file that is gone is aborted at the end of a run
-awscli s3 rm "s3://$B/r" --recursive --quiet
+s3 rm "$B" r/
 kill_after 3
 id=$(awscli s3api list-multipart-uploads --bucket "$B" \
 	--query 'Uploads[0].UploadId' --output text)
@@ -158,7 +158,7 @@ rerun gone
 is "$(cat "$WORK/gone.rc")" 0 "when the upload is gone, the rerun exits 0"
 is "$(kind gone put)" 5 "... and sends every part"
 check "the object is byte-identical to the file" same_object
-awscli s3 rm "s3://$B/r" --recursive --quiet
+s3 rm "$B" r/
 kill_after 3
 mv "$R/big.bin" "$WORK/big.moved"
 rerun vanished

@@ -77,12 +77,7 @@ EOF
 
 # bucket_keys PREFIX: the keys the gateway lists, URL-decoded, hex, sorted.
 bucket_keys() {
-	awscli s3api list-objects-v2 --bucket "$B" --prefix "$1" \
-		--encoding-type url --output json | python3 -c '
-import json, sys, urllib.parse
-d = json.load(sys.stdin)
-print(" ".join(sorted(urllib.parse.unquote_to_bytes(c["Key"]).hex()
-    for c in d.get("Contents", []))))'
+	s3 lshex "$B" "$1"
 }
 
 # valid_keys PREFIX: want_keys for the names that are valid UTF-8 (S3 keys
