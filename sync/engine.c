@@ -170,6 +170,7 @@ push_close(struct push *p)
 		p->active = x->next;
 		xfer_free(x);
 	}
+	xfer_pool_free(p);
 	remote_list_free(p->list);
 	manifest_iter_free(p->it);
 	manifest_close(p->m);

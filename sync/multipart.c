@@ -20,7 +20,11 @@ struct part {
 	uint32_t number; /* 1-based */
 	uint8_t *buf;
 	size_t len;
+	size_t cap; /* the buffer's size, for the pool */
 };
+
+static ferry_err send_part_buf(
+    struct xfer *x, uint32_t number, uint8_t *buf, size_t len, size_t cap);
 
 uint64_t
 sync_part_size(uint64_t size, uint64_t want)
@@ -279,7 +283,7 @@ on_part(struct remote_req *q, void *arg)
 	e = remote_req_result(q, 0);
 	remote_req_free(q);
 	x->p->mem_used -= pt->len;
-	free(pt->buf);
+	xfer_buf_put(x->p, pt->buf, pt->cap);
 	free(pt);
 	part_finished(x, e);
 }
@@ -299,16 +303,17 @@ part_finished(struct xfer *x, ferry_err e)
 		start_complete(x);
 }
 
-/* Reads part number (1-based) of the file into a new buffer. */
+/* Reads part number (1-based) of the file into a buffer of the pool. */
 static ferry_err
-read_part(struct xfer *x, uint32_t number, uint8_t **buf, size_t *len)
+read_part(
+    struct xfer *x, uint32_t number, uint8_t **buf, size_t *len, size_t *cap)
 {
 	uint64_t off = (uint64_t)(number - 1) * x->part_size;
 	size_t got = 0;
 	ssize_t n;
 
 	*len = (size_t)part_len(x, number);
-	if ((*buf = malloc(*len ? *len : 1)) == NULL)
+	if ((*buf = xfer_buf_get(x->p, *len, cap)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	while (got < *len && (n = pread(x->fd, *buf + got, *len - got,
 	                          (off_t)(off + got))) > 0)
@@ -332,16 +337,16 @@ ferry_err
 start_part(struct xfer *x)
 {
 	uint8_t *buf = NULL;
-	size_t len;
+	size_t len, cap = 0;
 	ferry_err e;
 
 	if (x->source == XS_COPY)
 		return start_part_copy(x);
 	if (x->source == XS_STREAM)
 		return start_part_stream(x);
-	e = read_part(x, x->next_part + 1, &buf, &len);
+	e = read_part(x, x->next_part + 1, &buf, &len, &cap);
 	if (e == FERRY_OK && resume_part_there(x, x->next_part + 1, buf, len)) {
-		free(buf);
+		xfer_buf_put(x->p, buf, cap);
 		x->next_part++;
 		if (++x->parts_done == x->nparts)
 			start_complete(x);
@@ -349,14 +354,21 @@ start_part(struct xfer *x)
 	}
 	if (e == FERRY_OK) {
 		x->next_part++;
-		return send_part(x, x->next_part, buf, len);
+		return send_part_buf(x, x->next_part, buf, len, cap);
 	}
-	free(buf);
+	xfer_buf_put(x->p, buf, cap);
 	return e;
 }
 
 ferry_err
 send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
+{
+	return send_part_buf(x, number, buf, len, len ? len : 1);
+}
+
+static ferry_err
+send_part_buf(
+    struct xfer *x, uint32_t number, uint8_t *buf, size_t len, size_t cap)
 {
 	struct remote_req *q = NULL;
 	struct part *pt;
@@ -364,13 +376,14 @@ send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 	ferry_err e;
 
 	if ((pt = calloc(1, sizeof(*pt))) == NULL) {
-		free(buf);
+		xfer_buf_put(x->p, buf, cap);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
 	pt->x = x;
 	pt->number = number;
 	pt->buf = buf;
 	pt->len = len;
+	pt->cap = cap;
 	EVP_Digest(buf, len, x->part_md5[number - 1], NULL, EVP_md5(), NULL);
 	snprintf(num, sizeof(num), "%u", number);
 	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL) {
@@ -386,7 +399,7 @@ send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 	return FERRY_OK;
 out:
 	remote_req_free(q);
-	free(pt->buf);
+	xfer_buf_put(x->p, pt->buf, pt->cap);
 	free(pt);
 	return e;
 }

@@ -77,6 +77,9 @@ struct xfer {
 	char *meta; /* the source's headers to carry (remote_resp.meta) */
 };
 
+/* At most this many idle part buffers are kept. */
+#define XFER_POOL_MAX 64
+
 struct push {
 	const struct sync_opts *o;
 	struct output out;
@@ -113,6 +116,14 @@ struct push {
 	struct xfer *active;
 	unsigned nactive;
 	uint64_t mem_used;
+	/* idle part buffers, kept for the next parts: mem_used + pool_bytes
+	 * stays within --memory */
+	struct pool_buf {
+		uint8_t *buf;
+		size_t cap;
+	} pool[XFER_POOL_MAX];
+	unsigned npool;
+	uint64_t pool_bytes;
 	unsigned since_commit;
 	int64_t last_commit_ns;
 	/* deletes, kept in a temporary file until the end */
@@ -123,6 +134,16 @@ struct push {
 };
 
 /* xfer.c: what the transfers share. */
+
+/*
+ * A buffer of at least len bytes for a part: an idle one of the pool when
+ * one fits, else a new one.  Its capacity goes to *cap, for xfer_buf_put.
+ */
+uint8_t *xfer_buf_get(struct push *p, size_t len, size_t *cap);
+/* Gives a part buffer back: kept for reuse while memory allows. */
+void xfer_buf_put(struct push *p, uint8_t *buf, size_t cap);
+/* Frees the idle buffers. */
+void xfer_pool_free(struct push *p);
 void xfer_finish(struct xfer *x);
 /* Reports the failure recorded by ferry_fail() and ends the transfer. */
 void xfer_fail(struct xfer *x, ferry_err e);

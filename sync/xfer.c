@@ -396,3 +396,49 @@ xfer_sweep(struct push *p)
 		xfer_free(x);
 	}
 }
+
+uint8_t *
+xfer_buf_get(struct push *p, size_t len, size_t *cap)
+{
+	unsigned i;
+	uint8_t *buf;
+
+	/* a buffer at most twice the need: parts of one object are alike */
+	for (i = p->npool; i-- > 0;) {
+		if (p->pool[i].cap < len || p->pool[i].cap / 2 > len)
+			continue;
+		buf = p->pool[i].buf;
+		*cap = p->pool[i].cap;
+		p->pool_bytes -= *cap;
+		p->pool[i] = p->pool[--p->npool];
+		return buf;
+	}
+	/* none fits: those idle are of another size, and would only add up */
+	xfer_pool_free(p);
+	*cap = len ? len : 1;
+	return malloc(*cap);
+}
+
+void
+xfer_buf_put(struct push *p, uint8_t *buf, size_t cap)
+{
+	if (buf == NULL)
+		return;
+	if (p->npool == XFER_POOL_MAX ||
+	    p->mem_used + p->pool_bytes + cap > p->o->memory) {
+		free(buf);
+		return;
+	}
+	p->pool[p->npool].buf = buf;
+	p->pool[p->npool].cap = cap;
+	p->npool++;
+	p->pool_bytes += cap;
+}
+
+void
+xfer_pool_free(struct push *p)
+{
+	while (p->npool > 0)
+		free(p->pool[--p->npool].buf);
+	p->pool_bytes = 0;
+}
