@@ -612,7 +612,8 @@ req_start(struct remote_req *q)
 	buf_init(&s.host, 1024);
 	buf_init(&s.path, 4096);
 	buf_init(&s.query, 8192);
-	buf_init(&s.auth, 1024);
+	/* the canonical request is built here first: path, query, headers */
+	buf_init(&s.auth, 32768);
 	buf_init(&s.scratch, 16384);
 	now_amz_date(s.date);
 	if ((s.hdr = calloc(q->nheaders + 6, sizeof(*s.hdr))) == NULL) {
