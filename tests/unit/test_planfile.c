@@ -18,7 +18,7 @@
 
 #define HDR                                                                    \
 	"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"        \
-	"\"src\":\"/t\",\"dst\":\"s3://bkt/p\",\"delete\":true,"                 \
+	"\"src\":\"/t\",\"dst\":\"s3://bkt/p\",\"delete\":true,"               \
 	"\"part_size\":8388608,\"multipart_threshold\":8388608}"
 #define LOCAL "{\"size\":3,\"mtime_ns\":\"1700000000123456789\"}"
 #define LOCAL_H                                                                \
