@@ -72,6 +72,37 @@ is "$?" 0 "unchanged rerun through faults exits 0"
 is "$(summary "$WORK/a2.json" uploaded)" 0 "unchanged rerun uploads nothing"
 is "$(requests "$m" put)" 0 "the gateway saw no PUT on the rerun"
 echo "# unchanged rerun: $(($(faults a) - n0)) faults"
+
+# the same tree pulled, then mirrored, through the same 10% of faults
+n0=$(faults a)
+t0=$(date +%s.%N)
+"$FERRY" sync "s3://$B/a" "$WORK/pulled" --endpoint-url "$PROXY" \
+	--part-size 8M --multipart-threshold 8M --json >"$WORK/a3.json" \
+	2>"$WORK/a3.err"
+is "$?" 0 "pull through 10% faults exits 0"
+echo "# pull through faults: $(elapsed "$t0") s, $(($(faults a) - n0))" \
+	"faults, $(summary "$WORK/a3.json" retries) retries"
+check "... faults were injected" test "$(($(faults a) - n0))" -gt 0
+check "... and the pulled folder equals the tree, byte for byte" \
+	diff -r "$T" "$WORK/pulled"
+rm -rf "$WORK/pulled"
+n0=$(faults a)
+t0=$(date +%s.%N)
+"$FERRY" sync "s3://$B/a" "s3://$B/am" --endpoint-url "$PROXY" \
+	--part-size 8M --multipart-threshold 8M --json >"$WORK/a4.json" \
+	2>"$WORK/a4.err"
+is "$?" 0 "mirror through 10% faults exits 0"
+echo "# mirror through faults: $(elapsed "$t0") s, $(($(faults a) - n0))" \
+	"faults, $(summary "$WORK/a4.json" retries) retries"
+check "... faults were injected" test "$(($(faults a) - n0))" -gt 0
+check "... and the copy lists the same keys and sizes as the tree" \
+	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" am/
+s3 getall "$B" am/ "$WORK/got" 'big *'
+for f in "big one.bin" "big two.bin"; do
+	check "'$f' (multipart copy) is byte-identical" \
+		cmp -s "$WORK/got/$f" "$T/$f"
+done
+rm -rf "$WORK/got"
 stop_proxy
 
 # (b) every continuation page of the listing fails: nothing is deleted
