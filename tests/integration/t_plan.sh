@@ -207,7 +207,12 @@ is "$(summary "$WORK/mirror-again.json" skipped)" 1 "a second mirror apply finds
 is "$(requests "$m" put)" 1 "... and only tries the refused copy again"
 check "... which the server refuses again" holds m/keep1 "replaced twice"
 
-"$FERRY" plan --help | grep -q 'ferry apply PLAN' &&
-	ok "ferry plan --help names plan and apply" || not_ok "ferry plan --help names plan and apply"
+check "ferry plan --help gives plan's usage" bash -c \
+	'"$1" plan --help | grep -q "^usage: ferry plan SOURCE DESTINATION"' _ "$FERRY"
+check "ferry apply --help gives apply's usage" bash -c \
+	'"$1" apply --help | grep -q "^usage: ferry apply PLAN"' _ "$FERRY"
+check "ferry --help names plan and apply" bash -c \
+	'"$1" --help | grep -q "ferry apply PLAN" &&
+	"$1" --help | grep -q "ferry plan SOURCE"' _ "$FERRY"
 
 done_testing
