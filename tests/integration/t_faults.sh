@@ -73,28 +73,27 @@ is "$(summary "$WORK/a2.json" uploaded)" 0 "unchanged rerun uploads nothing"
 is "$(requests "$m" put)" 0 "the gateway saw no PUT on the rerun"
 echo "# unchanged rerun: $(($(faults a) - n0)) faults"
 
+# through WHAT JSON DST: syncs the a/ prefix to DST through the proxy of
+# (a), checks the exit status and that faults were injected, and reports.
+through() {
+	local n0 t0 rc
+	n0=$(faults a)
+	t0=$(date +%s.%N)
+	"$FERRY" sync "s3://$B/a" "$3" --endpoint-url "$PROXY" --part-size 8M \
+		--multipart-threshold 8M --json >"$WORK/$2" 2>"$WORK/$2.err"
+	rc=$?
+	is "$rc" 0 "$1 through 10% faults exits 0"
+	echo "# $1 through faults: $(elapsed "$t0") s," \
+		"$(($(faults a) - n0)) faults, $(summary "$WORK/$2" retries) retries"
+	check "... faults were injected" test "$(($(faults a) - n0))" -gt 0
+}
+
 # the same tree pulled, then mirrored, through the same 10% of faults
-n0=$(faults a)
-t0=$(date +%s.%N)
-"$FERRY" sync "s3://$B/a" "$WORK/pulled" --endpoint-url "$PROXY" \
-	--part-size 8M --multipart-threshold 8M --json >"$WORK/a3.json" \
-	2>"$WORK/a3.err"
-is "$?" 0 "pull through 10% faults exits 0"
-echo "# pull through faults: $(elapsed "$t0") s, $(($(faults a) - n0))" \
-	"faults, $(summary "$WORK/a3.json" retries) retries"
-check "... faults were injected" test "$(($(faults a) - n0))" -gt 0
+through pull a3.json "$WORK/pulled"
 check "... and the pulled folder equals the tree, byte for byte" \
 	diff -r "$T" "$WORK/pulled"
 rm -rf "$WORK/pulled"
-n0=$(faults a)
-t0=$(date +%s.%N)
-"$FERRY" sync "s3://$B/a" "s3://$B/am" --endpoint-url "$PROXY" \
-	--part-size 8M --multipart-threshold 8M --json >"$WORK/a4.json" \
-	2>"$WORK/a4.err"
-is "$?" 0 "mirror through 10% faults exits 0"
-echo "# mirror through faults: $(elapsed "$t0") s, $(($(faults a) - n0))" \
-	"faults, $(summary "$WORK/a4.json" retries) retries"
-check "... faults were injected" test "$(($(faults a) - n0))" -gt 0
+through mirror a4.json "s3://$B/am"
 check "... and the copy lists the same keys and sizes as the tree" \
 	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" am/
 s3 getall "$B" am/ "$WORK/got" 'big *'
