@@ -32,33 +32,7 @@ push_note_completion(struct push *p)
 ferry_err
 push_next_remote(struct push *p)
 {
-	ferry_err e;
-
-	for (;;) {
-		e = remote_list_next(p->list, &p->robj);
-		p->rhave = e == FERRY_OK;
-		if (e == FERRY_ENOTFOUND)
-			return FERRY_OK;
-		if (e != FERRY_OK)
-			return e;
-		/* another shard's objects are not this run's to count */
-		if (!shard_match(&p->o->shard, p->robj.key, p->robj.keylen))
-			continue;
-		p->nremote++;
-		/* excluded objects are neither compared nor deleted */
-		if (filter_match(p->o->filter, p->robj.key, 0))
-			return FERRY_OK;
-	}
-}
-
-int
-sync_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	if (c != 0)
-		return c;
-	return alen < blen ? -1 : alen > blen;
+	return merge_list_next(&p->mg.remote, p->o, 1, &p->mg.nremote);
 }
 
 ferry_err
@@ -99,22 +73,22 @@ push_run(struct push *p)
 {
 	ferry_err e;
 
-	while (!p->merge_done || p->nactive > 0) {
+	while (!p->mg.done || p->nactive > 0) {
 		if (ferry_interrupted)
 			return ferry_fail(FERRY_ECANCEL,
 			    "interrupted by signal %d", (int)ferry_interrupted);
 		xfer_advance(p);
 		xfer_sweep(p);
-		while (!p->merge_done && push_has_room(p) &&
+		while (!p->mg.done && push_has_room(p) &&
 		       p->nactive < 2 * p->o->jobs) {
 			if ((e = p->merge_step(p)) != FERRY_OK)
 				return e;
 			xfer_advance(p);
 		}
 		xfer_sweep(p);
-		if (p->merge_done && p->nactive == 0)
+		if (p->mg.done && p->nactive == 0)
 			break;
-		if (p->merge_done && remote_inflight(p->r) == 0 &&
+		if (p->mg.done && remote_inflight(p->r) == 0 &&
 		    all_put_off(p)) {
 			xfer_retry_changed(p);
 			continue;
@@ -170,10 +144,9 @@ push_close(struct push *p)
 		p->active = x->next;
 		xfer_free(x);
 	}
-	remote_list_free(p->list);
-	manifest_iter_free(p->it);
+	merge_close(&p->mg);
 	manifest_close(p->m);
-	remote_list_free(p->slist);
+	remote_list_free(p->src.list);
 	/* the source client runs on the destination's loop: free it first */
 	remote_free(p->sr);
 	remote_free(p->r);

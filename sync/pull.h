@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "sync/internal.h"
+#include "sync/merge.h"
 
 enum dl_state {
 	DL_HEAD_SENT, /* HEAD for x-amz-meta-ferry-xxh128 in flight */
@@ -77,16 +78,7 @@ struct pull {
 	struct plan_opts popts;
 	uint64_t rng; /* names of temporary files */
 	/* the merge */
-	struct manifest_iter *it;
-	int lhave;
-	const char *lkey;
-	size_t lkeylen;
-	struct manifest_local lrec;
-	struct remote_list *list;
-	int rhave;
-	struct remote_obj robj;
-	int merge_done;
-	uint64_t nlocal, nremote;
+	struct merge mg;
 	/* file keys that are prefixes of the last listed key, by length */
 	char prev[MANIFEST_KEY_MAX];
 	size_t prevlen;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "sync/internal.h"
+#include "sync/merge.h"
 
 enum xfer_state {
 	XF_CHECK,     /* compare content before deciding */
@@ -87,24 +88,13 @@ struct push {
 	int rootfd;
 	struct plan_opts popts;
 	char *root; /* push: the real path of the local folder */
-	/* the merge */
-	struct manifest_iter *it;
-	int lhave;
-	const char *lkey;
-	size_t lkeylen;
-	struct manifest_local lrec;
-	struct remote_list *list;
-	int rhave;
-	struct remote_obj robj;
-	int merge_done;
-	ferry_err list_err;
-	uint64_t nlocal, nremote;
+	/* the merge: the scanned tree (push) or the source listing (mirror,
+	 * counted in mg.nlocal) with the destination listing */
+	struct merge mg;
+	struct merge_list src;
 	/* mirrors: the source side */
 	struct remote *sr;
 	struct remote_loc sloc;
-	struct remote_list *slist;
-	int shave;
-	struct remote_obj sobj;
 	enum xfer_source source;
 	/* plans the next key: the push's or the mirror's merge */
 	ferry_err (*merge_step)(struct push *p);
@@ -190,9 +180,11 @@ void xfer_free(struct xfer *x);
 /* engine.c: what a push and a mirror share */
 ferry_err push_gather_delete(
     struct push *p, const struct remote_obj *o) FERRY_WUR;
-/* Advances the destination listing past objects the filter excludes. */
+/*
+ * Advances the destination listing past objects the run does not want,
+ * counting in mg.nremote every object of the run's shard.
+ */
 ferry_err push_next_remote(struct push *p) FERRY_WUR;
-int sync_key_cmp(const char *a, size_t alen, const char *b, size_t blen);
 /* Runs the merge and the transfers until both are done. */
 ferry_err push_run(struct push *p) FERRY_WUR;
 void push_close(struct push *p);
