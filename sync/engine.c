@@ -12,21 +12,10 @@
 
 #include "sync/push.h"
 
-#define COMMIT_EVERY 500
-#define COMMIT_NS 1000000000LL
-
 void
 push_note_completion(struct push *p)
 {
-	int64_t now = now_mono_ns();
-
-	if (++p->since_commit < COMMIT_EVERY &&
-	    now - p->last_commit_ns < COMMIT_NS)
-		return;
-	if (manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
-	p->since_commit = 0;
-	p->last_commit_ns = now;
+	sync_note_completion(p->m, &p->commits);
 }
 
 ferry_err
@@ -67,39 +56,46 @@ all_put_off(const struct push *p)
 	return p->active != NULL;
 }
 
-/* Runs the merge and the transfers until both are done. */
+/* When only transfers put off for a changing file are left: restarts them. */
+static int
+retry_put_off(void *arg)
+{
+	struct push *p = arg;
+
+	if (remote_inflight(p->r) > 0 || !all_put_off(p))
+		return 0;
+	xfer_retry_changed(p);
+	return 1;
+}
+
+static ferry_err
+step(void *arg)
+{
+	struct push *p = arg;
+
+	return p->merge_step(p);
+}
+
+static void
+advance(void *p)
+{
+	xfer_advance(p);
+}
+
+static void
+sweep(void *p)
+{
+	xfer_sweep(p);
+}
+
 ferry_err
 push_run(struct push *p)
 {
-	ferry_err e;
+	struct sync_loop l = {p, p->r, &p->mg.done, &p->nactive, 2 * p->o->jobs,
+	    step, advance, sweep, retry_put_off, &p->out, &p->counts,
+	    &p->planned, &p->planned_bytes};
 
-	while (!p->mg.done || p->nactive > 0) {
-		if (ferry_interrupted)
-			return ferry_fail(FERRY_ECANCEL,
-			    "interrupted by signal %d", (int)ferry_interrupted);
-		xfer_advance(p);
-		xfer_sweep(p);
-		while (!p->mg.done && push_has_room(p) &&
-		       p->nactive < 2 * p->o->jobs) {
-			if ((e = p->merge_step(p)) != FERRY_OK)
-				return e;
-			xfer_advance(p);
-		}
-		xfer_sweep(p);
-		if (p->mg.done && p->nactive == 0)
-			break;
-		if (p->mg.done && remote_inflight(p->r) == 0 &&
-		    all_put_off(p)) {
-			xfer_retry_changed(p);
-			continue;
-		}
-		if ((e = remote_run(p->r, 100)) != FERRY_OK)
-			return e;
-		output_progress(
-		    &p->out, &p->counts, p->planned, p->planned_bytes, 0);
-	}
-	output_progress(&p->out, &p->counts, p->planned, p->planned_bytes, 1);
-	return FERRY_OK;
+	return sync_loop_run(&l);
 }
 
 /*
@@ -113,17 +109,13 @@ drain(struct push *p)
 	struct xfer *x;
 	int64_t until = now_mono_ns() + 30 * 1000000000LL;
 
-	while (remote_inflight(p->r) > 0 && now_mono_ns() < until)
-		if (remote_run(p->r, 100) != FERRY_OK)
-			break;
+	sync_loop_drain(p->r, until);
 	for (x = p->active; x; x = x->next) {
 		if (x->upload_id && x->state != XF_DONE &&
 		    x->state != XF_MP_ABORT_SENT && x->parts_inflight == 0)
 			start_abort(x);
 	}
-	while (remote_inflight(p->r) > 0 && now_mono_ns() < until)
-		if (remote_run(p->r, 100) != FERRY_OK)
-			break;
+	sync_loop_drain(p->r, until);
 	xfer_sweep(p);
 }
 
@@ -285,7 +277,7 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 	p.o = o;
 	p.rootfd = -1;
 	output_init(&p.out, o);
-	p.last_commit_ns = now_mono_ns();
+	p.commits.last_ns = now_mono_ns();
 	if ((e = open(&p)) != FERRY_OK) {
 		status = exit_for(e);
 		goto fatal;

@@ -16,21 +16,10 @@
 
 #include "sync/pull.h"
 
-#define COMMIT_EVERY 500
-#define COMMIT_NS 1000000000LL
-
 void
 pull_note_completion(struct pull *p)
 {
-	int64_t now = now_mono_ns();
-
-	if (++p->since_commit < COMMIT_EVERY &&
-	    now - p->last_commit_ns < COMMIT_NS)
-		return;
-	if (manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
-	p->since_commit = 0;
-	p->last_commit_ns = now;
+	sync_note_completion(p->m, &p->commits);
 }
 
 static int64_t
@@ -365,35 +354,35 @@ merge_step(struct pull *p)
 	return FERRY_OK;
 }
 
+static ferry_err
+step(void *arg)
+{
+	struct pull *p = arg;
+
+	return p->merge_step(p);
+}
+
+static void
+advance(void *p)
+{
+	dl_advance(p);
+}
+
+static void
+sweep(void *p)
+{
+	dl_sweep(p);
+}
+
 /* Runs the merge and the downloads until both are done. */
 static ferry_err
 run_loop(struct pull *p)
 {
-	ferry_err e;
+	struct sync_loop l = {p, p->r, &p->mg.done, &p->nactive, 2 * p->o->jobs,
+	    step, advance, sweep, NULL, &p->out, &p->counts, &p->planned,
+	    &p->planned_bytes};
 
-	while (!p->mg.done || p->nactive > 0) {
-		if (ferry_interrupted)
-			return ferry_fail(FERRY_ECANCEL,
-			    "interrupted by signal %d", (int)ferry_interrupted);
-		dl_advance(p);
-		dl_sweep(p);
-		while (!p->mg.done &&
-		       remote_inflight(p->r) < remote_window(p->r) &&
-		       p->nactive < 2 * p->o->jobs) {
-			if ((e = p->merge_step(p)) != FERRY_OK)
-				return e;
-			dl_advance(p);
-		}
-		dl_sweep(p);
-		if (p->mg.done && p->nactive == 0)
-			break;
-		if ((e = remote_run(p->r, 100)) != FERRY_OK)
-			return e;
-		output_progress(
-		    &p->out, &p->counts, p->planned, p->planned_bytes, 0);
-	}
-	output_progress(&p->out, &p->counts, p->planned, p->planned_bytes, 1);
-	return FERRY_OK;
+	return sync_loop_run(&l);
 }
 
 /*
@@ -403,11 +392,7 @@ run_loop(struct pull *p)
 static void
 drain(struct pull *p)
 {
-	int64_t until = now_mono_ns() + 30 * 1000000000LL;
-
-	while (remote_inflight(p->r) > 0 && now_mono_ns() < until)
-		if (remote_run(p->r, 100) != FERRY_OK)
-			break;
+	sync_loop_drain(p->r, now_mono_ns() + 30 * 1000000000LL);
 	dl_sweep(p);
 }
 
@@ -637,7 +622,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	             (uint64_t)time(NULL)) |
 	         1;
 	output_init(&p->out, o);
-	p->last_commit_ns = now_mono_ns();
+	p->commits.last_ns = now_mono_ns();
 	if ((e = open_sides(p, root)) != FERRY_OK) {
 		status = exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||

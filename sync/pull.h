@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "sync/internal.h"
+#include "sync/loop.h"
 #include "sync/merge.h"
 
 enum dl_state {
@@ -87,8 +88,7 @@ struct pull {
 	/* transfers */
 	struct dl *active;
 	unsigned nactive;
-	unsigned since_commit;
-	int64_t last_commit_ns;
+	struct sync_commits commits;
 	uint64_t dl_failed;              /* downloads and checks that failed */
 	uint64_t planned, planned_bytes; /* for the progress line */
 	/* deletes, kept in a temporary file until the end */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "sync/internal.h"
+#include "sync/loop.h"
 #include "sync/merge.h"
 
 enum xfer_state {
@@ -103,8 +104,7 @@ struct push {
 	struct xfer *active;
 	unsigned nactive;
 	uint64_t mem_used;
-	unsigned since_commit;
-	int64_t last_commit_ns;
+	struct sync_commits commits;
 	/* deletes, kept in a temporary file until the end */
 	FILE *deletes;
 	uint64_t ndeletes;
