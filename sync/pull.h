@@ -114,6 +114,26 @@ void dl_advance(struct pull *p);
 void dl_sweep(struct pull *p);
 /* Frees d, removing its temporary file if it is still there. */
 void dl_free(struct dl *d);
+/* Ends d: removes its temporary file if still there, notes the completion. */
+void dl_finish(struct dl *d);
+/*
+ * Reports the failure recorded by ferry_fail() once, and ends the
+ * transfer when no ranged GET of it is still in flight.
+ */
+void dl_fail(struct dl *d, ferry_err e);
+/* Keeps what the first successful response said about the object. */
+void dl_take_meta(struct dl *d, const struct remote_resp *s);
+/* The object's mtime: x-amz-meta-ferry-mtime, else Last-Modified. */
+int64_t dl_object_mtime_ns(const struct dl *d);
+/* Writes the record of what is now under d's key. */
+void dl_record_remote(struct dl *d, const char *etag, uint64_t size,
+    const uint8_t xxh[16], int64_t mtime_ns);
+/* Where key's file goes: *dirlen bytes of folder, then the name. */
+const char *dl_key_name(const char *key, size_t keylen, size_t *dirlen);
+
+/* getcheck.c */
+/* Starts the check of d (PLAN_CHECK) against the local file it lists. */
+void dl_check_start(struct dl *d);
 
 /* pull.c */
 /*

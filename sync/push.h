@@ -126,9 +126,6 @@ void xfer_record(struct xfer *x, uint64_t size, const char *etag,
 void xfer_hash_headers(struct remote_req *q, const uint8_t hash[16],
     int64_t mtime_ns, ferry_err *e);
 void xfer_uploaded(struct xfer *x, uint64_t size);
-void md5_etag(const uint8_t md5[16], char *out, size_t outlen);
-/* Whether etag is that of a single-part object: the MD5 of its bytes. */
-int etag_is_md5(const char *etag);
 /* Starts the work for a planned action on key (copied). */
 ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,
     size_t keylen, const struct manifest_local *local,
