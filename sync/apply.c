@@ -335,7 +335,7 @@ push_step(struct push *p)
 	size_t plen = strlen(p->loc.prefix);
 	ferry_err e;
 
-	if ((e = next_action(p->o->plan, &p->merge_done, &l)) != FERRY_OK ||
+	if ((e = next_action(p->o->plan, &p->mg.done, &l)) != FERRY_OK ||
 	    l == NULL)
 		return e;
 	/* planfile_open() saw every key under the prefix */
@@ -488,7 +488,7 @@ pull_step(struct pull *p)
 	size_t plen = strlen(p->loc.prefix);
 	ferry_err e;
 
-	if ((e = next_action(p->o->plan, &p->merge_done, &l)) != FERRY_OK ||
+	if ((e = next_action(p->o->plan, &p->mg.done, &l)) != FERRY_OK ||
 	    l == NULL)
 		return e;
 	/* a pull's deletes name paths in the folder, its downloads keys */

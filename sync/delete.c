@@ -111,24 +111,15 @@ clear_batch(struct batch *b)
 static const char *
 guard(struct push *p)
 {
-	const struct sync_opts *o = p->o;
-	uint64_t limit;
-
 	if (p->scan_errors)
 		return "some source files could not be read";
 	if (p->counts.failed)
 		return "some transfers failed";
-	if (o->force)
+	if (p->o->force)
 		return NULL;
-	if (p->nlocal == 0)
+	if (p->mg.nlocal == 0)
 		return "the source is empty (use --force to delete anyway)";
-	limit = o->max_delete_pct >= 0
-	            ? p->nremote * (uint64_t)o->max_delete_pct / 100
-	            : o->max_delete;
-	if (p->ndeletes > limit)
-		return "more deletes than --max-delete allows (use --force or "
-		       "raise --max-delete)";
-	return NULL;
+	return sync_over_max_delete(p->o, p->ndeletes, p->mg.nremote);
 }
 
 static void
@@ -167,16 +158,8 @@ run_batches(struct push *p)
 void
 push_deletes(struct push *p)
 {
-	const char *why;
-
-	if (p->ndeletes == 0)
+	if (p->ndeletes == 0 ||
+	    sync_deletes_refused(&p->out, p->ndeletes, guard(p), &p->fatal))
 		return;
-	if ((why = guard(p)) != NULL) {
-		ferry_fail(FERRY_EUSAGE, "refusing %llu deletes: %s",
-		    (unsigned long long)p->ndeletes, why);
-		output_error(&p->out, NULL, 0, FERRY_EUSAGE, ferry_errmsg());
-		p->fatal = EXIT_ABORTED;
-		return;
-	}
 	run_batches(p);
 }

@@ -12,53 +12,16 @@
 
 #include "sync/push.h"
 
-#define COMMIT_EVERY 500
-#define COMMIT_NS 1000000000LL
-
 void
 push_note_completion(struct push *p)
 {
-	int64_t now = now_mono_ns();
-
-	if (++p->since_commit < COMMIT_EVERY &&
-	    now - p->last_commit_ns < COMMIT_NS)
-		return;
-	if (manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
-	p->since_commit = 0;
-	p->last_commit_ns = now;
+	sync_note_completion(p->m, &p->commits);
 }
 
 ferry_err
 push_next_remote(struct push *p)
 {
-	ferry_err e;
-
-	for (;;) {
-		e = remote_list_next(p->list, &p->robj);
-		p->rhave = e == FERRY_OK;
-		if (e == FERRY_ENOTFOUND)
-			return FERRY_OK;
-		if (e != FERRY_OK)
-			return e;
-		/* another shard's objects are not this run's to count */
-		if (!shard_match(&p->o->shard, p->robj.key, p->robj.keylen))
-			continue;
-		p->nremote++;
-		/* excluded objects are neither compared nor deleted */
-		if (filter_match(p->o->filter, p->robj.key, 0))
-			return FERRY_OK;
-	}
-}
-
-int
-sync_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	if (c != 0)
-		return c;
-	return alen < blen ? -1 : alen > blen;
+	return merge_list_next(&p->mg.remote, p->o, 1, &p->mg.nremote);
 }
 
 ferry_err
@@ -93,39 +56,46 @@ all_put_off(const struct push *p)
 	return p->active != NULL;
 }
 
-/* Runs the merge and the transfers until both are done. */
+/* When only transfers put off for a changing file are left: restarts them. */
+static int
+retry_put_off(void *arg)
+{
+	struct push *p = arg;
+
+	if (remote_inflight(p->r) > 0 || !all_put_off(p))
+		return 0;
+	xfer_retry_changed(p);
+	return 1;
+}
+
+static ferry_err
+step(void *arg)
+{
+	struct push *p = arg;
+
+	return p->merge_step(p);
+}
+
+static void
+advance(void *p)
+{
+	xfer_advance(p);
+}
+
+static void
+sweep(void *p)
+{
+	xfer_sweep(p);
+}
+
 ferry_err
 push_run(struct push *p)
 {
-	ferry_err e;
+	struct sync_loop l = {p, p->r, &p->mg.done, &p->nactive, 2 * p->o->jobs,
+	    step, advance, sweep, retry_put_off, &p->out, &p->counts,
+	    &p->planned, &p->planned_bytes};
 
-	while (!p->merge_done || p->nactive > 0) {
-		if (ferry_interrupted)
-			return ferry_fail(FERRY_ECANCEL,
-			    "interrupted by signal %d", (int)ferry_interrupted);
-		xfer_advance(p);
-		xfer_sweep(p);
-		while (!p->merge_done && push_has_room(p) &&
-		       p->nactive < 2 * p->o->jobs) {
-			if ((e = p->merge_step(p)) != FERRY_OK)
-				return e;
-			xfer_advance(p);
-		}
-		xfer_sweep(p);
-		if (p->merge_done && p->nactive == 0)
-			break;
-		if (p->merge_done && remote_inflight(p->r) == 0 &&
-		    all_put_off(p)) {
-			xfer_retry_changed(p);
-			continue;
-		}
-		if ((e = remote_run(p->r, 100)) != FERRY_OK)
-			return e;
-		output_progress(
-		    &p->out, &p->counts, p->planned, p->planned_bytes, 0);
-	}
-	output_progress(&p->out, &p->counts, p->planned, p->planned_bytes, 1);
-	return FERRY_OK;
+	return sync_loop_run(&l);
 }
 
 /*
@@ -139,17 +109,13 @@ drain(struct push *p)
 	struct xfer *x;
 	int64_t until = now_mono_ns() + 30 * 1000000000LL;
 
-	while (remote_inflight(p->r) > 0 && now_mono_ns() < until)
-		if (remote_run(p->r, 100) != FERRY_OK)
-			break;
+	sync_loop_drain(p->r, until);
 	for (x = p->active; x; x = x->next) {
 		if (x->upload_id && x->state != XF_DONE &&
 		    x->state != XF_MP_ABORT_SENT && x->parts_inflight == 0)
 			start_abort(x);
 	}
-	while (remote_inflight(p->r) > 0 && now_mono_ns() < until)
-		if (remote_run(p->r, 100) != FERRY_OK)
-			break;
+	sync_loop_drain(p->r, until);
 	xfer_sweep(p);
 }
 
@@ -171,10 +137,9 @@ push_close(struct push *p)
 		xfer_free(x);
 	}
 	xfer_pool_free(p);
-	remote_list_free(p->list);
-	manifest_iter_free(p->it);
+	merge_close(&p->mg);
 	manifest_close(p->m);
-	remote_list_free(p->slist);
+	remote_list_free(p->src.list);
 	/* the source client runs on the destination's loop: free it first */
 	remote_free(p->sr);
 	remote_free(p->r);
@@ -313,7 +278,7 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 	p.o = o;
 	p.rootfd = -1;
 	output_init(&p.out, o);
-	p.last_commit_ns = now_mono_ns();
+	p.commits.last_ns = now_mono_ns();
 	if ((e = open(&p)) != FERRY_OK) {
 		status = exit_for(e);
 		goto fatal;

@@ -68,8 +68,8 @@ dl_free(struct dl *d)
 	free(d);
 }
 
-static void
-finish(struct dl *d)
+void
+dl_finish(struct dl *d)
 {
 	drop_temp(d);
 	d->state = DL_DONE;
@@ -80,8 +80,8 @@ finish(struct dl *d)
  * Reports the failure recorded by ferry_fail() once, and ends the
  * transfer when no ranged GET of it is still in flight.
  */
-static void
-fail(struct dl *d, ferry_err e)
+void
+dl_fail(struct dl *d, ferry_err e)
 {
 	struct pull *p = d->p;
 
@@ -95,7 +95,7 @@ fail(struct dl *d, ferry_err e)
 		p->dl_failed++;
 	}
 	if (d->parts_inflight == 0)
-		finish(d);
+		dl_finish(d);
 }
 
 /* Keeps a sink's failure for the completion (curl only says "write"). */
@@ -108,8 +108,8 @@ sink_fail(struct dl *d, ferry_err e)
 }
 
 /* Where key's file goes: *dirlen bytes of folder, then the name. */
-static const char *
-key_name(const char *key, size_t keylen, size_t *dirlen)
+const char *
+dl_key_name(const char *key, size_t keylen, size_t *dirlen)
 {
 	size_t i = keylen;
 
@@ -128,7 +128,7 @@ open_temp(struct dl *d)
 	ferry_err e;
 	int i;
 
-	d->name = key_name(d->key, d->keylen, &dirlen);
+	d->name = dl_key_name(d->key, d->keylen, &dirlen);
 	if ((e = pull_open_dir(d->p, d->key, dirlen, 1, &d->dirfd)) != FERRY_OK)
 		return e;
 	for (i = 0; i < TMP_TRIES; i++) {
@@ -167,8 +167,8 @@ write_at(struct dl *d, const char *data, size_t len, uint64_t off)
 }
 
 /* Keeps what the first successful response said about the object. */
-static void
-take_meta(struct dl *d, const struct remote_resp *s)
+void
+dl_take_meta(struct dl *d, const struct remote_resp *s)
 {
 	struct dl_meta *m = &d->meta;
 
@@ -184,23 +184,6 @@ take_meta(struct dl *d, const struct remote_resp *s)
 	m->has_content_length = s->has_content_length;
 }
 
-/* A single-part ETag is the MD5 of the object. */
-static int
-etag_is_md5(const char *etag)
-{
-	return strlen(etag) == 34 && etag[0] == '"' && etag[33] == '"' &&
-	       strchr(etag, '-') == NULL;
-}
-
-static void
-md5_etag(const uint8_t md5[16], char *out, size_t outlen)
-{
-	char hex[33];
-
-	hex_encode(md5, 16, hex);
-	snprintf(out, outlen, "\"%s\"", hex);
-}
-
 /* The ETag the bytes came with: the response's, else the listed one. */
 static const char *
 got_etag(const struct dl *d)
@@ -212,8 +195,8 @@ got_etag(const struct dl *d)
  * The object's mtime: x-amz-meta-ferry-mtime (what the uploader's file
  * had, to the nanosecond), else Last-Modified.
  */
-static int64_t
-object_mtime_ns(const struct dl *d)
+int64_t
+dl_object_mtime_ns(const struct dl *d)
 {
 	const char *s = d->meta.mtime;
 	char *end;
@@ -261,8 +244,8 @@ verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
 }
 
 /* Writes the record of what was downloaded under the key. */
-static void
-record_remote(struct dl *d, const char *etag, uint64_t size,
+void
+dl_record_remote(struct dl *d, const char *etag, uint64_t size,
     const uint8_t xxh[16], int64_t mtime_ns)
 {
 	struct manifest_remote rec;
@@ -287,7 +270,7 @@ record_remote(struct dl *d, const char *etag, uint64_t size,
 static ferry_err
 install(struct dl *d, const uint8_t xxh[16])
 {
-	int64_t mt = object_mtime_ns(d);
+	int64_t mt = dl_object_mtime_ns(d);
 	struct timespec ts[2];
 
 	ts[0].tv_sec = 0;
@@ -307,7 +290,7 @@ install(struct dl *d, const uint8_t xxh[16])
 		    d->key, strerror(errno));
 	d->tmpname[0] = '\0';
 	pull_record_local(d->p, d->key, d->keylen, d->fd, xxh);
-	record_remote(d, got_etag(d), d->written, xxh, mt);
+	dl_record_remote(d, got_etag(d), d->written, xxh, mt);
 	return FERRY_OK;
 }
 
@@ -320,7 +303,7 @@ downloaded(struct dl *d)
 	p->counts.bytes += d->written;
 	output_action(&p->out, "download", d->fullkey, strlen(d->fullkey),
 	    d->written, NULL);
-	finish(d);
+	dl_finish(d);
 }
 
 static struct remote_req *
@@ -360,7 +343,7 @@ get_result(struct dl *d, struct remote_req *q)
 		return ferry_fail(d->sink_err, "%s", d->sinkmsg);
 	if (e != FERRY_OK)
 		return e;
-	take_meta(d, remote_req_resp(q));
+	dl_take_meta(d, remote_req_resp(q));
 	if (d->meta.has_content_length && d->written != d->meta.content_length)
 		return ferry_fail(FERRY_ENET,
 		    "%s: %" PRIu64 " bytes received of %" PRIu64, d->fullkey,
@@ -397,14 +380,14 @@ on_get(struct remote_req *q, void *arg)
 	e = get_result(d, q);
 	remote_req_free(q);
 	if (e != FERRY_OK)
-		return fail(d, e);
+		return dl_fail(d, e);
 	XXH128_canonicalFromHash(
 	    (XXH128_canonical_t *)xxh, XXH3_128bits_digest(d->xxh));
 	if (EVP_DigestFinal_ex(d->md5, md5, &n) != 1 || n != 16)
-		return fail(d, ferry_fail(FERRY_ESYS, "MD5 final failed"));
+		return dl_fail(d, ferry_fail(FERRY_ESYS, "MD5 final failed"));
 	if ((e = verify(d, xxh, md5)) != FERRY_OK ||
 	    (e = install(d, xxh)) != FERRY_OK)
-		return fail(d, e);
+		return dl_fail(d, e);
 	downloaded(d);
 }
 
@@ -471,7 +454,7 @@ complete_ranged(struct dl *d)
 	if (e == FERRY_OK)
 		e = install(d, xxh);
 	if (e != FERRY_OK)
-		return fail(d, e);
+		return dl_fail(d, e);
 	downloaded(d);
 }
 
@@ -529,7 +512,7 @@ part_result(struct part *pt, struct remote_req *q)
 		return ferry_fail(FERRY_ENET,
 		    "%s: %" PRIu64 " bytes of a %" PRIu64 "-byte range",
 		    d->fullkey, pt->got, pt->len);
-	take_meta(d, s);
+	dl_take_meta(d, s);
 	return FERRY_OK;
 }
 
@@ -545,10 +528,10 @@ on_part(struct remote_req *q, void *arg)
 	free(pt);
 	d->parts_inflight--;
 	if (e != FERRY_OK)
-		return fail(d, e);
+		return dl_fail(d, e);
 	if (d->failed) {
 		if (d->parts_inflight == 0)
-			fail(d, d->err);
+			dl_fail(d, d->err);
 		return;
 	}
 	if (++d->parts_done == d->nparts)
@@ -616,133 +599,6 @@ start_ranged(struct dl *d)
 	return FERRY_OK;
 }
 
-/* The check found the local file holds the object: note it and skip. */
-static void
-checked_same(struct dl *d, const uint8_t xxh[16])
-{
-	struct pull *p = d->p;
-
-	record_remote(d, d->etag, d->size, xxh, d->local.mtime_ns);
-	p->counts.checked++;
-	p->counts.skipped++;
-	finish(d);
-}
-
-static void
-checked_differs(struct dl *d, const char *reason)
-{
-	struct pull *p = d->p;
-
-	p->counts.checked++;
-	d->ranged = d->size > 0 && d->size >= p->o->multipart_threshold;
-	if (p->o->dry_run) {
-		struct plan_entry src = {
-		    .present = 1, .size = d->size, .etag = d->etag};
-		struct plan_entry dst = {.present = 1,
-		    .size = d->local.size,
-		    .mtime_ns = d->local.mtime_ns,
-		    .hash = d->local.hash};
-		output_planned(&p->out, "download", d->fullkey,
-		    strlen(d->fullkey), d->size, reason, &src, &dst);
-		p->counts.downloaded++;
-		p->counts.bytes += d->size;
-		return finish(d);
-	}
-	p->planned++;
-	p->planned_bytes += d->size;
-	d->state = DL_READY;
-}
-
-/* Without a stored hash, size and time are all there is to compare. */
-static void
-checked_by_time(struct dl *d)
-{
-	if (object_mtime_ns(d) / NS_PER_S <= d->local.mtime_ns / NS_PER_S) {
-		d->p->counts.skipped++;
-		return finish(d);
-	}
-	checked_differs(d, "newer than the local file");
-}
-
-static void
-on_head(struct remote_req *q, void *arg)
-{
-	struct dl *d = arg;
-	char hex[33];
-	ferry_err e;
-
-	e = remote_req_result(q, 0);
-	if (e == FERRY_OK)
-		take_meta(d, remote_req_resp(q));
-	remote_req_free(q);
-	hex_encode(d->local.hash, 16, hex);
-	if (e == FERRY_OK && d->meta.hash[0] &&
-	    strcasecmp(d->meta.hash, hex) == 0)
-		checked_same(d, d->local.hash);
-	else if (e == FERRY_OK && d->meta.hash[0])
-		checked_differs(d, "content hash differs");
-	else if (e == FERRY_OK)
-		checked_by_time(d);
-	else if (e == FERRY_ENOTFOUND) {
-		/* deleted since it was listed: nothing to fetch */
-		d->p->counts.skipped++;
-		finish(d);
-	} else
-		fail(d, e);
-	memset(&d->meta, 0, sizeof(d->meta));
-}
-
-/* Reads the local file for its MD5 and XXH3-128. */
-static ferry_err
-hash_local(struct dl *d, uint8_t xxh[16], uint8_t md5[16])
-{
-	size_t dirlen;
-	const char *name = key_name(d->key, d->keylen, &dirlen);
-	int dirfd = -1, fd = -1;
-	uint64_t n;
-	ferry_err e;
-
-	if ((e = pull_open_dir(d->p, d->key, dirlen, 0, &dirfd)) != FERRY_OK)
-		return e;
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		e = ferry_fail(
-		    FERRY_ESYS, "cannot open %s: %s", d->key, strerror(errno));
-	else
-		e = manifest_hash_fd(fd, xxh, md5, &n);
-	if (fd >= 0)
-		close(fd);
-	close(dirfd);
-	return e;
-}
-
-static void
-start_check(struct dl *d)
-{
-	struct remote_req *q;
-	uint8_t xxh[16], md5[16];
-	char want[MANIFEST_ETAG_MAX];
-	ferry_err e;
-
-	if (etag_is_md5(d->etag)) {
-		if ((e = hash_local(d, xxh, md5)) != FERRY_OK)
-			return fail(d, e);
-		md5_etag(md5, want, sizeof(want));
-		if (strcasecmp(want, d->etag) == 0)
-			return checked_same(d, xxh);
-		return checked_differs(d, "content differs");
-	}
-	q = remote_req_new(d->p->r, REMOTE_HEAD, "HEAD", d->p->loc.bucket,
-	    d->fullkey, strlen(d->fullkey));
-	if (q == NULL)
-		return fail(d, ferry_fail(FERRY_ENOMEM, "out of memory"));
-	if ((e = remote_req_submit(q, on_head, d)) != FERRY_OK) {
-		remote_req_free(q);
-		return fail(d, e);
-	}
-	d->state = DL_HEAD_SENT;
-}
-
 static struct dl *
 dl_new(struct pull *p, const char *key, size_t keylen)
 {
@@ -791,7 +647,7 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 	*pp = d;
 	p->nactive++;
 	if (a == PLAN_CHECK) {
-		start_check(d);
+		dl_check_start(d);
 		return FERRY_OK;
 	}
 	p->planned++;
@@ -818,7 +674,7 @@ advance_one(struct pull *p, struct dl *d)
 	       d->next_part < d->nparts && has_room(p))
 		e = start_part(d);
 	if (e != FERRY_OK)
-		fail(d, e);
+		dl_fail(d, e);
 }
 
 void

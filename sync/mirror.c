@@ -12,32 +12,11 @@
 
 #include "sync/push.h"
 
+/* Advances the source listing, counting in mg.nlocal what the run wants. */
 static ferry_err
 next_source(struct push *p)
 {
-	ferry_err e;
-
-	for (;;) {
-		e = remote_list_next(p->slist, &p->sobj);
-		p->shave = e == FERRY_OK;
-		if (e == FERRY_ENOTFOUND)
-			return FERRY_OK;
-		if (e != FERRY_OK)
-			return e;
-		if (sync_key_wanted(p->o, p->sobj.key, p->sobj.keylen)) {
-			p->nlocal++;
-			return FERRY_OK;
-		}
-	}
-}
-
-static void
-entry_of(const struct remote_obj *o, struct plan_entry *e)
-{
-	e->present = 1;
-	e->size = o->size;
-	e->etag = o->etag;
-	e->last_modified = o->last_modified;
+	return merge_list_next(&p->src, p->o, 0, &p->mg.nlocal);
 }
 
 /* The two sides hold the same bytes already: remember it. */
@@ -108,43 +87,29 @@ dispatch(struct push *p, const struct plan_decision *d,
 static ferry_err
 merge_step(struct push *p)
 {
+	const struct remote_obj *so = &p->src.obj, *ro = &p->mg.remote.obj;
 	struct plan_entry src = {0}, dst = {0};
 	struct manifest_remote rec;
-	struct plan_decision d;
 	const struct manifest_remote *recp = NULL;
+	struct plan_decision d;
 	int c;
 	ferry_err e;
 
-	if (!p->shave && !p->rhave) {
-		p->merge_done = 1;
+	if (!merge_head_lists(&p->mg, &p->src, &c))
 		return FERRY_OK;
-	}
-	if (!p->shave)
-		c = 1;
-	else if (!p->rhave)
-		c = -1;
-	else
-		c = sync_key_cmp(
-		    p->sobj.key, p->sobj.keylen, p->robj.key, p->robj.keylen);
 	if (c <= 0)
-		entry_of(&p->sobj, &src);
-	if (c >= 0) {
-		entry_of(&p->robj, &dst);
-		e = manifest_remote_get(
-		    p->m, p->robj.key, p->robj.keylen, &rec);
-		if (e == FERRY_OK)
-			recp = &rec;
-		else if (e != FERRY_ENOTFOUND)
-			return e;
-	}
+		merge_entry_listed(so, &src);
+	if (c >= 0 &&
+	    (e = merge_entry_recorded(p->m, ro, &dst, &rec, &recp)) != FERRY_OK)
+		return e;
 	plan_mirror(&src, &dst, recp, &p->popts, &d);
-	e = dispatch(p, &d, c <= 0 ? &p->sobj : NULL, c >= 0 ? &p->robj : NULL);
+	e = dispatch(p, &d, c <= 0 ? so : NULL, c >= 0 ? ro : NULL);
 	if (e != FERRY_OK)
 		return e;
 	if (c <= 0 && (e = next_source(p)) != FERRY_OK)
 		return e;
-	if (c >= 0 && (e = push_next_remote(p)) != FERRY_OK)
-		return e;
+	if (c >= 0)
+		return push_next_remote(p);
 	return FERRY_OK;
 }
 
@@ -191,13 +156,11 @@ start(struct push *p)
 {
 	ferry_err e;
 
-	p->popts.delete = p->o->delete;
-	p->popts.size_only = p->o->size_only;
-	p->popts.multipart_threshold = p->o->multipart_threshold;
+	merge_plan_opts(&p->popts, p->o);
 	if ((e = remote_list_open(p->sr, p->sloc.bucket, p->sloc.prefix,
-	         &p->slist)) != FERRY_OK ||
-	    (e = remote_list_open(
-	         p->r, p->loc.bucket, p->loc.prefix, &p->list)) != FERRY_OK)
+	         &p->src.list)) != FERRY_OK ||
+	    (e = remote_list_open(p->r, p->loc.bucket, p->loc.prefix,
+	         &p->mg.remote.list)) != FERRY_OK)
 		return e;
 	if ((e = next_source(p)) != FERRY_OK)
 		return e;

@@ -16,21 +16,10 @@
 
 #include "sync/pull.h"
 
-#define COMMIT_EVERY 500
-#define COMMIT_NS 1000000000LL
-
 void
 pull_note_completion(struct pull *p)
 {
-	int64_t now = now_mono_ns();
-
-	if (++p->since_commit < COMMIT_EVERY &&
-	    now - p->last_commit_ns < COMMIT_NS)
-		return;
-	if (manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
-	p->since_commit = 0;
-	p->last_commit_ns = now;
+	sync_note_completion(p->m, &p->commits);
 }
 
 static int64_t
@@ -132,58 +121,11 @@ pull_open_dir(
 	return FERRY_OK;
 }
 
-static void
-report_cb(const char *path, ferry_err e, const char *msg, void *arg)
-{
-	struct pull *p = arg;
-
-	p->scan_errors++;
-	p->counts.failed++;
-	output_error(&p->out, path, strlen(path), e, msg);
-}
-
-static ferry_err
-next_local(struct pull *p)
-{
-	ferry_err e;
-
-	e = manifest_iter_local(p->it, &p->lkey, &p->lkeylen, &p->lrec);
-	p->lhave = e == FERRY_OK;
-	if (e == FERRY_ENOTFOUND)
-		return FERRY_OK;
-	if (e == FERRY_OK)
-		p->nlocal++;
-	return e;
-}
-
+/* Advances the listing past objects the run does not want. */
 static ferry_err
 next_remote(struct pull *p)
 {
-	ferry_err e;
-
-	for (;;) {
-		e = remote_list_next(p->list, &p->robj);
-		p->rhave = e == FERRY_OK;
-		if (e == FERRY_ENOTFOUND)
-			return FERRY_OK;
-		if (e != FERRY_OK)
-			return e;
-		/* excluded objects are neither compared nor deleted */
-		if (sync_key_wanted(p->o, p->robj.key, p->robj.keylen)) {
-			p->nremote++;
-			return FERRY_OK;
-		}
-	}
-}
-
-static int
-key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	if (c != 0)
-		return c;
-	return alen < blen ? -1 : alen > blen;
+	return merge_list_next(&p->mg.remote, p->o, 0, &p->mg.nremote);
 }
 
 /*
@@ -245,16 +187,17 @@ key_conflict(struct pull *p, const char *key, size_t keylen)
 static void
 refuse_listed(struct pull *p, ferry_err e)
 {
-	size_t plen = strlen(p->loc.prefix), n = p->robj.keylen;
+	size_t plen = strlen(p->loc.prefix), n = p->mg.remote.obj.keylen;
 	char *full = malloc(plen + n + 1);
 
 	p->counts.failed++;
 	if (full == NULL) {
-		output_error(&p->out, p->robj.key, n, e, ferry_errmsg());
+		output_error(
+		    &p->out, p->mg.remote.obj.key, n, e, ferry_errmsg());
 		return;
 	}
 	memcpy(full, p->loc.prefix, plen);
-	memcpy(full + plen, p->robj.key, n);
+	memcpy(full + plen, p->mg.remote.obj.key, n);
 	full[plen + n] = '\0';
 	output_error(&p->out, full, plen + n, e, ferry_errmsg());
 	free(full);
@@ -269,7 +212,8 @@ make_folder(struct pull *p)
 
 	if (p->o->dry_run)
 		return;
-	e = pull_open_dir(p, p->robj.key, p->robj.keylen - 1, 1, &fd);
+	e = pull_open_dir(
+	    p, p->mg.remote.obj.key, p->mg.remote.obj.keylen - 1, 1, &fd);
 	if (e != FERRY_OK) {
 		p->dl_failed++;
 		return refuse_listed(p, e);
@@ -284,8 +228,8 @@ make_folder(struct pull *p)
 static int
 listed_plannable(struct pull *p)
 {
-	const char *k = p->robj.key, *why;
-	size_t n = p->robj.keylen, at;
+	const char *k = p->mg.remote.obj.key, *why;
+	size_t n = p->mg.remote.obj.keylen, at;
 
 	if ((why = pull_key_refused(k, n, p->loc.prefix[0] != '\0')) != NULL) {
 		refuse_listed(p, ferry_fail(FERRY_EPARSE,
@@ -311,14 +255,14 @@ listed_plannable(struct pull *p)
 static ferry_err
 gather_delete(struct pull *p)
 {
-	uint32_t len = (uint32_t)p->lkeylen;
+	uint32_t len = (uint32_t)p->mg.lkeylen;
 
 	if (p->deletes == NULL && (p->deletes = tmpfile()) == NULL)
 		return ferry_fail(FERRY_ESYS,
 		    "cannot create a temporary file: %s", strerror(errno));
 	if (fwrite(&len, sizeof(len), 1, p->deletes) != 1 ||
-	    fwrite(p->lkey, 1, len, p->deletes) != len ||
-	    fwrite(&p->lrec, sizeof(p->lrec), 1, p->deletes) != 1)
+	    fwrite(p->mg.lkey, 1, len, p->deletes) != len ||
+	    fwrite(&p->mg.lrec, sizeof(p->mg.lrec), 1, p->deletes) != 1)
 		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
 	p->ndeletes++;
 	return FERRY_OK;
@@ -327,24 +271,25 @@ gather_delete(struct pull *p)
 static ferry_err
 dry_download(struct pull *p, const struct plan_decision *d, int c)
 {
-	size_t plen = strlen(p->loc.prefix), n = p->robj.keylen;
-	struct plan_entry src = {
-	    .present = 1, .size = p->robj.size, .etag = p->robj.etag};
+	size_t plen = strlen(p->loc.prefix), n = p->mg.remote.obj.keylen;
+	struct plan_entry src = {.present = 1,
+	    .size = p->mg.remote.obj.size,
+	    .etag = p->mg.remote.obj.etag};
 	struct plan_entry dst = {.present = c == 0,
-	    .size = p->lrec.size,
-	    .mtime_ns = p->lrec.mtime_ns,
-	    .hash = p->lrec.hash};
+	    .size = p->mg.lrec.size,
+	    .mtime_ns = p->mg.lrec.mtime_ns,
+	    .hash = p->mg.lrec.hash};
 	char *full;
 
 	if ((full = malloc(plen + n + 1)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	memcpy(full, p->loc.prefix, plen);
-	memcpy(full + plen, p->robj.key, n);
-	output_planned(&p->out, "download", full, plen + n, p->robj.size,
-	    d->reason, &src, &dst);
+	memcpy(full + plen, p->mg.remote.obj.key, n);
+	output_planned(&p->out, "download", full, plen + n,
+	    p->mg.remote.obj.size, d->reason, &src, &dst);
 	free(full);
 	p->counts.downloaded++;
-	p->counts.bytes += p->robj.size;
+	p->counts.bytes += p->mg.remote.obj.size;
 	return FERRY_OK;
 }
 
@@ -367,37 +312,26 @@ dispatch(struct pull *p, const struct plan_decision *d, int c)
 	default:
 		break;
 	}
-	return dl_begin(p, d->action, p->robj.key, p->robj.keylen, &p->robj,
-	    c == 0 ? &p->lrec : NULL);
+	return dl_begin(p, d->action, p->mg.remote.obj.key,
+	    p->mg.remote.obj.keylen, &p->mg.remote.obj,
+	    c == 0 ? &p->mg.lrec : NULL);
 }
 
 static ferry_err
 plan_key(struct pull *p, int c)
 {
+	struct merge *mg = &p->mg;
 	struct plan_entry src = {0}, dst = {0};
 	struct manifest_remote rec;
 	const struct manifest_remote *recp = NULL;
 	struct plan_decision d;
 	ferry_err e;
 
-	if (c <= 0) {
-		dst.present = 1;
-		dst.size = p->lrec.size;
-		dst.mtime_ns = p->lrec.mtime_ns;
-		dst.hash = p->lrec.hash;
-	}
-	if (c >= 0) {
-		src.present = 1;
-		src.size = p->robj.size;
-		src.etag = p->robj.etag;
-		src.last_modified = p->robj.last_modified;
-		e = manifest_remote_get(
-		    p->m, p->robj.key, p->robj.keylen, &rec);
-		if (e == FERRY_OK)
-			recp = &rec;
-		else if (e != FERRY_ENOTFOUND)
-			return e;
-	}
+	if (c <= 0)
+		merge_entry_local(&mg->lrec, &dst);
+	if (c >= 0 && (e = merge_entry_recorded(p->m, &mg->remote.obj, &src,
+	                   &rec, &recp)) != FERRY_OK)
+		return e;
 	plan_pull(&src, &dst, recp, &p->popts, &d);
 	return dispatch(p, &d, c);
 }
@@ -409,54 +343,46 @@ merge_step(struct pull *p)
 	ferry_err e;
 	int c;
 
-	if (!p->lhave && !p->rhave) {
-		p->merge_done = 1;
+	if (!merge_head(&p->mg, &c))
 		return FERRY_OK;
-	}
-	if (!p->lhave)
-		c = 1;
-	else if (!p->rhave)
-		c = -1;
-	else
-		c = key_cmp(p->lkey, p->lkeylen, p->robj.key, p->robj.keylen);
 	if ((c < 0 || listed_plannable(p)) && (e = plan_key(p, c)) != FERRY_OK)
 		return e;
-	if (c <= 0 && (e = next_local(p)) != FERRY_OK)
+	if (c <= 0 && (e = merge_next_local(&p->mg)) != FERRY_OK)
 		return e;
 	if (c >= 0)
 		return next_remote(p);
 	return FERRY_OK;
 }
 
+static ferry_err
+step(void *arg)
+{
+	struct pull *p = arg;
+
+	return p->merge_step(p);
+}
+
+static void
+advance(void *p)
+{
+	dl_advance(p);
+}
+
+static void
+sweep(void *p)
+{
+	dl_sweep(p);
+}
+
 /* Runs the merge and the downloads until both are done. */
 static ferry_err
 run_loop(struct pull *p)
 {
-	ferry_err e;
+	struct sync_loop l = {p, p->r, &p->mg.done, &p->nactive, 2 * p->o->jobs,
+	    step, advance, sweep, NULL, &p->out, &p->counts, &p->planned,
+	    &p->planned_bytes};
 
-	while (!p->merge_done || p->nactive > 0) {
-		if (ferry_interrupted)
-			return ferry_fail(FERRY_ECANCEL,
-			    "interrupted by signal %d", (int)ferry_interrupted);
-		dl_advance(p);
-		dl_sweep(p);
-		while (!p->merge_done &&
-		       remote_inflight(p->r) < remote_window(p->r) &&
-		       p->nactive < 2 * p->o->jobs) {
-			if ((e = p->merge_step(p)) != FERRY_OK)
-				return e;
-			dl_advance(p);
-		}
-		dl_sweep(p);
-		if (p->merge_done && p->nactive == 0)
-			break;
-		if ((e = remote_run(p->r, 100)) != FERRY_OK)
-			return e;
-		output_progress(
-		    &p->out, &p->counts, p->planned, p->planned_bytes, 0);
-	}
-	output_progress(&p->out, &p->counts, p->planned, p->planned_bytes, 1);
-	return FERRY_OK;
+	return sync_loop_run(&l);
 }
 
 /*
@@ -466,11 +392,7 @@ run_loop(struct pull *p)
 static void
 drain(struct pull *p)
 {
-	int64_t until = now_mono_ns() + 30 * 1000000000LL;
-
-	while (remote_inflight(p->r) > 0 && now_mono_ns() < until)
-		if (remote_run(p->r, 100) != FERRY_OK)
-			break;
+	sync_loop_drain(p->r, now_mono_ns() + 30 * 1000000000LL);
 	dl_sweep(p);
 }
 
@@ -521,25 +443,16 @@ fail:
 static const char *
 guard(struct pull *p)
 {
-	const struct sync_opts *o = p->o;
-	uint64_t limit;
-
 	if (p->scan_errors)
 		return "some local files could not be read";
 	if (p->dl_failed)
 		return "some downloads failed";
-	if (o->force)
+	if (p->o->force)
 		return NULL;
-	if (p->nremote == 0)
+	if (p->mg.nremote == 0)
 		return "the bucket side is empty (use --force to delete "
 		       "anyway)";
-	limit = o->max_delete_pct >= 0
-	            ? p->nlocal * (uint64_t)o->max_delete_pct / 100
-	            : o->max_delete;
-	if (p->ndeletes > limit)
-		return "more deletes than --max-delete allows (use --force or "
-		       "raise --max-delete)";
-	return NULL;
+	return sync_over_max_delete(p->o, p->ndeletes, p->mg.nlocal);
 }
 
 /* Reads the next gathered delete; 0 at the end. */
@@ -562,17 +475,9 @@ pull_deletes(struct pull *p)
 {
 	char key[MANIFEST_KEY_MAX + 1];
 	struct manifest_local l;
-	const char *why;
-
-	if (p->ndeletes == 0)
+	if (p->ndeletes == 0 ||
+	    sync_deletes_refused(&p->out, p->ndeletes, guard(p), &p->fatal))
 		return;
-	if ((why = guard(p)) != NULL) {
-		ferry_fail(FERRY_EUSAGE, "refusing %llu deletes: %s",
-		    (unsigned long long)p->ndeletes, why);
-		output_error(&p->out, NULL, 0, FERRY_EUSAGE, ferry_errmsg());
-		p->fatal = EXIT_ABORTED;
-		return;
-	}
 	rewind(p->deletes);
 	while (read_delete(p, key, &l)) {
 		if (!p->o->dry_run) {
@@ -647,46 +552,19 @@ open_sides(struct pull *p, char *root)
 	return open_manifest(p, root);
 }
 
-static ferry_err
-scan(struct pull *p)
-{
-	struct manifest_scan_opts so = {0};
-	struct manifest_scan_stats st = {0};
-	ferry_err e;
-
-	so.checksum = p->o->checksum;
-	if (p->o->filter || p->o->shard.count) {
-		so.filter = sync_scan_wanted;
-		so.filter_arg = (void *)p->o;
-	}
-	so.report = report_cb;
-	so.report_arg = p;
-	if ((e = manifest_scan(p->m, p->rootfd, &so, &st)) != FERRY_OK)
-		return e;
-	log_info("scanned %llu files, hashed %llu",
-	    (unsigned long long)st.files, (unsigned long long)st.hashed);
-	return manifest_commit(p->m);
-}
-
+/* Scans the tree into the manifest, then starts the merge. */
 static ferry_err
 start_merge(struct pull *p)
 {
 	ferry_err e;
 
-	if ((e = scan(p)) != FERRY_OK)
+	e = merge_scan(
+	    p->o, p->m, p->rootfd, &p->out, &p->counts, &p->scan_errors);
+	if (e != FERRY_OK)
 		return e;
 	p->merge_step = merge_step;
-	p->popts.delete = p->o->delete;
-	p->popts.size_only = p->o->size_only;
-	p->popts.multipart_threshold = p->o->multipart_threshold;
-	if ((e = remote_list_open(
-	         p->r, p->loc.bucket, p->loc.prefix, &p->list)) != FERRY_OK)
-		return e;
-	if ((e = next_remote(p)) != FERRY_OK)
-		return e;
-	if ((e = manifest_iter_new(p->m, MANIFEST_LOCAL, &p->it)) != FERRY_OK)
-		return e;
-	return next_local(p);
+	merge_plan_opts(&p->popts, p->o);
+	return merge_open(&p->mg, p->o, p->m, p->r, &p->loc, 0);
 }
 
 static int
@@ -706,8 +584,7 @@ pull_close(struct pull *p)
 		p->active = d->next;
 		dl_free(d);
 	}
-	remote_list_free(p->list);
-	manifest_iter_free(p->it);
+	merge_close(&p->mg);
 	manifest_close(p->m);
 	remote_free(p->r);
 	remote_loc_clear(&p->loc);
@@ -745,7 +622,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	             (uint64_t)time(NULL)) |
 	         1;
 	output_init(&p->out, o);
-	p->last_commit_ns = now_mono_ns();
+	p->commits.last_ns = now_mono_ns();
 	if ((e = open_sides(p, root)) != FERRY_OK) {
 		status = exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||

@@ -11,6 +11,8 @@
 #include <xxhash.h>
 
 #include "sync/internal.h"
+#include "sync/loop.h"
+#include "sync/merge.h"
 
 enum dl_state {
 	DL_HEAD_SENT, /* HEAD for x-amz-meta-ferry-xxh128 in flight */
@@ -77,16 +79,7 @@ struct pull {
 	struct plan_opts popts;
 	uint64_t rng; /* names of temporary files */
 	/* the merge */
-	struct manifest_iter *it;
-	int lhave;
-	const char *lkey;
-	size_t lkeylen;
-	struct manifest_local lrec;
-	struct remote_list *list;
-	int rhave;
-	struct remote_obj robj;
-	int merge_done;
-	uint64_t nlocal, nremote;
+	struct merge mg;
 	/* file keys that are prefixes of the last listed key, by length */
 	char prev[MANIFEST_KEY_MAX];
 	size_t prevlen;
@@ -95,8 +88,7 @@ struct pull {
 	/* transfers */
 	struct dl *active;
 	unsigned nactive;
-	unsigned since_commit;
-	int64_t last_commit_ns;
+	struct sync_commits commits;
 	uint64_t dl_failed;              /* downloads and checks that failed */
 	uint64_t planned, planned_bytes; /* for the progress line */
 	/* deletes, kept in a temporary file until the end */
@@ -122,6 +114,26 @@ void dl_advance(struct pull *p);
 void dl_sweep(struct pull *p);
 /* Frees d, removing its temporary file if it is still there. */
 void dl_free(struct dl *d);
+/* Ends d: removes its temporary file if still there, notes the completion. */
+void dl_finish(struct dl *d);
+/*
+ * Reports the failure recorded by ferry_fail() once, and ends the
+ * transfer when no ranged GET of it is still in flight.
+ */
+void dl_fail(struct dl *d, ferry_err e);
+/* Keeps what the first successful response said about the object. */
+void dl_take_meta(struct dl *d, const struct remote_resp *s);
+/* The object's mtime: x-amz-meta-ferry-mtime, else Last-Modified. */
+int64_t dl_object_mtime_ns(const struct dl *d);
+/* Writes the record of what is now under d's key. */
+void dl_record_remote(struct dl *d, const char *etag, uint64_t size,
+    const uint8_t xxh[16], int64_t mtime_ns);
+/* Where key's file goes: *dirlen bytes of folder, then the name. */
+const char *dl_key_name(const char *key, size_t keylen, size_t *dirlen);
+
+/* getcheck.c */
+/* Starts the check of d (PLAN_CHECK) against the local file it lists. */
+void dl_check_start(struct dl *d);
 
 /* pull.c */
 /*

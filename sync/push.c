@@ -13,30 +13,6 @@
 
 #include "sync/push.h"
 
-static void
-report_cb(const char *path, ferry_err e, const char *msg, void *arg)
-{
-	struct push *p = arg;
-
-	p->scan_errors++;
-	p->counts.failed++;
-	output_error(&p->out, path, strlen(path), e, msg);
-}
-
-static ferry_err
-next_local(struct push *p)
-{
-	ferry_err e;
-
-	e = manifest_iter_local(p->it, &p->lkey, &p->lkeylen, &p->lrec);
-	p->lhave = e == FERRY_OK;
-	if (e == FERRY_ENOTFOUND)
-		return FERRY_OK;
-	if (e == FERRY_OK)
-		p->nlocal++;
-	return e;
-}
-
 /* Acts on the decision for one key. */
 static ferry_err
 dispatch(struct push *p, const struct plan_decision *d, const char *key,
@@ -83,57 +59,34 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 static ferry_err
 merge_step(struct push *p)
 {
+	struct merge *mg = &p->mg;
 	struct plan_entry src = {0}, dst = {0};
 	struct manifest_remote rec;
-	struct plan_decision d;
 	const struct manifest_remote *recp = NULL;
+	struct plan_decision d;
 	int c;
 	ferry_err e;
 
-	if (!p->lhave && !p->rhave) {
-		p->merge_done = 1;
+	if (!merge_head(mg, &c))
 		return FERRY_OK;
-	}
-	if (!p->lhave)
-		c = 1;
-	else if (!p->rhave)
-		c = -1;
-	else
-		c = sync_key_cmp(
-		    p->lkey, p->lkeylen, p->robj.key, p->robj.keylen);
-	if (c <= 0) {
-		src.present = 1;
-		src.size = p->lrec.size;
-		src.mtime_ns = p->lrec.mtime_ns;
-		src.hash = p->lrec.hash;
-	}
-	if (c >= 0) {
-		dst.present = 1;
-		dst.size = p->robj.size;
-		dst.etag = p->robj.etag;
-		dst.last_modified = p->robj.last_modified;
-		e = manifest_remote_get(
-		    p->m, p->robj.key, p->robj.keylen, &rec);
-		if (e == FERRY_OK)
-			recp = &rec;
-		else if (e != FERRY_ENOTFOUND)
-			return e;
-	}
+	if (c <= 0)
+		merge_entry_local(&mg->lrec, &src);
+	if (c >= 0 && (e = merge_entry_recorded(p->m, &mg->remote.obj, &dst,
+	                   &rec, &recp)) != FERRY_OK)
+		return e;
 	plan_push(&src, &dst, recp, &p->popts, &d);
 	if (c <= 0)
-		e = dispatch(p, &d, p->lkey, p->lkeylen, &p->lrec,
-		    c == 0 ? &p->robj : NULL);
+		e = dispatch(p, &d, mg->lkey, mg->lkeylen, &mg->lrec,
+		    c == 0 ? &mg->remote.obj : NULL);
 	else
-		e = dispatch(
-		    p, &d, p->robj.key, p->robj.keylen, NULL, &p->robj);
+		e = dispatch(p, &d, mg->remote.obj.key, mg->remote.obj.keylen,
+		    NULL, &mg->remote.obj);
 	if (e != FERRY_OK)
 		return e;
-	if (c <= 0 && (e = next_local(p)) != FERRY_OK)
+	if (c <= 0 && (e = merge_next_local(mg)) != FERRY_OK)
 		return e;
-	if (c >= 0 && (e = push_next_remote(p)) != FERRY_OK) {
-		p->list_err = e;
-		return e;
-	}
+	if (c >= 0)
+		return push_next_remote(p);
 	return FERRY_OK;
 }
 
@@ -171,56 +124,18 @@ push_open(struct push *p)
 	return open_manifest(p, root);
 }
 
-static ferry_err
-scan(struct push *p)
-{
-	struct manifest_scan_opts so = {0};
-	struct manifest_scan_stats st = {0};
-	ferry_err e;
-
-	so.checksum = p->o->checksum;
-	if (p->o->filter || p->o->shard.count) {
-		so.filter = sync_scan_wanted;
-		so.filter_arg = (void *)p->o;
-	}
-	so.report = report_cb;
-	so.report_arg = p;
-	if ((e = manifest_scan(p->m, p->rootfd, &so, &st)) != FERRY_OK)
-		return e;
-	log_info("scanned %llu files, hashed %llu",
-	    (unsigned long long)st.files, (unsigned long long)st.hashed);
-	return manifest_commit(p->m);
-}
-
-static ferry_err
-start_merge(struct push *p)
-{
-	ferry_err e;
-
-	p->popts.delete = p->o->delete;
-	p->popts.size_only = p->o->size_only;
-	p->popts.multipart_threshold = p->o->multipart_threshold;
-	if ((e = manifest_iter_new(p->m, MANIFEST_LOCAL, &p->it)) != FERRY_OK)
-		return e;
-	if ((e = remote_list_open(
-	         p->r, p->loc.bucket, p->loc.prefix, &p->list)) != FERRY_OK)
-		return e;
-	if ((e = push_next_remote(p)) != FERRY_OK) {
-		p->list_err = e;
-		return e;
-	}
-	return next_local(p);
-}
-
 /* Scans the tree into the manifest, then starts the merge. */
 static ferry_err
 start(struct push *p)
 {
 	ferry_err e;
 
-	if ((e = scan(p)) != FERRY_OK)
+	e = merge_scan(
+	    p->o, p->m, p->rootfd, &p->out, &p->counts, &p->scan_errors);
+	if (e != FERRY_OK)
 		return e;
-	return start_merge(p);
+	merge_plan_opts(&p->popts, p->o);
+	return merge_open(&p->mg, p->o, p->m, p->r, &p->loc, 1);
 }
 
 int

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "sync/internal.h"
+#include "sync/loop.h"
+#include "sync/merge.h"
 
 enum xfer_state {
 	XF_CHECK,     /* compare content before deciding */
@@ -90,24 +92,13 @@ struct push {
 	int rootfd;
 	struct plan_opts popts;
 	char *root; /* push: the real path of the local folder */
-	/* the merge */
-	struct manifest_iter *it;
-	int lhave;
-	const char *lkey;
-	size_t lkeylen;
-	struct manifest_local lrec;
-	struct remote_list *list;
-	int rhave;
-	struct remote_obj robj;
-	int merge_done;
-	ferry_err list_err;
-	uint64_t nlocal, nremote;
+	/* the merge: the scanned tree (push) or the source listing (mirror,
+	 * counted in mg.nlocal) with the destination listing */
+	struct merge mg;
+	struct merge_list src;
 	/* mirrors: the source side */
 	struct remote *sr;
 	struct remote_loc sloc;
-	struct remote_list *slist;
-	int shave;
-	struct remote_obj sobj;
 	enum xfer_source source;
 	/* plans the next key: the push's or the mirror's merge */
 	ferry_err (*merge_step)(struct push *p);
@@ -124,8 +115,7 @@ struct push {
 	} pool[XFER_POOL_MAX];
 	unsigned npool;
 	uint64_t pool_bytes;
-	unsigned since_commit;
-	int64_t last_commit_ns;
+	struct sync_commits commits;
 	/* deletes, kept in a temporary file until the end */
 	FILE *deletes;
 	uint64_t ndeletes;
@@ -157,9 +147,6 @@ void xfer_record(struct xfer *x, uint64_t size, const char *etag,
 void xfer_hash_headers(struct remote_req *q, const uint8_t hash[16],
     int64_t mtime_ns, ferry_err *e);
 void xfer_uploaded(struct xfer *x, uint64_t size);
-void md5_etag(const uint8_t md5[16], char *out, size_t outlen);
-/* Whether etag is that of a single-part object: the MD5 of its bytes. */
-int etag_is_md5(const char *etag);
 /* Starts the work for a planned action on key (copied). */
 ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,
     size_t keylen, const struct manifest_local *local,
@@ -211,9 +198,11 @@ void xfer_free(struct xfer *x);
 /* engine.c: what a push and a mirror share */
 ferry_err push_gather_delete(
     struct push *p, const struct remote_obj *o) FERRY_WUR;
-/* Advances the destination listing past objects the filter excludes. */
+/*
+ * Advances the destination listing past objects the run does not want,
+ * counting in mg.nremote every object of the run's shard.
+ */
 ferry_err push_next_remote(struct push *p) FERRY_WUR;
-int sync_key_cmp(const char *a, size_t alen, const char *b, size_t blen);
 /* Runs the merge and the transfers until both are done. */
 ferry_err push_run(struct push *p) FERRY_WUR;
 void push_close(struct push *p);

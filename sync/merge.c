@@ -1,0 +1,223 @@
+/*
+ * merge.c: the two sorted streams of a push, a pull or a mirror, the scan
+ * of the tree into the manifest, and the guard on the deletes.
+ */
+#include <string.h>
+
+#include "sync/merge.h"
+
+ferry_err
+merge_next_local(struct merge *mg)
+{
+	ferry_err e;
+
+	e = manifest_iter_local(mg->it, &mg->lkey, &mg->lkeylen, &mg->lrec);
+	mg->lhave = e == FERRY_OK;
+	if (e == FERRY_ENOTFOUND)
+		return FERRY_OK;
+	if (e == FERRY_OK)
+		mg->nlocal++;
+	return e;
+}
+
+ferry_err
+merge_list_next(struct merge_list *l, const struct sync_opts *o,
+    int all_in_shard, uint64_t *count)
+{
+	ferry_err e;
+
+	for (;;) {
+		e = remote_list_next(l->list, &l->obj);
+		l->have = e == FERRY_OK;
+		if (e == FERRY_ENOTFOUND)
+			return FERRY_OK;
+		if (e != FERRY_OK)
+			return e;
+		/* another shard's objects are not this run's to count */
+		if (!shard_match(&o->shard, l->obj.key, l->obj.keylen))
+			continue;
+		if (all_in_shard)
+			(*count)++;
+		/* excluded objects are neither compared nor deleted */
+		if (!filter_match(o->filter, l->obj.key, 0))
+			continue;
+		if (!all_in_shard)
+			(*count)++;
+		return FERRY_OK;
+	}
+}
+
+ferry_err
+merge_open(struct merge *mg, const struct sync_opts *o, struct manifest *m,
+    struct remote *r, const struct remote_loc *loc, int all_in_shard)
+{
+	ferry_err e;
+
+	if ((e = manifest_iter_new(m, MANIFEST_LOCAL, &mg->it)) != FERRY_OK)
+		return e;
+	if ((e = remote_list_open(
+	         r, loc->bucket, loc->prefix, &mg->remote.list)) != FERRY_OK)
+		return e;
+	e = merge_list_next(&mg->remote, o, all_in_shard, &mg->nremote);
+	if (e != FERRY_OK)
+		return e;
+	return merge_next_local(mg);
+}
+
+void
+merge_close(struct merge *mg)
+{
+	remote_list_free(mg->remote.list);
+	manifest_iter_free(mg->it);
+	mg->remote.list = NULL;
+	mg->it = NULL;
+}
+
+int
+sync_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (c != 0)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+/* sync_key_cmp() of two heads, one at its end (have 0) after any key. */
+static int
+head_cmp(int ahave, const char *a, size_t alen, int bhave, const char *b,
+    size_t blen)
+{
+	if (!ahave)
+		return bhave;
+	if (!bhave)
+		return -1;
+	return sync_key_cmp(a, alen, b, blen);
+}
+
+int
+merge_head(struct merge *mg, int *c)
+{
+	const struct remote_obj *o = &mg->remote.obj;
+
+	mg->done = !mg->lhave && !mg->remote.have;
+	*c = head_cmp(mg->lhave, mg->lkey, mg->lkeylen, mg->remote.have, o->key,
+	    o->keylen);
+	return !mg->done;
+}
+
+int
+merge_head_lists(struct merge *mg, const struct merge_list *src, int *c)
+{
+	const struct merge_list *dst = &mg->remote;
+
+	mg->done = !src->have && !dst->have;
+	*c = head_cmp(src->have, src->obj.key, src->obj.keylen, dst->have,
+	    dst->obj.key, dst->obj.keylen);
+	return !mg->done;
+}
+
+void
+merge_entry_local(const struct manifest_local *l, struct plan_entry *e)
+{
+	*e = (struct plan_entry){.present = 1,
+	    .size = l->size,
+	    .mtime_ns = l->mtime_ns,
+	    .hash = l->hash};
+}
+
+void
+merge_entry_listed(const struct remote_obj *o, struct plan_entry *e)
+{
+	e->present = 1;
+	e->size = o->size;
+	e->etag = o->etag;
+	e->last_modified = o->last_modified;
+}
+
+ferry_err
+merge_entry_recorded(struct manifest *m, const struct remote_obj *o,
+    struct plan_entry *e, struct manifest_remote *rec,
+    const struct manifest_remote **recp)
+{
+	ferry_err err = manifest_remote_get(m, o->key, o->keylen, rec);
+
+	merge_entry_listed(o, e);
+	*recp = err == FERRY_OK ? rec : NULL;
+	return err == FERRY_ENOTFOUND ? FERRY_OK : err;
+}
+
+void
+merge_plan_opts(struct plan_opts *po, const struct sync_opts *o)
+{
+	po->delete = o->delete;
+	po->size_only = o->size_only;
+	po->multipart_threshold = o->multipart_threshold;
+}
+
+/* Where the scan reports the files it cannot read. */
+struct scan_report {
+	struct output *out;
+	struct sync_counts *counts;
+	uint64_t *errors;
+};
+
+static void
+report_cb(const char *path, ferry_err e, const char *msg, void *arg)
+{
+	struct scan_report *r = arg;
+
+	(*r->errors)++;
+	r->counts->failed++;
+	output_error(r->out, path, strlen(path), e, msg);
+}
+
+ferry_err
+merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
+    struct output *out, struct sync_counts *c, uint64_t *errors)
+{
+	struct scan_report rep = {out, c, errors};
+	struct manifest_scan_opts so = {0};
+	struct manifest_scan_stats st = {0};
+	ferry_err e;
+
+	so.checksum = o->checksum;
+	if (o->filter || o->shard.count) {
+		so.filter = sync_scan_wanted;
+		so.filter_arg = (void *)o;
+	}
+	so.report = report_cb;
+	so.report_arg = &rep;
+	if ((e = manifest_scan(m, rootfd, &so, &st)) != FERRY_OK)
+		return e;
+	log_info("scanned %llu files, hashed %llu",
+	    (unsigned long long)st.files, (unsigned long long)st.hashed);
+	return manifest_commit(m);
+}
+
+const char *
+sync_over_max_delete(
+    const struct sync_opts *o, uint64_t ndeletes, uint64_t total)
+{
+	uint64_t limit = o->max_delete_pct >= 0
+	                     ? total * (uint64_t)o->max_delete_pct / 100
+	                     : o->max_delete;
+
+	if (ndeletes > limit)
+		return "more deletes than --max-delete allows (use --force or "
+		       "raise --max-delete)";
+	return NULL;
+}
+
+int
+sync_deletes_refused(
+    struct output *out, uint64_t n, const char *why, int *fatal)
+{
+	if (why == NULL)
+		return 0;
+	ferry_fail(FERRY_EUSAGE, "refusing %llu deletes: %s",
+	    (unsigned long long)n, why);
+	output_error(out, NULL, 0, FERRY_EUSAGE, ferry_errmsg());
+	*fatal = EXIT_ABORTED;
+	return 1;
+}
