@@ -282,6 +282,21 @@ remote_run(struct remote *r, int timeout_ms)
 }
 
 ferry_err
+remote_idle(struct remote *r, int timeout_ms)
+{
+	if (curl_multi_poll(r->loop->multi, NULL, 0, timeout_ms, NULL) !=
+	    CURLM_OK)
+		return ferry_fail(FERRY_ENET, "curl_multi_poll failed");
+	return FERRY_OK;
+}
+
+void
+remote_wakeup(void *r)
+{
+	curl_multi_wakeup(((struct remote *)r)->loop->multi);
+}
+
+ferry_err
 remote_wait(struct remote *r, struct remote_req *q)
 {
 	ferry_err e;

@@ -203,6 +203,17 @@ unsigned remote_inflight(const struct remote *r);
  */
 ferry_err remote_run(struct remote *r, int timeout_ms) FERRY_WUR;
 
+/*
+ * Waits at most timeout_ms for remote_wakeup(), even with nothing in
+ * flight; for work done off the loop's thread.
+ */
+ferry_err remote_idle(struct remote *r, int timeout_ms) FERRY_WUR;
+/*
+ * Makes the remote_run() or remote_idle() under way, or the next one,
+ * return at once.  r is a struct remote *; safe from any thread.
+ */
+void remote_wakeup(void *r);
+
 /* Runs until q has completed (other requests progress too). */
 ferry_err remote_wait(struct remote *r, struct remote_req *q) FERRY_WUR;
 

@@ -88,12 +88,18 @@ sweep(void *p)
 	xfer_sweep(p);
 }
 
+static int
+reads_pending(void *arg)
+{
+	return ((struct push *)arg)->reads > 0;
+}
+
 ferry_err
 push_run(struct push *p)
 {
 	struct sync_loop l = {p, p->r, &p->mg.done, &p->nactive, 2 * p->o->jobs,
 	    step, advance, sweep, retry_put_off, &p->out, &p->counts,
-	    &p->planned, &p->planned_bytes};
+	    &p->planned, &p->planned_bytes, reads_pending};
 
 	return sync_loop_run(&l);
 }
@@ -109,6 +115,7 @@ drain(struct push *p)
 	struct xfer *x;
 	int64_t until = now_mono_ns() + 30 * 1000000000LL;
 
+	xfer_reads_stop(p);
 	sync_loop_drain(p->r, until);
 	for (x = p->active; x; x = x->next) {
 		if (x->upload_id && x->state != XF_DONE &&
@@ -130,6 +137,7 @@ exit_for(ferry_err e)
 void
 push_close(struct push *p)
 {
+	xfer_reads_stop(p);
 	xfer_sweep(p);
 	while (p->active) {
 		struct xfer *x = p->active;

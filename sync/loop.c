@@ -66,7 +66,12 @@ sync_loop_run(const struct sync_loop *l)
 			break;
 		if (*l->done && l->retry && l->retry(l->engine))
 			continue;
-		if ((e = remote_run(l->r, 100)) != FERRY_OK)
+		if (remote_inflight(l->r) == 0 && l->pending &&
+		    l->pending(l->engine))
+			e = remote_idle(l->r, 100);
+		else
+			e = remote_run(l->r, 100);
+		if (e != FERRY_OK)
 			return e;
 		progress(l, 0);
 	}

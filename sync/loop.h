@@ -27,6 +27,11 @@ struct sync_loop {
 	struct output *out;
 	const struct sync_counts *counts;
 	const uint64_t *planned, *planned_bytes;
+	/*
+	 * NULL, or non-zero while work runs off the loop's thread: the loop
+	 * then waits for its wakeup even with no request in flight.
+	 */
+	int (*pending)(void *engine);
 };
 
 /* When a run last committed its manifest. */

@@ -21,10 +21,11 @@ struct part {
 	uint8_t *buf;
 	size_t len;
 	size_t cap; /* the buffer's size, for the pool */
+	uint8_t md5[16];
 };
 
-static ferry_err send_part_buf(
-    struct xfer *x, uint32_t number, uint8_t *buf, size_t len, size_t cap);
+static ferry_err submit_part(struct part *pt);
+static void part_release(struct part *pt);
 
 uint64_t
 sync_part_size(uint64_t size, uint64_t want)
@@ -282,9 +283,7 @@ on_part(struct remote_req *q, void *arg)
 
 	e = remote_req_result(q, 0);
 	remote_req_free(q);
-	x->p->mem_used -= pt->len;
-	xfer_buf_put(x->p, pt->buf, pt->cap);
-	free(pt);
+	part_release(pt);
 	part_finished(x, e);
 }
 
@@ -303,25 +302,55 @@ part_finished(struct xfer *x, ferry_err e)
 		start_complete(x);
 }
 
-/* Reads part number (1-based) of the file into a buffer of the pool. */
-static ferry_err
-read_part(
-    struct xfer *x, uint32_t number, uint8_t **buf, size_t *len, size_t *cap)
+/* Reads the part into its buffer and hashes it (on a worker). */
+static void
+read_part(struct workq_job *j)
 {
-	uint64_t off = (uint64_t)(number - 1) * x->part_size;
-	size_t got = 0;
-	ssize_t n;
+	struct xfer_read *r = (struct xfer_read *)j;
+	struct part *pt = r->arg;
+	uint64_t off = (uint64_t)(pt->number - 1) * pt->x->part_size;
+	ferry_err e;
 
-	*len = (size_t)part_len(x, number);
-	if ((*buf = xfer_buf_get(x->p, *len, cap)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	while (got < *len && (n = pread(x->fd, *buf + got, *len - got,
-	                          (off_t)(off + got))) > 0)
-		got += (size_t)n;
-	if (got != *len)
-		return ferry_fail(
-		    FERRY_ECHANGED, "the file changed while it was read");
-	return FERRY_OK;
+	e = xfer_pread_full(pt->x->fd, pt->buf, pt->len, off);
+	if (e != FERRY_OK)
+		return xfer_read_failed(r, e);
+	EVP_Digest(pt->buf, pt->len, pt->md5, NULL, EVP_md5(), NULL);
+}
+
+/* Gives the part's buffer back to the pool and frees the part. */
+static void
+part_release(struct part *pt)
+{
+	pt->x->p->mem_used -= pt->len;
+	xfer_buf_put(pt->x->p, pt->buf, pt->cap);
+	free(pt);
+}
+
+static void
+part_read(struct workq_job *j)
+{
+	struct xfer_read *r = (struct xfer_read *)j;
+	struct part *pt = r->arg;
+	struct xfer *x = pt->x;
+	ferry_err e = xfer_read_done(x->p, r);
+
+	if (x->p->stopping) {
+		x->parts_inflight--;
+		return part_release(pt);
+	}
+	if (e != FERRY_OK || x->failed) {
+		part_release(pt);
+		return part_finished(x, e);
+	}
+	memcpy(x->part_md5[pt->number - 1], pt->md5, 16);
+	if (resume_part_there(x, pt->number)) {
+		part_release(pt);
+		return part_finished(x, FERRY_OK);
+	}
+	if ((e = submit_part(pt)) != FERRY_OK) {
+		part_release(pt);
+		part_finished(x, e);
+	}
 }
 
 uint64_t
@@ -336,70 +365,79 @@ part_len(const struct xfer *x, uint32_t number)
 ferry_err
 start_part(struct xfer *x)
 {
-	uint8_t *buf = NULL;
-	size_t len, cap = 0;
-	ferry_err e;
+	struct xfer_read *r;
+	struct part *pt;
 
 	if (x->source == XS_COPY)
 		return start_part_copy(x);
 	if (x->source == XS_STREAM)
 		return start_part_stream(x);
-	e = read_part(x, x->next_part + 1, &buf, &len, &cap);
-	if (e == FERRY_OK && resume_part_there(x, x->next_part + 1, buf, len)) {
-		xfer_buf_put(x->p, buf, cap);
-		x->next_part++;
-		if (++x->parts_done == x->nparts)
-			start_complete(x);
-		return FERRY_OK;
+	if ((r = calloc(1, sizeof(*r))) == NULL ||
+	    (pt = calloc(1, sizeof(*pt))) == NULL) {
+		free(r);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	if (e == FERRY_OK) {
-		x->next_part++;
-		return send_part_buf(x, x->next_part, buf, len, cap);
+	pt->x = x;
+	pt->number = x->next_part + 1;
+	pt->len = (size_t)part_len(x, pt->number);
+	if ((pt->buf = xfer_buf_get(x->p, pt->len, &pt->cap)) == NULL) {
+		free(pt);
+		free(r);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	xfer_buf_put(x->p, buf, cap);
-	return e;
+	x->p->mem_used += pt->len;
+	x->next_part++;
+	/* in flight from now: a failure of x waits for it */
+	x->parts_inflight++;
+	r->arg = pt;
+	r->job.run = read_part;
+	r->job.done = part_read;
+	xfer_read_submit(x->p, &r->job, pt->len);
+	return FERRY_OK;
 }
 
 ferry_err
 send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 {
-	return send_part_buf(x, number, buf, len, len ? len : 1);
-}
-
-static ferry_err
-send_part_buf(
-    struct xfer *x, uint32_t number, uint8_t *buf, size_t len, size_t cap)
-{
-	struct remote_req *q = NULL;
 	struct part *pt;
-	char num[16];
 	ferry_err e;
 
 	if ((pt = calloc(1, sizeof(*pt))) == NULL) {
-		xfer_buf_put(x->p, buf, cap);
+		free(buf);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
 	pt->x = x;
 	pt->number = number;
 	pt->buf = buf;
 	pt->len = len;
-	pt->cap = cap;
+	pt->cap = len ? len : 1;
 	EVP_Digest(buf, len, x->part_md5[number - 1], NULL, EVP_md5(), NULL);
-	snprintf(num, sizeof(num), "%u", number);
-	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL) {
-		e = ferry_fail(FERRY_ENOMEM, "out of memory");
-		goto out;
-	}
-	remote_req_body(q, buf, len, x->part_md5[number - 1]);
-	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
-	    (e = remote_req_submit(q, on_part, pt)) != FERRY_OK)
-		goto out;
 	x->p->mem_used += len;
 	x->parts_inflight++;
-	return FERRY_OK;
-out:
-	remote_req_free(q);
-	xfer_buf_put(x->p, pt->buf, pt->cap);
-	free(pt);
+	if ((e = submit_part(pt)) != FERRY_OK) {
+		x->parts_inflight--;
+		part_release(pt);
+	}
 	return e;
+}
+
+/* Sends the part, whose MD5 is in x->part_md5 (in flight already). */
+static ferry_err
+submit_part(struct part *pt)
+{
+	struct xfer *x = pt->x;
+	struct remote_req *q;
+	char num[16];
+	ferry_err e;
+
+	snprintf(num, sizeof(num), "%u", pt->number);
+	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	remote_req_body(q, pt->buf, pt->len, x->part_md5[pt->number - 1]);
+	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
+	    (e = remote_req_submit(q, on_part, pt)) != FERRY_OK) {
+		remote_req_free(q);
+		return e;
+	}
+	return FERRY_OK;
 }

@@ -380,7 +380,7 @@ run_loop(struct pull *p)
 {
 	struct sync_loop l = {p, p->r, &p->mg.done, &p->nactive, 2 * p->o->jobs,
 	    step, advance, sweep, NULL, &p->out, &p->counts, &p->planned,
-	    &p->planned_bytes};
+	    &p->planned_bytes, NULL};
 
 	return sync_loop_run(&l);
 }

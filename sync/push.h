@@ -8,14 +8,16 @@
 
 #include <sys/stat.h>
 
+#include "common/workq.h"
 #include "sync/internal.h"
 #include "sync/loop.h"
 #include "sync/merge.h"
 
 enum xfer_state {
-	XF_CHECK,     /* compare content before deciding */
-	XF_HEAD_SENT, /* HEAD for x-amz-meta-ferry-xxh128 in flight */
-	XF_PUT_READY, /* to read and send when memory allows */
+	XF_CHECK,       /* compare content before deciding */
+	XF_HEAD_SENT,   /* HEAD for x-amz-meta-ferry-xxh128 in flight */
+	XF_PUT_READY,   /* to read and send when memory allows */
+	XF_PUT_READING, /* a worker reads and hashes the file */
 	XF_PUT_SENT,
 	XF_MP_CREATE_SENT,
 	XF_MP_PARTS, /* parts to send or in flight */
@@ -107,6 +109,11 @@ struct push {
 	struct xfer *active;
 	unsigned nactive;
 	uint64_t mem_used;
+	/* reads of files off the loop's thread; reads counts them, for
+	 * the window; stopping: what they read is not sent any more */
+	struct workq *wq;
+	unsigned reads;
+	int stopping;
 	/* idle part buffers, kept for the next parts: mem_used + pool_bytes
 	 * stays within --memory */
 	struct pool_buf {
@@ -193,6 +200,34 @@ int push_has_room(const struct push *p);
 void xfer_advance(struct push *p);
 /* Frees the finished transfers. */
 void xfer_sweep(struct push *p);
+/*
+ * A read of a local file for a transfer: its job, what it is for (a part
+ * or a transfer), and how it failed.
+ */
+struct xfer_read {
+	struct workq_job job;
+	void *arg;
+	ferry_err e;
+	char msg[256];
+};
+/* On the worker: notes the failure e of r, with ferry_errmsg(). */
+void xfer_read_failed(struct xfer_read *r, ferry_err e);
+/* Reads len bytes at off; FERRY_ECHANGED when the file has fewer. */
+ferry_err xfer_pread_full(
+    int fd, uint8_t *buf, size_t len, uint64_t off) FERRY_WUR;
+/*
+ * Runs j->run now, or on a worker when len bytes are worth the trip; its
+ * done follows at once or from xfer_advance().  Counted in p->reads until
+ * done.
+ */
+void xfer_read_submit(struct push *p, struct workq_job *j, size_t len);
+/*
+ * Called first by the done of r, a job of xfer_read_submit(): frees r and
+ * returns how the read went (with ferry_errmsg() set on this thread).
+ */
+ferry_err xfer_read_done(struct push *p, struct xfer_read *r) FERRY_WUR;
+/* Waits for the reads under way; what they read is dropped. */
+void xfer_reads_stop(struct push *p);
 void xfer_free(struct xfer *x);
 
 /* engine.c: what a push and a mirror share */
@@ -240,11 +275,10 @@ void resume_forget(struct xfer *x);
 int resume_note_part(
     struct xfer *x, uint32_t number, uint64_t size, const char *etag);
 /*
- * Whether part number, whose local bytes are buf, is on the server
- * already: its listed ETag is their MD5 (then in x->part_md5).
+ * Whether part number, whose local bytes have their MD5 in x->part_md5, is
+ * on the server already: its listed ETag is that MD5.
  */
-int resume_part_there(
-    struct xfer *x, uint32_t number, const uint8_t *buf, size_t len);
+int resume_part_there(struct xfer *x, uint32_t number);
 /* Aborts an upload now; non-zero when it is gone (aborted or unknown). */
 int resume_abort_upload(struct push *p, const char *key, const char *upload_id);
 /* Whether the manifest keeps this upload of the full key key. */

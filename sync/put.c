@@ -40,38 +40,58 @@ on_put(struct remote_req *q, void *arg)
 	xfer_finish(x);
 }
 
-/* Reads the whole file into x->buf, hashing it, and checks it held still. */
-static ferry_err
-read_whole(struct xfer *x)
+/*
+ * Reads the whole file into x->buf, hashing it, and checks it held still
+ * (on a worker when it is large).
+ */
+static void
+read_whole(struct workq_job *j)
 {
+	struct xfer_read *r = (struct xfer_read *)j;
+	struct xfer *x = r->arg;
 	struct stat before, after;
-	ssize_t n;
-	size_t off = 0;
 	ferry_err e;
 	int fd;
 
 	if ((e = xfer_open_local(x, &fd, &before)) != FERRY_OK)
-		return e;
-	x->buflen = (size_t)before.st_size;
-	if ((x->buf = malloc(x->buflen ? x->buflen : 1)) == NULL) {
-		close(fd);
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+		return xfer_read_failed(r, e);
+	if ((size_t)before.st_size > x->buflen)
+		e = ferry_fail(
+		    FERRY_ECHANGED, "the file changed since it was scanned");
+	else {
+		x->buflen = (size_t)before.st_size;
+		e = xfer_pread_full(fd, x->buf, x->buflen, 0);
 	}
-	while (off < x->buflen &&
-	       (n = read(fd, x->buf + off, x->buflen - off)) > 0)
-		off += (size_t)n;
-	if (off != x->buflen || fstat(fd, &after) != 0 ||
-	    !stat_same(&before, &after)) {
-		close(fd);
-		return ferry_fail(
+	if (e == FERRY_OK &&
+	    (fstat(fd, &after) != 0 || !stat_same(&before, &after)))
+		e = ferry_fail(
 		    FERRY_ECHANGED, "the file changed while it was read");
-	}
 	close(fd);
+	if (e != FERRY_OK)
+		return xfer_read_failed(r, e);
 	x->sent_mtime_ns = ts_ns(&before.st_mtim);
 	XXH128_canonicalFromHash(
 	    (XXH128_canonical_t *)x->hash, XXH3_128bits(x->buf, x->buflen));
 	EVP_Digest(x->buf, x->buflen, x->md5, NULL, EVP_md5(), NULL);
-	return FERRY_OK;
+}
+
+static void
+put_read(struct workq_job *j)
+{
+	struct xfer_read *r = (struct xfer_read *)j;
+	struct xfer *x = r->arg;
+	ferry_err e = xfer_read_done(x->p, r);
+
+	x->p->mem_used -= x->local.size;
+	if (x->p->stopping) {
+		x->state = XF_DONE;
+		return;
+	}
+	x->state = XF_PUT_READY;
+	if (e == FERRY_OK)
+		e = send_put(x);
+	if (e != FERRY_OK)
+		xfer_fail(x, e);
 }
 
 ferry_err
@@ -105,9 +125,21 @@ send_put(struct xfer *x)
 ferry_err
 start_put(struct xfer *x)
 {
-	ferry_err e;
+	struct xfer_read *r;
 
-	if ((e = read_whole(x)) != FERRY_OK)
-		return e;
-	return send_put(x);
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	/* as scanned: a file grown since is caught while it is read */
+	x->buflen = (size_t)x->local.size;
+	if ((x->buf = malloc(x->buflen ? x->buflen : 1)) == NULL) {
+		free(r);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	x->p->mem_used += x->local.size;
+	x->state = XF_PUT_READING;
+	r->arg = x;
+	r->job.run = read_whole;
+	r->job.done = put_read;
+	xfer_read_submit(x->p, &r->job, x->buflen);
+	return FERRY_OK;
 }

@@ -98,14 +98,12 @@ resume_note_part(
 }
 
 int
-resume_part_there(
-    struct xfer *x, uint32_t number, const uint8_t *buf, size_t len)
+resume_part_there(struct xfer *x, uint32_t number)
 {
 	char etag[MANIFEST_ETAG_MAX];
 
 	if (x->part_etag == NULL || x->part_etag[number - 1][0] == '\0')
 		return 0;
-	EVP_Digest(buf, len, x->part_md5[number - 1], NULL, EVP_md5(), NULL);
 	md5_etag(x->part_md5[number - 1], etag, sizeof(etag));
 	if (strcmp(etag, x->part_etag[number - 1]) != 0) {
 		log_info("%s: part %u on the server differs; sending it again",

@@ -326,7 +326,73 @@ memory_allows(const struct push *p, uint64_t len)
 int
 push_has_room(const struct push *p)
 {
-	return remote_inflight(p->r) < remote_window(p->r);
+	return remote_inflight(p->r) + p->reads < remote_window(p->r);
+}
+
+/* Below this, a read is cheaper done at once than handed to a worker. */
+#define READ_ON_WORKER_MIN (1u << 20)
+
+void
+xfer_read_submit(struct push *p, struct workq_job *j, size_t len)
+{
+	long n;
+
+	p->reads++;
+	if (len >= READ_ON_WORKER_MIN && p->wq == NULL) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		if (workq_new(n < 1   ? 1
+		              : n > 4 ? 4
+		                      : (unsigned)n,
+		        remote_wakeup, p->r, &p->wq) != FERRY_OK)
+			log_info(
+			    "reading on the loop's thread: %s", ferry_errmsg());
+	}
+	if (len >= READ_ON_WORKER_MIN && p->wq != NULL)
+		return workq_submit(p->wq, j);
+	j->run(j);
+	j->done(j);
+}
+
+ferry_err
+xfer_read_done(struct push *p, struct xfer_read *r)
+{
+	ferry_err e = r->e;
+
+	p->reads--;
+	if (e != FERRY_OK)
+		e = ferry_fail(e, "%s", r->msg);
+	free(r);
+	return e;
+}
+
+void
+xfer_read_failed(struct xfer_read *r, ferry_err e)
+{
+	r->e = e;
+	snprintf(r->msg, sizeof(r->msg), "%s", ferry_errmsg());
+}
+
+ferry_err
+xfer_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len &&
+	       (n = pread(fd, buf + got, len - got, (off_t)(off + got))) > 0)
+		got += (size_t)n;
+	if (got != len)
+		return ferry_fail(
+		    FERRY_ECHANGED, "the file changed while it was read");
+	return FERRY_OK;
+}
+
+void
+xfer_reads_stop(struct push *p)
+{
+	p->stopping = 1;
+	workq_free(p->wq);
+	p->wq = NULL;
 }
 
 /* Starts a single-request transfer, when memory allows. */
@@ -377,6 +443,8 @@ xfer_advance(struct push *p)
 {
 	struct xfer *x;
 
+	if (p->wq)
+		workq_collect(p->wq);
 	for (x = p->active; x && push_has_room(p); x = x->next)
 		advance_one(p, x);
 }
