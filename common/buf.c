@@ -58,16 +58,30 @@ buf_puts(struct buf *b, const char *s)
 	return buf_append(b, s, strlen(s));
 }
 
+/*
+ * Formats into the room already allocated, so that text that fits (the
+ * usual case: a header, a path) is formatted once, not measured first.
+ */
 ferry_err
 buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;
+	size_t room;
 	int n;
 	ferry_err e;
 
+	if (b->cap == 0 && (e = grow(b, 0)) != FERRY_OK)
+		return e;
+	room = b->cap - b->len;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(b->data + b->len, room, fmt, ap);
 	va_end(ap);
+	if (n >= 0 && (size_t)n < room && (size_t)n <= b->limit &&
+	    b->len <= b->limit - (size_t)n) {
+		b->len += (size_t)n;
+		return FERRY_OK;
+	}
+	b->data[b->len] = '\0';
 	if (n < 0)
 		return ferry_fail(FERRY_ESYS, "vsnprintf failed");
 	if ((e = grow(b, (size_t)n)) != FERRY_OK)

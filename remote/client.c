@@ -79,7 +79,8 @@ remote_new_sharing(
 	if ((e = config_resolve(&f, NULL, &r->cfg)) != FERRY_OK)
 		goto out;
 	if ((e = endpoint_parse(r->cfg.endpoint, &r->ep)) != FERRY_OK ||
-	    (e = creds_open(&r->creds, &r->cfg)) != FERRY_OK)
+	    (e = creds_open(&r->creds, &r->cfg)) != FERRY_OK ||
+	    (e = sigv4_algs_init(&r->algs)) != FERRY_OK)
 		goto out;
 	r->retries = o->retries ? o->retries : REMOTE_DEFAULT_RETRIES;
 	r->no_verify_ssl = o->no_verify_ssl;
@@ -108,6 +109,7 @@ remote_free(struct remote *r)
 		free(r->loop);
 	}
 	creds_close(&r->creds);
+	sigv4_algs_clear(&r->algs);
 	for (i = 0; i < r->nregions; i++) {
 		free(r->regions[i].bucket);
 		free(r->regions[i].host);

@@ -46,6 +46,7 @@ struct remote {
 	unsigned retries;
 	int no_verify_ssl;
 	struct creds creds; /* what requests are signed with */
+	struct sigv4_algs algs;
 	struct bucket_region *regions;
 	size_t nregions;
 	CURL **easy_pool; /* idle easy handles, reused */

@@ -3,6 +3,7 @@
  * the one being consumed and the next, fetched on the multi loop while the
  * caller works through the first.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -316,16 +317,18 @@ int64_t
 remote_parse_time(const char *s)
 {
 	struct tm tm;
-	const char *end;
+	const char *end, *p = s;
 
 	if (s == NULL || *s == '\0')
 		return -1;
 	memset(&tm, 0, sizeof(tm));
-	end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (end == NULL) {
-		memset(&tm, 0, sizeof(tm));
+	/* a listing's ISO 8601 starts with the year, a header's with the day */
+	while (isspace((unsigned char)*p))
+		p++;
+	if (isdigit((unsigned char)*p))
+		end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	else
 		end = strptime(s, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-	}
 	if (end == NULL)
 		return -1;
 	return (int64_t)timegm(&tm);

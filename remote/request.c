@@ -406,6 +406,7 @@ sign(struct remote_req *q, struct signing *s)
 	sr.amz_date = s->date;
 	sr.region = q->region;
 	sr.service = "s3";
+	sr.algs = &r->algs;
 	if ((e = sigv4_canonical_query(&sr, &s->query)) != FERRY_OK)
 		return e;
 	return sigv4_authorization(

@@ -581,10 +581,45 @@ crypto_fail(const char *what)
 	return ferry_fail(FERRY_ENOMEM, "%s failed: %s", what, msg);
 }
 
-static ferry_err
-sha256(const void *data, size_t n, uint8_t md[32])
+ferry_err
+sigv4_algs_init(struct sigv4_algs *a)
 {
-	if (EVP_Digest(n > 0 ? data : "", n, md, NULL, EVP_sha256(), NULL) != 1)
+	OSSL_PARAM params[2];
+	EVP_MAC *mac = NULL;
+	ferry_err e = FERRY_OK;
+
+	memset(a, 0, sizeof(*a));
+	params[0] = OSSL_PARAM_construct_utf8_string(
+	    OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	if ((a->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL ||
+	    (mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL ||
+	    (a->hmac = EVP_MAC_CTX_new(mac)) == NULL ||
+	    EVP_MAC_CTX_set_params(a->hmac, params) != 1) {
+		e = crypto_fail("SHA-256 and HMAC setup");
+		sigv4_algs_clear(a);
+	}
+	EVP_MAC_free(mac); /* the context holds its own reference */
+	return e;
+}
+
+void
+sigv4_algs_clear(struct sigv4_algs *a)
+{
+	if (a == NULL)
+		return;
+	EVP_MAC_CTX_free(a->hmac);
+	EVP_MD_free(a->sha256);
+	a->hmac = NULL;
+	a->sha256 = NULL;
+}
+
+static ferry_err
+sha256(const struct sigv4_algs *a, const void *data, size_t n, uint8_t md[32])
+{
+	const EVP_MD *alg = a ? a->sha256 : EVP_sha256();
+
+	if (EVP_Digest(n > 0 ? data : "", n, md, NULL, alg, NULL) != 1)
 		return crypto_fail("SHA-256");
 	return FERRY_OK;
 }
@@ -595,33 +630,54 @@ sigv4_sha256_hex(const void *data, size_t n, char out[65])
 {
 	uint8_t md[32];
 
-	if (sha256(data, n, md) != FERRY_OK) {
+	if (sha256(NULL, data, n, md) != FERRY_OK) {
 		out[0] = '\0';
 		return;
 	}
 	hex_encode(md, sizeof(md), out);
 }
 
-/* HMAC-SHA256 with key over the concatenation of parts into md. */
-static ferry_err
-hmac_sha256(const void *key, size_t klen, const struct part *parts,
-    size_t nparts, uint8_t md[32])
+/*
+ * A keyed HMAC-SHA256 context: a copy of the one in a when there is one
+ * (no fetch by name), else a new one.  NULL on failure.
+ */
+static EVP_MAC_CTX *
+hmac_start(const struct sigv4_algs *a, const void *key, size_t klen)
 {
 	EVP_MAC *mac = NULL;
 	EVP_MAC_CTX *ctx = NULL;
 	OSSL_PARAM params[2];
-	size_t i, len = 0;
-	ferry_err e = FERRY_OK;
 
+	if (a != NULL && (ctx = EVP_MAC_CTX_dup(a->hmac)) != NULL) {
+		if (EVP_MAC_init(ctx, key, klen, NULL) == 1)
+			return ctx;
+		EVP_MAC_CTX_free(ctx);
+		return NULL;
+	}
 	params[0] = OSSL_PARAM_construct_utf8_string(
 	    OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
 	params[1] = OSSL_PARAM_construct_end();
-	if ((mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL ||
-	    (ctx = EVP_MAC_CTX_new(mac)) == NULL ||
+	if ((mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) != NULL &&
+	    (ctx = EVP_MAC_CTX_new(mac)) != NULL &&
 	    EVP_MAC_init(ctx, key, klen, params) != 1) {
-		e = crypto_fail("HMAC-SHA256 setup");
-		goto out;
+		EVP_MAC_CTX_free(ctx);
+		ctx = NULL;
 	}
+	EVP_MAC_free(mac);
+	return ctx;
+}
+
+/* HMAC-SHA256 with key over the concatenation of parts into md. */
+static ferry_err
+hmac_sha256(const struct sigv4_algs *a, const void *key, size_t klen,
+    const struct part *parts, size_t nparts, uint8_t md[32])
+{
+	EVP_MAC_CTX *ctx;
+	size_t i, len = 0;
+	ferry_err e = FERRY_OK;
+
+	if ((ctx = hmac_start(a, key, klen)) == NULL)
+		return crypto_fail("HMAC-SHA256 setup");
 	for (i = 0; i < nparts; i++)
 		if (EVP_MAC_update(ctx, parts[i].p, parts[i].n) != 1) {
 			e = crypto_fail("HMAC-SHA256");
@@ -631,7 +687,6 @@ hmac_sha256(const void *key, size_t klen, const struct part *parts,
 		e = crypto_fail("HMAC-SHA256");
 out:
 	EVP_MAC_CTX_free(ctx);
-	EVP_MAC_free(mac);
 	return e;
 }
 
@@ -649,8 +704,8 @@ signing_chain(const uint8_t *k0, size_t k0len, const char *date,
 	for (i = 0; i < 4 && e == FERRY_OK; i++) {
 		p.p = msg[i];
 		p.n = strlen(msg[i]);
-		e = hmac_sha256(
-		    i == 0 ? k0 : k, i == 0 ? k0len : sizeof(k), &p, 1, k);
+		e = hmac_sha256(NULL, i == 0 ? k0 : k,
+		    i == 0 ? k0len : sizeof(k), &p, 1, k);
 	}
 	if (e == FERRY_OK)
 		memcpy(key, k, sizeof(k));
@@ -708,7 +763,7 @@ signature(const struct sigv4_request *r, const uint8_t key[32],
 	    {creq_hex, 64},
 	};
 
-	return hmac_sha256(key, 32, p, sizeof(p) / sizeof(p[0]), sig);
+	return hmac_sha256(r->algs, key, 32, p, sizeof(p) / sizeof(p[0]), sig);
 }
 
 /*
@@ -760,7 +815,8 @@ sigv4_authorization(const struct sigv4_request *r, const char *access_key,
 	if ((e = canonical_request(r, &o, &soff, &slen)) != FERRY_OK)
 		goto out;
 	creq = out->len;
-	if ((e = sha256(out->data + o.start, creq - o.start, md)) != FERRY_OK)
+	if ((e = sha256(r->algs, out->data + o.start, creq - o.start, md)) !=
+	    FERRY_OK)
 		goto out;
 	hex_encode(md, sizeof(md), hex);
 	if ((e = signature(r, key, hex, md)) != FERRY_OK)

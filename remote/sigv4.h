@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <openssl/evp.h>
+
 #include "common/common.h"
 
 /*
@@ -36,6 +38,15 @@ struct sigv4_pair {
 	const char *value;
 };
 
+/*
+ * The algorithms signing needs, fetched from OpenSSL once instead of once
+ * per request.  Only read while signing, so threads may share them.
+ */
+struct sigv4_algs {
+	EVP_MD *sha256;
+	EVP_MAC_CTX *hmac; /* HMAC-SHA256 without a key, to duplicate */
+};
+
 struct sigv4_request {
 	const char *method; /* "GET", "PUT", ... */
 	const char *path;   /* unencoded, starts with '/': "/bucket/a b" */
@@ -47,11 +58,17 @@ struct sigv4_request {
 	 */
 	const struct sigv4_pair *headers;
 	size_t nheaders;
-	const char *payload_hash; /* hex SHA-256, or "UNSIGNED-PAYLOAD" */
-	const char *amz_date;     /* "20130524T000000Z" */
-	const char *region;       /* "us-east-1" */
-	const char *service;      /* "s3" */
+	const char *payload_hash;      /* hex SHA-256, or "UNSIGNED-PAYLOAD" */
+	const char *amz_date;          /* "20130524T000000Z" */
+	const char *region;            /* "us-east-1" */
+	const char *service;           /* "s3" */
+	const struct sigv4_algs *algs; /* or NULL: fetched for the call */
 };
+
+/* Fetches the algorithms into a; sigv4_algs_clear() frees them. */
+ferry_err sigv4_algs_init(struct sigv4_algs *a) FERRY_WUR;
+/* Frees what sigv4_algs_init() fetched; a zeroed a is fine. */
+void sigv4_algs_clear(struct sigv4_algs *a);
 
 /*
  * Builds the canonical query string of r (names and values URI-encoded,

@@ -36,6 +36,13 @@ next_random(struct pull *p)
 	return p->rng * 2685821657736338717ULL;
 }
 
+/* MD5, without a fetch by name for each download when it can. */
+static const EVP_MD *
+md5_alg(const struct pull *p)
+{
+	return p->md5 ? p->md5 : EVP_md5();
+}
+
 /* Removes the temporary file if it was never renamed into place. */
 static void
 drop_temp(struct dl *d)
@@ -49,10 +56,9 @@ drop_temp(struct dl *d)
 		log_warn("%s: cannot remove %s: %s", d->key, d->tmpname,
 		    strerror(errno));
 	d->tmpname[0] = '\0';
-	if (d->dirfd >= 0) {
-		close(d->dirfd);
-		d->dirfd = -1;
-	}
+	pull_dir_put(d->dir);
+	d->dir = NULL;
+	d->dirfd = -1;
 }
 
 void
@@ -129,8 +135,9 @@ open_temp(struct dl *d)
 	int i;
 
 	d->name = dl_key_name(d->key, d->keylen, &dirlen);
-	if ((e = pull_open_dir(d->p, d->key, dirlen, 1, &d->dirfd)) != FERRY_OK)
+	if ((e = pull_dir_get(d->p, d->key, dirlen, &d->dir)) != FERRY_OK)
 		return e;
+	d->dirfd = d->dir->fd;
 	for (i = 0; i < TMP_TRIES; i++) {
 		snprintf(d->tmpname, sizeof(d->tmpname),
 		    ".ferry-tmp-%012" PRIx64, next_random(d->p) >> 16);
@@ -364,7 +371,7 @@ restart_whole(void *arg)
 	if (ftruncate(d->fd, 0) != 0)
 		sink_fail(d, ferry_fail(FERRY_ESYS, "cannot truncate %s: %s",
 		                 d->key, strerror(errno)));
-	else if (EVP_DigestInit_ex(d->md5, EVP_md5(), NULL) != 1 ||
+	else if (EVP_DigestInit_ex(d->md5, md5_alg(d->p), NULL) != 1 ||
 	         XXH3_128bits_reset(d->xxh) != XXH_OK)
 		sink_fail(d, ferry_fail(FERRY_ESYS, "cannot restart digests"));
 }
@@ -425,7 +432,7 @@ start_get(struct dl *d)
 	d->md5 = EVP_MD_CTX_new();
 	d->xxh = XXH3_createState();
 	if (d->md5 == NULL || d->xxh == NULL ||
-	    EVP_DigestInit_ex(d->md5, EVP_md5(), NULL) != 1 ||
+	    EVP_DigestInit_ex(d->md5, md5_alg(d->p), NULL) != 1 ||
 	    XXH3_128bits_reset(d->xxh) != XXH_OK)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	return send_get(d);

@@ -121,6 +121,50 @@ pull_open_dir(
 	return FERRY_OK;
 }
 
+void
+pull_dir_put(struct pull_dir *dir)
+{
+	if (dir == NULL || --dir->refs > 0)
+		return;
+	close(dir->fd);
+	free(dir);
+}
+
+/*
+ * The listing is in key order, so the downloads started one after the
+ * other nearly always go into the same folder: it is opened once for
+ * them all, not once for each file.
+ */
+ferry_err
+pull_dir_get(
+    struct pull *p, const char *key, size_t dirlen, struct pull_dir **out)
+{
+	struct pull_dir *dir = p->dir;
+	ferry_err e;
+
+	*out = NULL;
+	if (dir != NULL && dir->len == dirlen &&
+	    memcmp(dir->key, key, dirlen) == 0) {
+		dir->refs++;
+		*out = dir;
+		return FERRY_OK;
+	}
+	if ((dir = malloc(sizeof(*dir) + dirlen + 1)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = pull_open_dir(p, key, dirlen, 1, &dir->fd)) != FERRY_OK) {
+		free(dir);
+		return e;
+	}
+	memcpy(dir->key, key, dirlen);
+	dir->key[dirlen] = '\0';
+	dir->len = dirlen;
+	dir->refs = 2; /* the caller's and the cache's */
+	pull_dir_put(p->dir);
+	p->dir = dir;
+	*out = dir;
+	return FERRY_OK;
+}
+
 /* Advances the listing past objects the run does not want. */
 static ferry_err
 next_remote(struct pull *p)
@@ -584,6 +628,8 @@ pull_close(struct pull *p)
 		p->active = d->next;
 		dl_free(d);
 	}
+	pull_dir_put(p->dir);
+	p->dir = NULL;
 	merge_close(&p->mg);
 	manifest_close(p->m);
 	remote_free(p->r);
@@ -592,6 +638,7 @@ pull_close(struct pull *p)
 		fclose(p->deletes);
 	if (p->rootfd >= 0)
 		close(p->rootfd);
+	EVP_MD_free(p->md5);
 }
 
 /* The exit status of a run that went to its end. */
@@ -622,6 +669,8 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	             (uint64_t)time(NULL)) |
 	         1;
 	output_init(&p->out, o);
+	/* NULL is fine: each download then has EVP_md5() fetch it */
+	p->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
 	p->commits.last_ns = now_mono_ns();
 	if ((e = open_sides(p, root)) != FERRY_OK) {
 		status = exit_for(e);

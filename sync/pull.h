@@ -24,6 +24,14 @@ enum dl_state {
 
 struct pull;
 
+/* A folder under the root, shared by the downloads into it. */
+struct pull_dir {
+	unsigned refs;
+	int fd;
+	size_t len; /* of key */
+	char key[]; /* the folder's path under the root */
+};
+
 /* What a response said about the object it carried. */
 struct dl_meta {
 	int have;
@@ -50,7 +58,8 @@ struct dl {
 	int64_t last_modified;
 	struct manifest_local local; /* as scanned, for checks */
 	/* the temporary file, in the target's folder */
-	int dirfd;
+	struct pull_dir *dir;
+	int dirfd; /* dir->fd, or -1 */
 	int fd;
 	char tmpname[32];
 	const char *name; /* the last component of key */
@@ -78,6 +87,7 @@ struct pull {
 	int rootfd;
 	struct plan_opts popts;
 	uint64_t rng; /* names of temporary files */
+	EVP_MD *md5;  /* fetched once for every download, or NULL */
 	/* the merge */
 	struct merge mg;
 	/* file keys that are prefixes of the last listed key, by length */
@@ -86,6 +96,7 @@ struct pull {
 	size_t files[MANIFEST_KEY_MAX];
 	size_t nfiles;
 	/* transfers */
+	struct pull_dir *dir; /* the folder of the last download started */
 	struct dl *active;
 	unsigned nactive;
 	struct sync_commits commits;
@@ -144,6 +155,15 @@ void dl_check_start(struct dl *d);
  */
 ferry_err pull_open_dir(struct pull *p, const char *key, size_t dirlen,
     int create, int *fd) FERRY_WUR;
+/*
+ * A reference to the folder key[0..dirlen), opened (and made if missing)
+ * as pull_open_dir() does, or the one already open when it is the folder
+ * of the last call.  Give it back with pull_dir_put().
+ */
+ferry_err pull_dir_get(struct pull *p, const char *key, size_t dirlen,
+    struct pull_dir **out) FERRY_WUR;
+/* Drops a reference from pull_dir_get(); the last one closes it. */
+void pull_dir_put(struct pull_dir *dir);
 /* Commits the manifest every few hundred completions and every second. */
 void pull_note_completion(struct pull *p);
 /*

@@ -117,8 +117,9 @@ example_request(const struct example *ex)
 	return r;
 }
 
+/* The AWS examples, signed with algs (or fetching for each call). */
 static void
-test_aws_examples(void **state)
+check_aws_examples(const struct sigv4_algs *algs)
 {
 	struct sigv4_request r;
 	struct buf b;
@@ -126,13 +127,13 @@ test_aws_examples(void **state)
 	char want[512];
 	size_t i;
 
-	(void)state;
 	assert_int_equal(
 	    sigv4_signing_key(EX_SECRET, "20130524", "us-east-1", "s3", key),
 	    FERRY_OK);
 	buf_init(&b, LIMIT);
 	for (i = 0; i < NELEM(examples); i++) {
 		r = example_request(&examples[i]);
+		r.algs = algs;
 		print_message("%s\n", examples[i].name);
 		buf_reset(&b);
 		assert_int_equal(sigv4_canonical_request(&r, &b), FERRY_OK);
@@ -150,6 +151,19 @@ test_aws_examples(void **state)
 		assert_int_equal(b.len, strlen(want));
 	}
 	buf_free(&b);
+}
+
+static void
+test_aws_examples(void **state)
+{
+	struct sigv4_algs algs;
+
+	(void)state;
+	check_aws_examples(NULL);
+	assert_int_equal(sigv4_algs_init(&algs), FERRY_OK);
+	check_aws_examples(&algs);
+	sigv4_algs_clear(&algs);
+	sigv4_algs_clear(&algs); /* twice: cleared means empty */
 }
 
 /* The Authorization value is appended after what the buffer holds. */
@@ -727,6 +741,53 @@ test_sha256_hex(void **state)
 	assert_string_equal(hex, EMPTY_SHA);
 }
 
+/* buf_printf in one pass or two, and at its limit. */
+static void
+test_buf_printf(void **state)
+{
+	static const struct {
+		size_t limit, pre, n; /* bytes already held, bytes printed */
+		ferry_err want;
+	} cases[] = {
+	    {1000, 0, 10, FERRY_OK},
+	    {1000, 250, 5, FERRY_OK},
+	    {1000, 250, 6, FERRY_OK},   /* one byte past the room */
+	    {1000, 250, 700, FERRY_OK}, /* grows */
+	    {1000, 250, 750, FERRY_OK}, /* exactly the limit */
+	    {1000, 250, 751, FERRY_EPARSE},
+	    {100, 0, 100, FERRY_OK},     /* fits the room, at the limit */
+	    {100, 0, 101, FERRY_EPARSE}, /* fits the room, past the limit */
+	    {100, 50, 51, FERRY_EPARSE},
+	    {0, 0, 0, FERRY_OK},
+	};
+	char pre[1024], text[1024];
+	struct buf b;
+	size_t i;
+
+	(void)state;
+	memset(pre, 'p', sizeof(pre));
+	memset(text, 't', sizeof(text));
+	for (i = 0; i < NELEM(cases); i++) {
+		buf_init(&b, cases[i].limit);
+		if (cases[i].pre)
+			assert_int_equal(
+			    buf_append(&b, pre, cases[i].pre), FERRY_OK);
+		assert_int_equal(buf_printf(&b, "%.*s", (int)cases[i].n, text),
+		    cases[i].want);
+		if (cases[i].want == FERRY_OK) {
+			assert_int_equal(b.len, cases[i].pre + cases[i].n);
+			assert_int_equal(
+			    b.data[cases[i].pre], cases[i].n ? 't' : '\0');
+		} else {
+			assert_int_equal(b.len, cases[i].pre);
+			if (b.data)
+				assert_int_equal(b.data[b.len], '\0');
+		}
+		assert_int_equal(strlen(b.data), b.len);
+		buf_free(&b);
+	}
+}
+
 int
 main(void)
 {
@@ -743,6 +804,7 @@ main(void)
 	    cmocka_unit_test(test_canonical_rules),
 	    cmocka_unit_test(test_bad_requests),
 	    cmocka_unit_test(test_buffer_limit),
+	    cmocka_unit_test(test_buf_printf),
 	    cmocka_unit_test(test_sha256_hex),
 	};
 

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "remote/remote.h"
 #include "remote/xml.h"
 
 #define NS "http://s3.amazonaws.com/doc/2006-03-01/"
@@ -1228,11 +1229,40 @@ test_round_trip(void **state)
 	buf_free(&reply);
 }
 
+/* Times as listings (ISO 8601) and headers (RFC 1123) give them. */
+static void
+test_parse_time(void **state)
+{
+	static const struct {
+		const char *s;
+		int64_t want;
+	} cases[] = {
+	    {"2023-11-14T22:13:20.000Z", 1700000000},
+	    {"2023-11-14T22:13:20Z", 1700000000},
+	    {" 2023-11-14T22:13:20Z", 1700000000},
+	    {"Tue, 14 Nov 2023 22:13:20 GMT", 1700000000},
+	    {"Thu, 01 Jan 1970 00:00:00 GMT", 0},
+	    {"", -1},
+	    {"yesterday", -1},
+	    {"2023-11-14", -1},
+	    {"Tue, 14 Nov 2023", -1},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		print_message("%s\n", cases[i].s);
+		assert_int_equal(remote_parse_time(cases[i].s), cases[i].want);
+	}
+	assert_int_equal(remote_parse_time(NULL), -1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_list_pages),
+	    cmocka_unit_test(test_parse_time),
 	    cmocka_unit_test(test_list_big_page),
 	    cmocka_unit_test(test_list_key_limits),
 	    cmocka_unit_test(test_list_misuse),
