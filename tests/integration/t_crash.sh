@@ -10,8 +10,9 @@ B=crash-$$
 T=$WORK/tree
 mkbucket "$B"
 python3 "$TOP/tests/integration/gen_tree.py" "$T" 300 5
-head -c $((40 << 20)) /dev/urandom >"$T/big1.bin"
-head -c $((40 << 20)) /dev/urandom >"$T/big2.bin"
+big=$(mib 40 16)
+head -c $((big << 20)) /dev/urandom >"$T/big1.bin"
+head -c $((big << 20)) /dev/urandom >"$T/big2.bin"
 
 open_uploads() {
 	s3 uploads "$B"
