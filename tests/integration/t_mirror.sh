@@ -83,12 +83,11 @@ is "$(requests "$m" total)" 2 "an unchanged streamed re-mirror only lists"
 head -c 1000 /dev/urandom >"$WORK/small.bin"
 head -c $((20 << 20)) /dev/urandom >"$WORK/large.bin"
 for f in small large; do
-	awscli s3api put-object --bucket "$S" --key "meta/$f.bin" \
-		--body "$WORK/$f.bin" --content-type text/x-ferry \
-		--cache-control "max-age=3600, public" \
-		--content-disposition 'attachment; filename="f.bin"' \
-		--content-language de --expires 2030-01-01T00:00:00Z \
-		--metadata a=1,b=two >/dev/null
+	s3 put "$S" "meta/$f.bin" "$WORK/$f.bin" Content-Type:text/x-ferry \
+		"Cache-Control:max-age=3600, public" \
+		'Content-Disposition:attachment; filename="f.bin"' \
+		Content-Language:de "Expires:Tue, 01 Jan 2030 00:00:00 GMT" \
+		x-amz-meta-a:1 x-amz-meta-b:two
 done
 rm -f "$WORK/small.bin" "$WORK/large.bin"
 

@@ -92,7 +92,7 @@ is "$?" 0 "multipart push exits 0"
 is "$(requests "$m" put)" $((big / 8)) \
 	"$big MiB go up as $((big / 8)) parts of 8 MiB"
 is "$(requests "$m" post)" 2 "one create and one complete"
-awscli s3 cp "s3://$B/p/big.bin" "$WORK/big.bin" --quiet
+s3 get "$B" p/big.bin "$WORK/big.bin"
 check "an independent client downloads it byte-identical" \
 	cmp -s "$WORK/big.bin" "$T/big.bin"
 rm -f "$WORK/big.bin"
