@@ -1,12 +1,13 @@
 #!/bin/sh
-# Checks that what ferry needs to build and test is installed.  As root it
-# installs what is missing from Debian's packages; otherwise it prints the
-# exact apt-get line and fails.
+# Checks that what ferry needs to build and test is installed, and any
+# further Debian packages named as arguments (CI adds clang's).  As root
+# it installs what is missing from Debian's packages, in one apt-get run;
+# otherwise it prints the exact apt-get line and fails.
 set -u
 
 PKGS="gcc make pkg-config libcurl4-openssl-dev libssl-dev libxxhash-dev \
 liblmdb-dev libcjson-dev libexpat1-dev libcmocka-dev ceph-mon ceph-osd \
-radosgw uuid-runtime awscli python3 curl strace util-linux"
+radosgw uuid-runtime awscli python3 curl strace util-linux $*"
 
 missing=""
 for p in $PKGS; do

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the integration suite: starts a Ceph S3 gateway on loopback with the
 # project's own script, runs every tests/integration/t_*.sh against it
-# (TAP), stops the gateway, and prints "N passed, M failed".
+# (TAP), stops the gateway, and prints "N passed, M failed".  Each
+# script's time goes into a comment line, to show where the time goes.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 : "${FERRY:=$TOP/ferry}"
@@ -26,9 +27,11 @@ failed=0
 for t in "$TOP"/tests/integration/t_*.sh; do
 	[ -n "${ONLY:-}" ] && case "$t" in *"$ONLY"*) ;; *) continue ;; esac
 	echo "# $(basename "$t")"
+	t0=$(date +%s)
 	out=$(bash "$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
+	echo "# $(basename "$t") took $(($(date +%s) - t0)) s"
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then

@@ -20,6 +20,7 @@ usage: s3.py mb BUCKET
        s3.py rm BUCKET [PREFIX]          every object under PREFIX
        s3.py del BUCKET KEY              one object
        s3.py uploads BUCKET [PREFIX]     how many multipart uploads are open
+       s3.py abort BUCKET KEY            abort KEY's open multipart uploads
 
 Keys are given and printed as UTF-8 with surrogate escapes, so names that
 are not valid UTF-8 keep their bytes.
@@ -227,6 +228,17 @@ def main(argv):
         r, data = s3.request("GET", bucket, query=q)
         s3.check(r, data, "list uploads")
         print(len(ET.fromstring(data).findall(NS + "Upload")))
+    elif cmd == "abort":
+        k = kbytes(args[1])
+        r, data = s3.request("GET", bucket, query=[("uploads", ""),
+                                                   ("prefix", args[1])])
+        s3.check(r, data, "list uploads")
+        for u in ET.fromstring(data).iter(NS + "Upload"):
+            if kbytes(u.findtext(NS + "Key")) != k:
+                continue
+            q = [("uploadId", u.findtext(NS + "UploadId"))]
+            r, data = s3.request("DELETE", bucket, k, query=q)
+            s3.check(r, data, "abort " + args[1])
     else:
         sys.exit(__doc__)
 

@@ -10,8 +10,9 @@ B=crash-$$
 T=$WORK/tree
 mkbucket "$B"
 python3 "$TOP/tests/integration/gen_tree.py" "$T" 300 5
-head -c $((40 << 20)) /dev/urandom >"$T/big1.bin"
-head -c $((40 << 20)) /dev/urandom >"$T/big2.bin"
+big=$(mib 40 16)
+head -c $((big << 20)) /dev/urandom >"$T/big1.bin"
+head -c $((big << 20)) /dev/urandom >"$T/big2.bin"
 
 open_uploads() {
 	s3 uploads "$B"
@@ -150,10 +151,7 @@ is "$(open_uploads)" 0 "no upload is left open"
 # manifest keeps for a file that is gone is aborted at the end of a run
 s3 rm "$B" r/
 kill_after 3
-id=$(awscli s3api list-multipart-uploads --bucket "$B" \
-	--query 'Uploads[0].UploadId' --output text)
-awscli s3api abort-multipart-upload --bucket "$B" --key r/big.bin \
-	--upload-id "$id"
+s3 abort "$B" r/big.bin
 rerun gone
 is "$(cat "$WORK/gone.rc")" 0 "when the upload is gone, the rerun exits 0"
 is "$(kind gone put)" 5 "... and sends every part"

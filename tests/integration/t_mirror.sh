@@ -9,7 +9,8 @@ T=$WORK/tree
 mkbucket "$S"
 mkbucket "$D"
 python3 "$TOP/tests/integration/gen_tree.py" "$T" 400 11
-head -c $((64 << 20)) /dev/urandom >"$T/big.bin"
+big=$(mib 64 24)
+head -c $((big << 20)) /dev/urandom >"$T/big.bin"
 "$FERRY" sync "$T" "s3://$S/m" --quiet
 is "$?" 0 "the source is pushed"
 
@@ -19,11 +20,12 @@ m=$(mark)
 is "$?" 0 "a mirror of 401 objects exits 0"
 is "$(summary "$WORK/1.json" copied)" 401 "ferry reports 401 copies"
 is "$(requests "$m" get)" 0 "no object data is read through ferry (no GET)"
-is "$(requests "$m" put)" 408 "400 CopyObject and 8 UploadPartCopy"
+is "$(requests "$m" put)" $((400 + big / 8)) \
+	"400 CopyObject and $((big / 8)) UploadPartCopy"
 check "the destination lists the same keys and sizes" \
 	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$D" n/
 s3 get "$D" n/big.bin "$WORK/big.bin"
-check "the 64 MiB copy is byte-identical" cmp -s "$WORK/big.bin" "$T/big.bin"
+check "the $big MiB copy is byte-identical" cmp -s "$WORK/big.bin" "$T/big.bin"
 rm -f "$WORK/big.bin"
 
 m=$(mark)
@@ -64,10 +66,11 @@ m=$(mark)
 streamed "s3://$S/m" "s3://$D2/s" "${opts[@]}" >"$WORK/4.json"
 is "$?" 0 "a streamed mirror between two accounts exits 0"
 is "$(summary "$WORK/4.json" copied)" 396 "... copying 396 objects"
-is "$(requests "$m" get)" 403 "... read with 395 GETs and 8 ranged GETs"
+is "$(requests "$m" get)" $((395 + big / 8)) \
+	"... read with 395 GETs and $((big / 8)) ranged GETs"
 AWS_ACCESS_KEY_ID=$FERRY_TEST_ACCESS2 AWS_SECRET_ACCESS_KEY=$FERRY_TEST_SECRET2 \
 	s3 get "$D2" s/big.bin "$WORK/big.bin"
-check "the streamed 64 MiB object is byte-identical" \
+check "the streamed $big MiB object is byte-identical" \
 	cmp -s "$WORK/big.bin" "$T/big.bin"
 m=$(mark)
 streamed "s3://$S/m" "s3://$D2/s" "${opts[@]}" >"$WORK/5.json"
@@ -80,12 +83,11 @@ is "$(requests "$m" total)" 2 "an unchanged streamed re-mirror only lists"
 head -c 1000 /dev/urandom >"$WORK/small.bin"
 head -c $((20 << 20)) /dev/urandom >"$WORK/large.bin"
 for f in small large; do
-	awscli s3api put-object --bucket "$S" --key "meta/$f.bin" \
-		--body "$WORK/$f.bin" --content-type text/x-ferry \
-		--cache-control "max-age=3600, public" \
-		--content-disposition 'attachment; filename="f.bin"' \
-		--content-language de --expires 2030-01-01T00:00:00Z \
-		--metadata a=1,b=two >/dev/null
+	s3 put "$S" "meta/$f.bin" "$WORK/$f.bin" Content-Type:text/x-ferry \
+		"Cache-Control:max-age=3600, public" \
+		'Content-Disposition:attachment; filename="f.bin"' \
+		Content-Language:de "Expires:Tue, 01 Jan 2030 00:00:00 GMT" \
+		x-amz-meta-a:1 x-amz-meta-b:two
 done
 rm -f "$WORK/small.bin" "$WORK/large.bin"
 

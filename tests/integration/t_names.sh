@@ -114,8 +114,7 @@ is "$(grep -c key_base64 "$WORK/push.json")" 2 \
 	"... with key_base64 only for those two"
 like "$(grep '"type":"error"' "$WORK/push.json")" "InvalidObjectName" \
 	"... saying the gateway refused the name"
-awscli s3api get-object --bucket "$B" --key "n/new"$'\n'"line" "$WORK/obj" \
-	>/dev/null
+s3 get "$B" "n/new"$'\n'"line" "$WORK/obj"
 check "the object of a name with a newline holds its file's bytes" \
 	cmp -s "$WORK/obj" "$T/new"$'\n'"line"
 
