@@ -113,7 +113,7 @@ run bare env FERRY_CREDENTIAL_PROCESS_TIMEOUT=1 \
 	"$FERRY" sync "$T" "s3://$B/slow" --profile slow
 is "$rc" 3 "a credential_process slower than its timeout: exit 3"
 like "$out" "did not finish in time" "... saying so"
-check "... after about the timeout, not the 5 s it sleeps" [ "$secs" -le 3 ]
+check "... after the timeout, not the 5 s it sleeps" [ "$secs" -lt 5 ]
 
 # The order: keys in the credentials file, then credential_process; keys
 # in the environment before both unless --profile is given.
@@ -220,11 +220,13 @@ check "... asking again at most once in 10 s ($n failed answers, 2 a try)" \
 	[ "$n" -le 4 ]
 hidden "$out" "expired keys"
 
+scenario
 run bare env AWS_EC2_METADATA_DISABLED=true \
+	AWS_EC2_METADATA_SERVICE_ENDPOINT="$IMDS" \
 	"$FERRY" sync "$T" "s3://$B/none"
 is "$rc" 3 "no credentials with the metadata service disabled: exit 3"
 like "$out" "no credentials found" "... saying so"
-check "... at once" [ "$secs" -le 1 ]
+is "$(counted token)" 0 "... without asking the metadata service"
 
 # Nothing listens on the fake's port once it is stopped.
 stop_bg
