@@ -35,7 +35,8 @@ show(const char *what)
 		return;
 	printf("%-7s", what);
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmHWM", 5) || !strncmp(line, "RssAnon", 7) ||
+		if (!strncmp(line, "VmHWM", 5) ||
+		    !strncmp(line, "RssAnon", 7) ||
 		    !strncmp(line, "RssFile", 7)) {
 			line[strcspn(line, "\n")] = '\0';
 			printf("  %s", line);
@@ -89,7 +90,8 @@ fill(const char *dir, unsigned long n)
 		memcpy(r.hash, l.hash, sizeof(r.hash));
 		r.has_hash = 1;
 		r.last_modified = 1764515000;
-		snprintf(r.etag, sizeof(r.etag), "\"%032lx\"", i * 2654435761UL);
+		snprintf(
+		    r.etag, sizeof(r.etag), "\"%032lx\"", i * 2654435761UL);
 		snprintf(k, sizeof(k), "d%03lu/f%06lu.bin", i % dirs, i);
 		if (manifest_local_put(m, k, strlen(k), &l) != FERRY_OK ||
 		    manifest_remote_put(m, k, strlen(k), &r) != FERRY_OK ||
@@ -114,12 +116,14 @@ main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "fill") == 0)
 		return fill(argv[2], strtoul(argv[3], NULL, 10));
 	if (argc != 2 && argc != 3) {
-		fprintf(stderr, "usage: manifest-walk DIR [EVERY] | fill DIR N\n");
+		fprintf(
+		    stderr, "usage: manifest-walk DIR [EVERY] | fill DIR N\n");
 		return 2;
 	}
 	if (argc == 3)
 		every = strtoul(argv[2], NULL, 10);
-	if (manifest_open(argv[1], NULL, NULL, MANIFEST_INSPECT, &m) != FERRY_OK ||
+	if (manifest_open(argv[1], NULL, NULL, MANIFEST_INSPECT, &m) !=
+	        FERRY_OK ||
 	    manifest_iter_new(m, MANIFEST_LOCAL, &it) != FERRY_OK) {
 		fprintf(stderr, "manifest-walk: %s\n", ferry_errmsg());
 		return 1;
