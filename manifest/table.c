@@ -11,8 +11,10 @@
  * sorts it by the whole key.  Groups are rare (paths that agree on their
  * first 495 bytes), so the memory they take stays small.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <xxhash.h>
 
@@ -285,7 +287,66 @@ struct manifest_iter {
 	struct group_ent *grp; /* the current group of long keys */
 	size_t ngrp, igrp, capgrp;
 	char key[MANIFEST_KEY_MAX + 1]; /* the key last returned */
+	unsigned since_trim;            /* keys returned since map_trim() */
+	uintptr_t map_lo, map_hi;       /* the map, once known */
 };
+
+/* Every this many keys, an iterator lets go of the pages it has read. */
+#define TRIM_EVERY 4096
+
+/*
+ * The start and end of the mapping that holds p, from /proc/self/maps (LMDB
+ * does not tell where it mapped the file); 0 when unknown.
+ */
+static int
+map_bounds(const void *p, uintptr_t *lo, uintptr_t *hi)
+{
+	unsigned long a, b;
+	char *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/maps", "re")) == NULL)
+		return 0;
+	while (!found && getline(&line, &cap, f) > 0)
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 &&
+		    (uintptr_t)p >= a && (uintptr_t)p < b) {
+			*lo = a;
+			*hi = b;
+			found = 1;
+		}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Drops the pages of the memory map from this process's resident set; p is
+ * any pointer into the map.  The map is read-only and shared: the data
+ * stays in the page cache, every pointer into the map stays valid, and a
+ * page read again is mapped again from the cache.  Without this, a walk
+ * over a whole table keeps every page it read resident, and ferry's memory
+ * would grow with the number of keys.
+ */
+static void
+map_trim(struct manifest_iter *it, const void *p)
+{
+	MDB_env *env = mdb_txn_env(it->txn);
+	MDB_envinfo info;
+	MDB_stat st;
+	size_t len;
+
+	if (it->map_lo == 0 && !map_bounds(p, &it->map_lo, &it->map_hi))
+		it->map_hi = it->map_lo = 1; /* unknown: not looked for again */
+	if (it->map_lo == 1 || mdb_env_info(env, &info) != 0 ||
+	    mdb_env_stat(env, &st) != 0)
+		return;
+	len = (info.me_last_pgno + 1) * (size_t)st.ms_psize;
+	if (len > it->map_hi - it->map_lo)
+		len = it->map_hi - it->map_lo;
+	madvise((void *)it->map_lo, len, MADV_DONTNEED);
+}
 
 /*
  * Returns FERRY_OK with a new iterator over table t in *out, owned by the
@@ -457,6 +518,10 @@ iter_next(struct manifest_iter *it, size_t *keylen, MDB_val *rec)
 		group_clear(it);
 		if ((e = cursor_step(it, &k, &v)) != FERRY_OK)
 			return e;
+		if (++it->since_trim >= TRIM_EVERY) {
+			map_trim(it, k.mv_data);
+			it->since_trim = 0;
+		}
 		if (k.mv_size <= MANIFEST_KEY_PREFIX) {
 			memcpy(it->key, k.mv_data, k.mv_size);
 			it->key[k.mv_size] = '\0';

@@ -126,14 +126,6 @@ drain(struct push *p)
 	xfer_sweep(p);
 }
 
-static int
-exit_for(ferry_err e)
-{
-	if (e == FERRY_EUSAGE || e == FERRY_EDB)
-		return EXIT_USAGE;
-	return EXIT_ABORTED;
-}
-
 void
 push_close(struct push *p)
 {
@@ -288,7 +280,7 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 	output_init(&p.out, o);
 	p.commits.last_ns = now_mono_ns();
 	if ((e = open(&p)) != FERRY_OK) {
-		status = exit_for(e);
+		status = sync_exit_for(e);
 		goto fatal;
 	}
 	status = EXIT_ABORTED;

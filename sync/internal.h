@@ -15,6 +15,8 @@
 #include "sync/shard.h"
 
 enum { EXIT_SYNCED = 0, EXIT_PARTIAL = 1, EXIT_USAGE = 2, EXIT_ABORTED = 3 };
+/* The exit status of a run that could not start or go on after e. */
+int sync_exit_for(ferry_err e);
 
 #define SYNC_MIN_PART (5ULL << 20)
 #define SYNC_MAX_PART (5ULL << 30)

@@ -86,3 +86,11 @@ sync_loop_drain(struct remote *r, int64_t until)
 		if (remote_run(r, 100) != FERRY_OK)
 			break;
 }
+
+int
+sync_exit_for(ferry_err e)
+{
+	if (e == FERRY_EUSAGE || e == FERRY_EDB)
+		return EXIT_USAGE;
+	return EXIT_ABORTED;
+}

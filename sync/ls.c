@@ -54,7 +54,7 @@ sync_ls(const struct sync_opts *o)
 
 	if ((e = remote_loc_parse(o->src, &loc)) != FERRY_OK ||
 	    (e = remote_new(&o->remote, &r)) != FERRY_OK) {
-		status = EXIT_USAGE;
+		status = sync_exit_for(e);
 		goto out;
 	}
 	if ((e = remote_list_open(r, loc.bucket, loc.prefix, &l)) != FERRY_OK)

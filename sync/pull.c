@@ -611,14 +611,6 @@ start_merge(struct pull *p)
 	return merge_open(&p->mg, p->o, p->m, p->r, &p->loc, 0);
 }
 
-static int
-exit_for(ferry_err e)
-{
-	if (e == FERRY_EUSAGE || e == FERRY_EDB)
-		return EXIT_USAGE;
-	return EXIT_ABORTED;
-}
-
 static void
 pull_close(struct pull *p)
 {
@@ -673,7 +665,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	p->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
 	p->commits.last_ns = now_mono_ns();
 	if ((e = open_sides(p, root)) != FERRY_OK) {
-		status = exit_for(e);
+		status = sync_exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||
 	           (e = run_loop(p)) != FERRY_OK) {
 		status = EXIT_ABORTED;

@@ -227,6 +227,9 @@ run bare env AWS_EC2_METADATA_DISABLED=true \
 is "$rc" 3 "no credentials with the metadata service disabled: exit 3"
 like "$out" "no credentials found" "... saying so"
 is "$(counted token)" 0 "... without asking the metadata service"
+run bare env AWS_EC2_METADATA_DISABLED=true "$FERRY" ls "s3://$B/"
+is "$rc" 3 "ferry ls with no credentials: exit 3, as a sync"
+like "$out" "no credentials found" "... saying so"
 
 # Nothing listens on the fake's port once it is stopped.
 stop_bg
