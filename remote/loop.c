@@ -275,10 +275,7 @@ remote_run(struct remote *r, int timeout_ms)
 	}
 	if (r->loop->inflight == 0)
 		return FERRY_OK;
-	if (curl_multi_poll(r->loop->multi, NULL, 0, timeout_ms, NULL) !=
-	    CURLM_OK)
-		return ferry_fail(FERRY_ENET, "curl_multi_poll failed");
-	return FERRY_OK;
+	return remote_idle(r, timeout_ms);
 }
 
 ferry_err
