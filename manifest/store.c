@@ -236,7 +236,10 @@ env_open(struct manifest *m)
 	size_t i;
 	int rc = ENOMEM;
 
-	for (i = 0; rc == ENOMEM && i < sizeof(map_sizes) / sizeof(*map_sizes);
+	/* mmap says EINVAL, not ENOMEM, to a length it cannot place under
+	 * some monitors (valgrind): a smaller map is tried for both */
+	for (i = 0; (rc == ENOMEM || rc == EINVAL) &&
+	            i < sizeof(map_sizes) / sizeof(*map_sizes);
 	     i++)
 		rc = env_try(m, map_sizes[i]);
 	if (rc != 0) {
