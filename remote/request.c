@@ -561,6 +561,8 @@ set_method(struct remote_req *q, CURL *c)
 	}
 }
 
+#define RECV_BUFFER (64L * 1024)
+
 static void
 set_options(struct remote_req *q, CURL *c, const char *url)
 {
@@ -581,6 +583,9 @@ set_options(struct remote_req *q, CURL *c, const char *url)
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
 	curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	/* up to 64 KiB of a body in one read: fewer recvs and polls */
+	if (q->kind == REMOTE_GET || q->kind == REMOTE_LIST)
+		curl_easy_setopt(c, CURLOPT_BUFFERSIZE, RECV_BUFFER);
 	/* ferry answers redirects itself (region.c), never across schemes */
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, r->ep.scheme);

@@ -19,6 +19,7 @@
 
 #define NS_PER_S 1000000000LL
 #define TMP_TRIES 32
+#define DL_WBUF (64 * 1024)
 
 /* One ranged GET: bytes [off, off + len) of the object. */
 struct part {
@@ -67,6 +68,7 @@ dl_free(struct dl *d)
 	if (d == NULL)
 		return;
 	drop_temp(d);
+	free(d->wbuf);
 	EVP_MD_CTX_free(d->md5);
 	XXH3_freeState(d->xxh);
 	free(d->key);
@@ -322,7 +324,20 @@ new_get(struct dl *d)
 	    d->fullkey, strlen(d->fullkey));
 }
 
-/* The body of a single GET: written in order, hashed as it goes. */
+/* Writes out the bytes a single GET holds back, the last d->wlen received. */
+static ferry_err
+flush_whole(struct dl *d)
+{
+	ferry_err e = write_at(d, d->wbuf, d->wlen, d->written - d->wlen);
+
+	d->wlen = 0;
+	return e;
+}
+
+/*
+ * The body of a single GET: hashed as it comes, written in order, in
+ * pieces of up to DL_WBUF.
+ */
 static int
 sink_whole(const char *data, size_t len, void *arg)
 {
@@ -331,8 +346,14 @@ sink_whole(const char *data, size_t len, void *arg)
 
 	if (d->sink_err != FERRY_OK)
 		return 1;
-	if ((e = write_at(d, data, len, d->written)) != FERRY_OK)
+	if (d->wlen + len > d->wcap && (e = flush_whole(d)) != FERRY_OK)
 		return sink_fail(d, e);
+	if (d->wlen + len <= d->wcap) {
+		memcpy(d->wbuf + d->wlen, data, len);
+		d->wlen += len;
+	} else if ((e = write_at(d, data, len, d->written)) != FERRY_OK) {
+		return sink_fail(d, e);
+	}
 	if (EVP_DigestUpdate(d->md5, data, len) != 1 ||
 	    XXH3_128bits_update(d->xxh, data, len) != XXH_OK)
 		return sink_fail(
@@ -368,6 +389,7 @@ restart_whole(void *arg)
 	struct dl *d = arg;
 
 	d->written = 0;
+	d->wlen = 0;
 	if (ftruncate(d->fd, 0) != 0)
 		sink_fail(d, ferry_fail(FERRY_ESYS, "cannot truncate %s: %s",
 		                 d->key, strerror(errno)));
@@ -386,6 +408,11 @@ on_get(struct remote_req *q, void *arg)
 
 	e = get_result(d, q);
 	remote_req_free(q);
+	if (e == FERRY_OK)
+		e = flush_whole(d);
+	free(d->wbuf);
+	d->wbuf = NULL;
+	d->wcap = 0;
 	if (e != FERRY_OK)
 		return dl_fail(d, e);
 	XXH128_canonicalFromHash(
@@ -429,6 +456,11 @@ start_get(struct dl *d)
 
 	if ((e = open_temp(d)) != FERRY_OK)
 		return e;
+	d->wcap = d->size < DL_WBUF ? (size_t)d->size : DL_WBUF;
+	if (d->wcap > 0 && (d->wbuf = malloc(d->wcap)) == NULL) {
+		d->wcap = 0;
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
 	d->md5 = EVP_MD_CTX_new();
 	d->xxh = XXH3_createState();
 	if (d->md5 == NULL || d->xxh == NULL ||

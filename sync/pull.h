@@ -64,6 +64,10 @@ struct dl {
 	char tmpname[32];
 	const char *name; /* the last component of key */
 	uint64_t written;
+	/* single GET: bytes received, not yet written (curl gives 16 KiB
+	 * at a time; one pwrite serves up to DL_WBUF of them) */
+	char *wbuf;
+	size_t wlen, wcap;
 	EVP_MD_CTX *md5; /* single GET: digests of the bytes as written */
 	XXH3_state_t *xxh;
 	struct dl_meta meta;
