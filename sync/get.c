@@ -225,30 +225,48 @@ dl_object_mtime_ns(const struct dl *d)
 	return t * NS_PER_S;
 }
 
-/* Checks the bytes written against what the server says they are. */
+/* Whether s is an XXH3-128 as ferry stores it: 32 hex digits. */
+static int
+is_xxh128_hex(const char *s)
+{
+	return strlen(s) == 32 && strspn(s, "0123456789abcdefABCDEF") == 32;
+}
+
+/*
+ * Checks the bytes written against the XXH3-128 ferry stored with the
+ * object when it uploaded it: that covers the upload and the download,
+ * from the bytes of the file uploaded to the bytes written here, and
+ * needs no MD5.  Without one, against a single-part ETag (the MD5 of what
+ * the server received).  A multipart object from another tool has
+ * neither.
+ */
 static ferry_err
 verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
 {
 	const char *etag = got_etag(d);
 	char want[MANIFEST_ETAG_MAX], hex[33];
 
-	if (md5 != NULL && etag_is_md5(etag)) {
-		md5_etag(md5, want, sizeof(want));
-		if (strcasecmp(want, etag) != 0)
+	if (is_xxh128_hex(d->meta.hash)) {
+		hex_encode(xxh, 16, hex);
+		if (strcasecmp(hex, d->meta.hash) != 0)
 			return ferry_fail(FERRY_EPARSE,
-			    "the MD5 of the bytes received, %s, is not the "
-			    "ETag %s",
-			    want, etag);
+			    "the XXH3-128 of the bytes received, %s, is not "
+			    "the stored x-amz-meta-ferry-xxh128 %s",
+			    hex, d->meta.hash);
 		return FERRY_OK;
 	}
-	if (d->meta.hash[0] == '\0')
-		return FERRY_OK; /* multipart from another tool: no digest */
-	hex_encode(xxh, 16, hex);
-	if (strcasecmp(hex, d->meta.hash) != 0)
+	if (!etag_is_md5(etag))
+		return FERRY_OK;
+	if (md5 == NULL)
 		return ferry_fail(FERRY_EPARSE,
-		    "the XXH3-128 of the bytes received, %s, is not the "
-		    "stored x-amz-meta-ferry-xxh128 %s",
-		    hex, d->meta.hash);
+		    "no MD5 of the bytes received to check against the ETag "
+		    "%s",
+		    etag);
+	md5_etag(md5, want, sizeof(want));
+	if (strcasecmp(want, etag) != 0)
+		return ferry_fail(FERRY_EPARSE,
+		    "the MD5 of the bytes received, %s, is not the ETag %s",
+		    want, etag);
 	return FERRY_OK;
 }
 
@@ -346,6 +364,8 @@ sink_whole(const char *data, size_t len, void *arg)
 
 	if (d->sink_err != FERRY_OK)
 		return 1;
+	if (d->written == 0) /* the headers of this response are all in */
+		d->md5_on = !is_xxh128_hex(remote_req_resp(d->get)->meta_hash);
 	if (d->wlen + len > d->wcap && (e = flush_whole(d)) != FERRY_OK)
 		return sink_fail(d, e);
 	if (d->wlen + len <= d->wcap) {
@@ -354,7 +374,7 @@ sink_whole(const char *data, size_t len, void *arg)
 	} else if ((e = write_at(d, data, len, d->written)) != FERRY_OK) {
 		return sink_fail(d, e);
 	}
-	if (EVP_DigestUpdate(d->md5, data, len) != 1 ||
+	if ((d->md5_on && EVP_DigestUpdate(d->md5, data, len) != 1) ||
 	    XXH3_128bits_update(d->xxh, data, len) != XXH_OK)
 		return sink_fail(
 		    d, ferry_fail(FERRY_ESYS, "digest update failed"));
@@ -408,6 +428,7 @@ on_get(struct remote_req *q, void *arg)
 
 	e = get_result(d, q);
 	remote_req_free(q);
+	d->get = NULL;
 	if (e == FERRY_OK)
 		e = flush_whole(d);
 	free(d->wbuf);
@@ -417,9 +438,9 @@ on_get(struct remote_req *q, void *arg)
 		return dl_fail(d, e);
 	XXH128_canonicalFromHash(
 	    (XXH128_canonical_t *)xxh, XXH3_128bits_digest(d->xxh));
-	if (EVP_DigestFinal_ex(d->md5, md5, &n) != 1 || n != 16)
+	if (d->md5_on && (EVP_DigestFinal_ex(d->md5, md5, &n) != 1 || n != 16))
 		return dl_fail(d, ferry_fail(FERRY_ESYS, "MD5 final failed"));
-	if ((e = verify(d, xxh, md5)) != FERRY_OK ||
+	if ((e = verify(d, xxh, d->md5_on ? md5 : NULL)) != FERRY_OK ||
 	    (e = install(d, xxh)) != FERRY_OK)
 		return dl_fail(d, e);
 	downloaded(d);
@@ -441,7 +462,10 @@ send_get(struct dl *d)
 	}
 	remote_req_sink(q, sink_whole, d);
 	remote_req_sink_restart(q, restart_whole);
+	d->get = q;
+	d->md5_on = 1;
 	if ((e = remote_req_submit(q, on_get, d)) != FERRY_OK) {
+		d->get = NULL;
 		remote_req_free(q);
 		return e;
 	}
@@ -474,7 +498,7 @@ start_get(struct dl *d)
 static void
 complete_ranged(struct dl *d)
 {
-	int want_md5 = etag_is_md5(got_etag(d));
+	int want_md5 = !is_xxh128_hex(d->meta.hash) && etag_is_md5(got_etag(d));
 	uint8_t xxh[16], md5[16];
 	uint64_t n = 0;
 	ferry_err e;

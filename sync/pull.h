@@ -68,6 +68,8 @@ struct dl {
 	 * at a time; one pwrite serves up to DL_WBUF of them) */
 	char *wbuf;
 	size_t wlen, wcap;
+	struct remote_req *get; /* single GET: the one in flight */
+	int md5_on;             /* its response has no XXH3-128 of ferry's */
 	EVP_MD_CTX *md5; /* single GET: digests of the bytes as written */
 	XXH3_state_t *xxh;
 	struct dl_meta meta;

@@ -15,6 +15,10 @@ request that matches --only-methods and --match, a seeded RNG decides, at
   cut    forward, then send the reply's headers and only part of its body
          (part of the status line when it has no body), then close
   delay  sleep 0.2-1.5 s, then forward
+  flip   forward, then relay a 2xx reply whole but for one bit of its
+         body, flipped (a body framed by Content-Length; others pass
+         unchanged); not part of "all", it must be named
+
 
 With --bucket-region (or FAULTPROXY_BUCKET_REGION), the proxy also plays
 buckets that live in another region than the one ferry signs for, as AWS
@@ -39,7 +43,7 @@ listens, and written to --port-file if given.  The proxy exits on SIGTERM,
 SIGINT, or by itself after --lifetime seconds.
 
 usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
-           [--rate 0.10] [--kinds all|500,503,reset,cut,delay]
+           [--rate 0.10] [--kinds all|500,503,reset,cut,delay,flip]
            [--max-faults N] [--only-methods GET,PUT] [--match REGEX]
            [--always] [--log FILE] [--port-file FILE] [--lifetime SECONDS]
            [--bucket-region [BUCKET=]REGION]...
@@ -59,7 +63,8 @@ import threading
 import time
 import urllib.parse
 
-KINDS = ("500", "503", "reset", "cut", "delay")
+KINDS = ("500", "503", "reset", "cut", "delay", "flip")
+ALL_KINDS = ("500", "503", "reset", "cut", "delay")
 MAX_HEAD = 64 << 10
 BLOCK = 64 << 10
 IO_TIMEOUT = 120
@@ -226,7 +231,7 @@ class Faults:
         self.lock = threading.Lock()
         self.rate = args.rate
         self.always = args.always
-        self.kinds = list(KINDS) if args.kinds == "all" else \
+        self.kinds = list(ALL_KINDS) if args.kinds == "all" else \
             [k.strip() for k in args.kinds.split(",") if k.strip()]
         for k in self.kinds:
             if k not in KINDS:
@@ -432,7 +437,8 @@ class Handler(socketserver.BaseRequestHandler):
         if kind == "delay":
             time.sleep(params["delay"])
         return self.forward(req, method,
-                            params["fraction"] if kind == "cut" else None)
+                            params["fraction"] if kind == "cut" else None,
+                            params["fraction"] if kind == "flip" else None)
 
     def continue_if_expected(self, req):
         """Answers Expect: 100-continue here, since the body is read
@@ -454,9 +460,10 @@ class Handler(socketserver.BaseRequestHandler):
         except OSError:
             pass
 
-    def forward(self, req, method, cut):
+    def forward(self, req, method, cut, flip=None):
         """Sends the request upstream and relays the reply; with cut (a
-        fraction), relays only part of it and ends the connection."""
+        fraction), relays only part of it and ends the connection; with
+        flip (a fraction), flips one bit of a 2xx body at that point."""
         up = self.upstream()
         self.continue_if_expected(req)
         up.sock.sendall(req.raw)
@@ -471,7 +478,14 @@ class Handler(socketserver.BaseRequestHandler):
             self.relay_cut(resp, method, status, cut)
             return False
         self.request.sendall(resp.raw)
+        at = -1
+        if flip is not None and status // 100 == 2 and not resp.chunked() \
+                and (resp.length() or 0) > 0:
+            at = int(resp.length() * flip)
         for data in body_pieces(up, resp, True, method, status):
+            if 0 <= at < len(data):
+                data = data[:at] + bytes([data[at] ^ 0x10]) + data[at + 1:]
+            at -= len(data)
             self.request.sendall(data)
         if resp.close_after() or (resp.length() is None and
                                   not resp.chunked()):

@@ -221,6 +221,52 @@ m=$(mark)
 is "$?" 0 "the unchanged rerun exits 0"
 is "$(requests "$m" total)" 1 "... and sends only the listing"
 stop_proxy
+
+# (i) a pull checks every byte: one bit flipped on the way in fails the
+# file, whether it is checked by the XXH3-128 ferry stored at upload or,
+# for an object another tool wrote, by the MD5 of its ETag
+lap "(i)"
+TI=$WORK/tree-i
+mkdir "$TI"
+head -c 100000 /dev/urandom >"$TI/f1.bin"
+head -c 50000 /dev/urandom >"$TI/o1.bin"
+head -c 3000 /dev/urandom >"$TI/w1.bin"
+"$FERRY" sync "$TI" "s3://$B/i" -q 2>"$WORK/i0.err"
+is "$?" 0 "push of the files to pull exits 0"
+s3 put "$B" i/o1.bin "$TI/o1.bin" # another tool's: no stored XXH3-128
+s3 put "$B" i/w1.bin "$TI/w1.bin" \
+	"x-amz-meta-ferry-xxh128:0123456789abcdef0123456789abcdef"
+s3 head "$B" i/f1.bin >"$WORK/i-f1.head"
+s3 head "$B" i/o1.bin >"$WORK/i-o1.head"
+check "f1.bin, pushed by ferry, carries its XXH3-128" \
+	grep -q x-amz-meta-ferry-xxh128 "$WORK/i-f1.head"
+is "$(grep -c x-amz-meta-ferry-xxh128 "$WORK/i-o1.head")" 0 \
+	"o1.bin, written by another tool, does not"
+start_proxy i --always --kinds flip --only-methods GET \
+	--match '/i/(f1|o1)[.]bin$'
+"$FERRY" sync "s3://$B/i" "$WORK/pi" --endpoint-url "$PROXY" --json \
+	>"$WORK/i1.json" 2>"$WORK/i1.err"
+is "$?" 1 "a pull with bits flipped in two bodies exits 1"
+check "... both bodies were flipped ($(faults i) faults)" \
+	test "$(faults i)" -ge 2
+check "... the XXH3-128 check caught f1.bin" \
+	grep -q 'f1.bin.*XXH3-128 of the bytes received' "$WORK/i1.err"
+check "... the MD5 check caught o1.bin" \
+	grep -q 'o1.bin.*MD5 of the bytes received' "$WORK/i1.err"
+check "... neither file was written" \
+	test ! -e "$WORK/pi/f1.bin" -a ! -e "$WORK/pi/o1.bin"
+is "$(find "$WORK/pi" -name '.ferry-tmp-*' | wc -l)" 0 \
+	"... and no temporary file is left"
+check "... w1.bin, whose stored hash is wrong, is refused" \
+	grep -q 'w1.bin.*is not the stored x-amz-meta-ferry-xxh128' \
+	"$WORK/i1.err"
+check "... and not written" test ! -e "$WORK/pi/w1.bin"
+stop_proxy
+"$FERRY" sync "s3://$B/i" "$WORK/pi" --json >"$WORK/i2.json" \
+	2>"$WORK/i2.err"
+is "$?" 1 "the pull again without faults exits 1 (w1.bin still refused)"
+check "... f1.bin is byte-identical" cmp -s "$WORK/pi/f1.bin" "$TI/f1.bin"
+check "... o1.bin is byte-identical" cmp -s "$WORK/pi/o1.bin" "$TI/o1.bin"
 lap ""
 
 if [ "$_fails" -gt 0 ]; then
