@@ -25,6 +25,7 @@
 struct part {
 	struct dl *d;
 	uint64_t off, len, got;
+	struct dl_pending pend;
 };
 
 static uint64_t
@@ -68,7 +69,7 @@ dl_free(struct dl *d)
 	if (d == NULL)
 		return;
 	drop_temp(d);
-	free(d->wbuf);
+	free(d->pend.buf);
 	EVP_MD_CTX_free(d->md5);
 	XXH3_freeState(d->xxh);
 	free(d->key);
@@ -342,13 +343,55 @@ new_get(struct dl *d)
 	    d->fullkey, strlen(d->fullkey));
 }
 
-/* Writes out the bytes a single GET holds back, the last d->wlen received. */
+/* A buffer of up to DL_WBUF bytes for a body of size bytes at file offset at.
+ */
 static ferry_err
-flush_whole(struct dl *d)
+pending_init(struct dl_pending *w, uint64_t size, uint64_t at)
 {
-	ferry_err e = write_at(d, d->wbuf, d->wlen, d->written - d->wlen);
+	w->len = 0;
+	w->at = at;
+	w->cap = size < DL_WBUF ? (size_t)size : DL_WBUF;
+	if (w->cap > 0 && (w->buf = malloc(w->cap)) == NULL) {
+		w->cap = 0;
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	return FERRY_OK;
+}
 
-	d->wlen = 0;
+static void
+pending_free(struct dl_pending *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+	w->len = w->cap = 0;
+}
+
+/* Writes out what w holds. */
+static ferry_err
+pending_flush(struct dl *d, struct dl_pending *w)
+{
+	ferry_err e = write_at(d, w->buf, w->len, w->at);
+
+	w->at += w->len;
+	w->len = 0;
+	return e;
+}
+
+/* The next len bytes: kept in w while they fit, else written. */
+static ferry_err
+pending_add(struct dl *d, struct dl_pending *w, const char *data, size_t len)
+{
+	ferry_err e;
+
+	if (w->len + len > w->cap && (e = pending_flush(d, w)) != FERRY_OK)
+		return e;
+	if (w->len + len <= w->cap) {
+		memcpy(w->buf + w->len, data, len);
+		w->len += len;
+		return FERRY_OK;
+	}
+	e = write_at(d, data, len, w->at);
+	w->at += len;
 	return e;
 }
 
@@ -366,14 +409,8 @@ sink_whole(const char *data, size_t len, void *arg)
 		return 1;
 	if (d->written == 0) /* the headers of this response are all in */
 		d->md5_on = !is_xxh128_hex(remote_req_resp(d->get)->meta_hash);
-	if (d->wlen + len > d->wcap && (e = flush_whole(d)) != FERRY_OK)
+	if ((e = pending_add(d, &d->pend, data, len)) != FERRY_OK)
 		return sink_fail(d, e);
-	if (d->wlen + len <= d->wcap) {
-		memcpy(d->wbuf + d->wlen, data, len);
-		d->wlen += len;
-	} else if ((e = write_at(d, data, len, d->written)) != FERRY_OK) {
-		return sink_fail(d, e);
-	}
 	if ((d->md5_on && EVP_DigestUpdate(d->md5, data, len) != 1) ||
 	    XXH3_128bits_update(d->xxh, data, len) != XXH_OK)
 		return sink_fail(
@@ -409,7 +446,8 @@ restart_whole(void *arg)
 	struct dl *d = arg;
 
 	d->written = 0;
-	d->wlen = 0;
+	d->pend.len = 0;
+	d->pend.at = 0;
 	if (ftruncate(d->fd, 0) != 0)
 		sink_fail(d, ferry_fail(FERRY_ESYS, "cannot truncate %s: %s",
 		                 d->key, strerror(errno)));
@@ -430,10 +468,8 @@ on_get(struct remote_req *q, void *arg)
 	remote_req_free(q);
 	d->get = NULL;
 	if (e == FERRY_OK)
-		e = flush_whole(d);
-	free(d->wbuf);
-	d->wbuf = NULL;
-	d->wcap = 0;
+		e = pending_flush(d, &d->pend);
+	pending_free(&d->pend);
 	if (e != FERRY_OK)
 		return dl_fail(d, e);
 	XXH128_canonicalFromHash(
@@ -480,11 +516,8 @@ start_get(struct dl *d)
 
 	if ((e = open_temp(d)) != FERRY_OK)
 		return e;
-	d->wcap = d->size < DL_WBUF ? (size_t)d->size : DL_WBUF;
-	if (d->wcap > 0 && (d->wbuf = malloc(d->wcap)) == NULL) {
-		d->wcap = 0;
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	}
+	if ((e = pending_init(&d->pend, d->size, 0)) != FERRY_OK)
+		return e;
 	d->md5 = EVP_MD_CTX_new();
 	d->xxh = XXH3_createState();
 	if (d->md5 == NULL || d->xxh == NULL ||
@@ -528,6 +561,8 @@ restart_part(void *arg)
 	struct part *pt = arg;
 
 	pt->got = 0;
+	pt->pend.len = 0;
+	pt->pend.at = pt->off;
 }
 
 /* A range's bytes, written where they belong in the file. */
@@ -544,7 +579,7 @@ sink_part(const char *data, size_t len, void *arg)
 		return sink_fail(d, ferry_fail(FERRY_EHTTP,
 		                        "the server sent more than the range "
 		                        "asked for"));
-	if ((e = write_at(d, data, len, pt->off + pt->got)) != FERRY_OK)
+	if ((e = pending_add(d, &pt->pend, data, len)) != FERRY_OK)
 		return sink_fail(d, e);
 	pt->got += len;
 	return 0;
@@ -575,6 +610,8 @@ part_result(struct part *pt, struct remote_req *q)
 		return ferry_fail(FERRY_ENET,
 		    "%s: %" PRIu64 " bytes of a %" PRIu64 "-byte range",
 		    d->fullkey, pt->got, pt->len);
+	if ((e = pending_flush(d, &pt->pend)) != FERRY_OK)
+		return e;
 	dl_take_meta(d, s);
 	return FERRY_OK;
 }
@@ -588,6 +625,7 @@ on_part(struct remote_req *q, void *arg)
 
 	e = part_result(pt, q);
 	remote_req_free(q);
+	pending_free(&pt->pend);
 	free(pt);
 	d->parts_inflight--;
 	if (e != FERRY_OK)
@@ -640,7 +678,9 @@ start_part(struct dl *d)
 	pt->off = (uint64_t)d->next_part * d->part_size;
 	pt->len =
 	    d->size - pt->off < d->part_size ? d->size - pt->off : d->part_size;
-	if ((e = send_part(pt)) != FERRY_OK) {
+	if ((e = pending_init(&pt->pend, pt->len, pt->off)) != FERRY_OK ||
+	    (e = send_part(pt)) != FERRY_OK) {
+		pending_free(&pt->pend);
 		free(pt);
 		return e;
 	}

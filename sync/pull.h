@@ -44,6 +44,16 @@ struct dl_meta {
 };
 
 /* One object on its way down: a single GET, ranged GETs, or a check. */
+/*
+ * Bytes received and not yet written, to go at file offset at: curl hands
+ * a body over 16 KiB at a time, and one pwrite serves up to cap of them.
+ */
+struct dl_pending {
+	char *buf;
+	size_t len, cap;
+	uint64_t at;
+};
+
 struct dl {
 	struct pull *p;
 	struct dl *next;
@@ -64,10 +74,7 @@ struct dl {
 	char tmpname[32];
 	const char *name; /* the last component of key */
 	uint64_t written;
-	/* single GET: bytes received, not yet written (curl gives 16 KiB
-	 * at a time; one pwrite serves up to DL_WBUF of them) */
-	char *wbuf;
-	size_t wlen, wcap;
+	struct dl_pending pend; /* single GET */
 	struct remote_req *get; /* single GET: the one in flight */
 	int md5_on;             /* its response has no XXH3-128 of ferry's */
 	EVP_MD_CTX *md5; /* single GET: digests of the bytes as written */
