@@ -581,26 +581,37 @@ crypto_fail(const char *what)
 	return ferry_fail(FERRY_ENOMEM, "%s failed: %s", what, msg);
 }
 
-ferry_err
-sigv4_algs_init(struct sigv4_algs *a)
+/* An HMAC-SHA256 context without a key, to key or to copy; NULL on failure. */
+static EVP_MAC_CTX *
+hmac_new(void)
 {
 	OSSL_PARAM params[2];
-	EVP_MAC *mac = NULL;
-	ferry_err e = FERRY_OK;
+	EVP_MAC *mac;
+	EVP_MAC_CTX *ctx = NULL;
 
-	memset(a, 0, sizeof(*a));
 	params[0] = OSSL_PARAM_construct_utf8_string(
 	    OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
 	params[1] = OSSL_PARAM_construct_end();
-	if ((a->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL ||
-	    (mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL ||
-	    (a->hmac = EVP_MAC_CTX_new(mac)) == NULL ||
-	    EVP_MAC_CTX_set_params(a->hmac, params) != 1) {
-		e = crypto_fail("SHA-256 and HMAC setup");
-		sigv4_algs_clear(a);
+	if ((mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) != NULL &&
+	    (ctx = EVP_MAC_CTX_new(mac)) != NULL &&
+	    EVP_MAC_CTX_set_params(ctx, params) != 1) {
+		EVP_MAC_CTX_free(ctx);
+		ctx = NULL;
 	}
 	EVP_MAC_free(mac); /* the context holds its own reference */
-	return e;
+	return ctx;
+}
+
+ferry_err
+sigv4_algs_init(struct sigv4_algs *a)
+{
+	memset(a, 0, sizeof(*a));
+	if ((a->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL ||
+	    (a->hmac = hmac_new()) == NULL) {
+		sigv4_algs_clear(a);
+		return crypto_fail("SHA-256 and HMAC setup");
+	}
+	return FERRY_OK;
 }
 
 void
@@ -644,26 +655,12 @@ sigv4_sha256_hex(const void *data, size_t n, char out[65])
 static EVP_MAC_CTX *
 hmac_start(const struct sigv4_algs *a, const void *key, size_t klen)
 {
-	EVP_MAC *mac = NULL;
-	EVP_MAC_CTX *ctx = NULL;
-	OSSL_PARAM params[2];
+	EVP_MAC_CTX *ctx = a != NULL ? EVP_MAC_CTX_dup(a->hmac) : hmac_new();
 
-	if (a != NULL && (ctx = EVP_MAC_CTX_dup(a->hmac)) != NULL) {
-		if (EVP_MAC_init(ctx, key, klen, NULL) == 1)
-			return ctx;
-		EVP_MAC_CTX_free(ctx);
-		return NULL;
-	}
-	params[0] = OSSL_PARAM_construct_utf8_string(
-	    OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
-	params[1] = OSSL_PARAM_construct_end();
-	if ((mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) != NULL &&
-	    (ctx = EVP_MAC_CTX_new(mac)) != NULL &&
-	    EVP_MAC_init(ctx, key, klen, params) != 1) {
+	if (ctx != NULL && EVP_MAC_init(ctx, key, klen, NULL) != 1) {
 		EVP_MAC_CTX_free(ctx);
 		ctx = NULL;
 	}
-	EVP_MAC_free(mac);
 	return ctx;
 }
 

@@ -343,8 +343,7 @@ new_get(struct dl *d)
 	    d->fullkey, strlen(d->fullkey));
 }
 
-/* A buffer of up to DL_WBUF bytes for a body of size bytes at file offset at.
- */
+/* Room for up to DL_WBUF of a body of size bytes, written from offset at. */
 static ferry_err
 pending_init(struct dl_pending *w, uint64_t size, uint64_t at)
 {

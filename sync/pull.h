@@ -43,7 +43,6 @@ struct dl_meta {
 	int has_content_length;
 };
 
-/* One object on its way down: a single GET, ranged GETs, or a check. */
 /*
  * Bytes received and not yet written, to go at file offset at: curl hands
  * a body over 16 KiB at a time, and one pwrite serves up to cap of them.
@@ -54,6 +53,7 @@ struct dl_pending {
 	uint64_t at;
 };
 
+/* One object on its way down: a single GET, ranged GETs, or a check. */
 struct dl {
 	struct pull *p;
 	struct dl *next;
