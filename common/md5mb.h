@@ -1,0 +1,35 @@
+/*
+ * md5mb.h: the MD5 of several buffers at once.  MD5 is one long chain of
+ * dependent steps, so a single buffer cannot go faster than the chain; but
+ * the chains of eight buffers side by side fill the lanes of one AVX2
+ * register, for several times the bytes per second of hashing them one
+ * after the other.  Used for the Content-MD5 of multipart parts.
+ */
+#ifndef FERRY_MD5MB_H
+#define FERRY_MD5MB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MD5MB_LANES 8
+
+/*
+ * Writes the MD5 of data[i] (len[i] bytes) to out[i], for i below n (at
+ * most MD5MB_LANES).  Buffers of one length go fastest: the lanes run
+ * together for as many blocks as the shortest buffer has.
+ */
+void md5mb(unsigned n, const uint8_t *const data[], const size_t len[],
+    uint8_t out[][16]);
+
+/* The ways md5mb() can run, for tests and benchmarks. */
+enum md5mb_impl {
+	MD5MB_AUTO,   /* the fastest this CPU has (the default) */
+	MD5MB_SCALAR, /* one buffer after another */
+	MD5MB_AVX2,
+	MD5MB_AVX512, /* AVX2 lanes with AVX-512VL rotates and ternary logic */
+};
+
+/* Chooses how md5mb() runs; 0 if this CPU cannot run it that way. */
+int md5mb_use(enum md5mb_impl impl);
+
+#endif

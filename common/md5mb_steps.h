@@ -1,0 +1,70 @@
+/*
+ * md5mb_steps.h: the 64 steps of MD5 (RFC 1321, section 3.4), included in
+ * the body of each block function of md5mb.c.  STEP(f, a, b, c, d, g, s, i)
+ * is a = b + ((a + f(b, c, d) + w[g] + K[i]) <<< s); each includer defines
+ * STEP and the four functions for its own kind of word.
+ */
+STEP(FF, a, b, c, d, 0, 7, 0);
+STEP(FF, d, a, b, c, 1, 12, 1);
+STEP(FF, c, d, a, b, 2, 17, 2);
+STEP(FF, b, c, d, a, 3, 22, 3);
+STEP(FF, a, b, c, d, 4, 7, 4);
+STEP(FF, d, a, b, c, 5, 12, 5);
+STEP(FF, c, d, a, b, 6, 17, 6);
+STEP(FF, b, c, d, a, 7, 22, 7);
+STEP(FF, a, b, c, d, 8, 7, 8);
+STEP(FF, d, a, b, c, 9, 12, 9);
+STEP(FF, c, d, a, b, 10, 17, 10);
+STEP(FF, b, c, d, a, 11, 22, 11);
+STEP(FF, a, b, c, d, 12, 7, 12);
+STEP(FF, d, a, b, c, 13, 12, 13);
+STEP(FF, c, d, a, b, 14, 17, 14);
+STEP(FF, b, c, d, a, 15, 22, 15);
+STEP(GG, a, b, c, d, 1, 5, 16);
+STEP(GG, d, a, b, c, 6, 9, 17);
+STEP(GG, c, d, a, b, 11, 14, 18);
+STEP(GG, b, c, d, a, 0, 20, 19);
+STEP(GG, a, b, c, d, 5, 5, 20);
+STEP(GG, d, a, b, c, 10, 9, 21);
+STEP(GG, c, d, a, b, 15, 14, 22);
+STEP(GG, b, c, d, a, 4, 20, 23);
+STEP(GG, a, b, c, d, 9, 5, 24);
+STEP(GG, d, a, b, c, 14, 9, 25);
+STEP(GG, c, d, a, b, 3, 14, 26);
+STEP(GG, b, c, d, a, 8, 20, 27);
+STEP(GG, a, b, c, d, 13, 5, 28);
+STEP(GG, d, a, b, c, 2, 9, 29);
+STEP(GG, c, d, a, b, 7, 14, 30);
+STEP(GG, b, c, d, a, 12, 20, 31);
+STEP(HH, a, b, c, d, 5, 4, 32);
+STEP(HH, d, a, b, c, 8, 11, 33);
+STEP(HH, c, d, a, b, 11, 16, 34);
+STEP(HH, b, c, d, a, 14, 23, 35);
+STEP(HH, a, b, c, d, 1, 4, 36);
+STEP(HH, d, a, b, c, 4, 11, 37);
+STEP(HH, c, d, a, b, 7, 16, 38);
+STEP(HH, b, c, d, a, 10, 23, 39);
+STEP(HH, a, b, c, d, 13, 4, 40);
+STEP(HH, d, a, b, c, 0, 11, 41);
+STEP(HH, c, d, a, b, 3, 16, 42);
+STEP(HH, b, c, d, a, 6, 23, 43);
+STEP(HH, a, b, c, d, 9, 4, 44);
+STEP(HH, d, a, b, c, 12, 11, 45);
+STEP(HH, c, d, a, b, 15, 16, 46);
+STEP(HH, b, c, d, a, 2, 23, 47);
+STEP(II, a, b, c, d, 0, 6, 48);
+STEP(II, d, a, b, c, 7, 10, 49);
+STEP(II, c, d, a, b, 14, 15, 50);
+STEP(II, b, c, d, a, 5, 21, 51);
+STEP(II, a, b, c, d, 12, 6, 52);
+STEP(II, d, a, b, c, 3, 10, 53);
+STEP(II, c, d, a, b, 10, 15, 54);
+STEP(II, b, c, d, a, 1, 21, 55);
+STEP(II, a, b, c, d, 8, 6, 56);
+STEP(II, d, a, b, c, 15, 10, 57);
+STEP(II, c, d, a, b, 6, 15, 58);
+STEP(II, b, c, d, a, 13, 21, 59);
+STEP(II, a, b, c, d, 4, 6, 60);
+STEP(II, d, a, b, c, 11, 10, 61);
+STEP(II, c, d, a, b, 2, 15, 62);
+STEP(II, b, c, d, a, 9, 21, 63);
