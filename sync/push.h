@@ -163,7 +163,16 @@ ferry_err start_put(struct xfer *x) FERRY_WUR;
 ferry_err start_create(struct xfer *x) FERRY_WUR;
 /* Sends CreateMultipartUpload for x, whose parts are counted already. */
 ferry_err send_create(struct xfer *x) FERRY_WUR;
-ferry_err start_part(struct xfer *x) FERRY_WUR;
+/*
+ * Starts n parts of x (at most MD5MB_LANES), read and hashed together; a
+ * part copy or a streamed part is one at a time, whatever n.
+ */
+ferry_err start_part(struct xfer *x, unsigned n) FERRY_WUR;
+/*
+ * How many parts of x to start now: a whole batch, or none while *wait,
+ * when requests in flight will soon make room for one.
+ */
+unsigned parts_to_start(const struct push *p, const struct xfer *x, int *wait);
 void start_abort(struct xfer *x);
 void start_check(struct xfer *x);
 /* A copy or streamed transfer of the source object src (mirror). */

@@ -414,11 +414,13 @@ start_single(struct push *p, struct xfer *x)
 	return start_put(x);
 }
 
-static void
+/* Returns 1 when x waits for room for a batch of parts, kept for it. */
+static int
 advance_one(struct push *p, struct xfer *x)
 {
 	ferry_err e = FERRY_OK;
-	uint64_t need;
+	unsigned n = 1;
+	int wait = 0;
 
 	if (x->state == XF_PUT_READY && x->multipart) {
 		if (x->source != XS_FILE && !x->have_src_head)
@@ -428,14 +430,21 @@ advance_one(struct push *p, struct xfer *x)
 	} else if (x->state == XF_PUT_READY) {
 		e = start_single(p, x);
 	}
-	/* a server-side copy holds no buffer */
-	need = x->source == XS_COPY ? 0 : x->part_size;
 	while (e == FERRY_OK && x->state == XF_MP_PARTS && !x->failed &&
-	       x->next_part < x->nparts && push_has_room(p) &&
-	       memory_allows(p, need))
-		e = start_part(x);
+	       x->next_part < x->nparts && push_has_room(p)) {
+		if (x->source == XS_FILE)
+			n = parts_to_start(p, x, &wait);
+		/* a server-side copy holds no buffer */
+		else if (x->source == XS_STREAM &&
+		         !memory_allows(p, x->part_size))
+			n = 0;
+		if (n == 0)
+			break;
+		e = start_part(x, n);
+	}
 	if (e != FERRY_OK)
 		xfer_fail(x, e);
+	return wait;
 }
 
 void
@@ -446,7 +455,8 @@ xfer_advance(struct push *p)
 	if (p->wq)
 		workq_collect(p->wq);
 	for (x = p->active; x && push_has_room(p); x = x->next)
-		advance_one(p, x);
+		if (advance_one(p, x))
+			break;
 }
 
 void

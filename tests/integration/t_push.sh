@@ -118,6 +118,35 @@ m=$(mark)
 "$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/6c.json"
 is "$(requests "$m" put)" 1 "a same-size change is found without a manifest"
 
+# 7. parts read and hashed in batches, however few the window and memory
+# allow: 43 MiB in parts of 5 MiB is 8 whole parts and one of 3 MiB.
+mkdir -p "$WORK/mp"
+head -c $((43 << 20)) /dev/urandom >"$WORK/mp/odd.bin"
+want=$(python3 -c '
+import hashlib, sys
+d = open(sys.argv[1], "rb").read()
+ps = 5 << 20
+parts = [hashlib.md5(d[i:i + ps]).digest() for i in range(0, len(d), ps)]
+print("\"%s-%d\"" % (hashlib.md5(b"".join(parts)).hexdigest(), len(parts)))
+' "$WORK/mp/odd.bin")
+n=0
+for opts in "--memory 16M" "--jobs 1" "--jobs 4" ""; do
+	n=$((n + 1))
+	m=$(mark)
+	# shellcheck disable=SC2086 # opts is several words
+	timeout 300 "$FERRY" sync "$WORK/mp" "s3://$B/mp$n" --part-size 5M \
+		$opts -q
+	is "$?" 0 "multipart with ${opts:-the defaults} exits 0"
+	is "$(requests "$m" put)" 9 "... in 9 parts"
+	etag=$(s3 head "$B" "mp$n/odd.bin" | python3 -c \
+		'import json, sys; print(json.load(sys.stdin)["etag"])')
+	is "$etag" "$want" "... and the ETag is the MD5 of its parts' MD5s"
+done
+s3 get "$B" mp1/odd.bin "$WORK/mp.got"
+check "an independent client downloads it byte-identical" \
+	cmp -s "$WORK/mp.got" "$WORK/mp/odd.bin"
+rm -rf "$WORK/mp" "$WORK/mp.got"
+
 # ls lists what the independent client lists
 n=$("$FERRY" ls "s3://$B/p" | wc -l)
 is "$n" "$(find "$T" -type f | wc -l)" "ferry ls prints one line per object"
