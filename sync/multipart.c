@@ -384,9 +384,7 @@ batch_read(struct workq_job *j)
 	ferry_err e;
 
 	memcpy(pt, b->pt, n * sizeof(pt[0]));
-	/* the batch stood for n reads of the window; done frees it */
-	p->reads -= n - 1;
-	e = xfer_read_done(p, &b->r);
+	e = xfer_read_done(p, &b->r); /* frees b */
 	/* a failed read fails x once; the other parts then just finish */
 	for (i = 0; i < n; i++)
 		part_read(pt[i], i > 0 && x->failed ? FERRY_OK : e);
@@ -399,40 +397,6 @@ part_len(const struct xfer *x, uint32_t number)
 
 	return x->local.size - off < x->part_size ? x->local.size - off
 	                                          : x->part_size;
-}
-
-unsigned
-parts_to_start(const struct push *p, const struct xfer *x, int *wait)
-{
-	uint64_t mem = p->o->memory / x->part_size, free_mem = 0;
-	unsigned want = MD5MB_LANES, room = 0, k;
-	unsigned busy = remote_inflight(p->r) + p->reads;
-	unsigned window = remote_window(p->r);
-
-	*wait = 0;
-	if (x->nparts - x->next_part < want)
-		want = x->nparts - x->next_part;
-	if (window < want)
-		want = window;
-	if (mem < want)
-		want = mem > 0 ? (unsigned)mem : 1;
-	if (busy < window)
-		room = window - busy;
-	if (p->mem_used == 0)
-		free_mem = want;
-	else if (p->mem_used < p->o->memory)
-		free_mem = (p->o->memory - p->mem_used) / x->part_size;
-	k = want;
-	if (room < k)
-		k = room;
-	if (free_mem < k)
-		k = (unsigned)free_mem;
-	/* with requests in flight, room for a whole batch comes soon */
-	if (k < want && busy > 0) {
-		*wait = 1;
-		return 0;
-	}
-	return k;
 }
 
 ferry_err
@@ -471,10 +435,9 @@ start_part(struct xfer *x, unsigned n)
 		free(b);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	x->p->reads += b->n - 1;
 	b->r.job.run = read_batch;
 	b->r.job.done = batch_read;
-	xfer_read_submit(x->p, &b->r.job, total);
+	xfer_read_submit(x->p, &b->r, total, b->n);
 	return FERRY_OK;
 }
 

@@ -168,11 +168,6 @@ ferry_err send_create(struct xfer *x) FERRY_WUR;
  * part copy or a streamed part is one at a time, whatever n.
  */
 ferry_err start_part(struct xfer *x, unsigned n) FERRY_WUR;
-/*
- * How many parts of x to start now: a whole batch, or none while *wait,
- * when requests in flight will soon make room for one.
- */
-unsigned parts_to_start(const struct push *p, const struct xfer *x, int *wait);
 void start_abort(struct xfer *x);
 void start_check(struct xfer *x);
 /* A copy or streamed transfer of the source object src (mirror). */
@@ -216,6 +211,7 @@ void xfer_sweep(struct push *p);
 struct xfer_read {
 	struct workq_job job;
 	void *arg;
+	unsigned nreads; /* the requests of the window it stands for */
 	ferry_err e;
 	char msg[256];
 };
@@ -225,11 +221,12 @@ void xfer_read_failed(struct xfer_read *r, ferry_err e);
 ferry_err xfer_pread_full(
     int fd, uint8_t *buf, size_t len, uint64_t off) FERRY_WUR;
 /*
- * Runs j->run now, or on a worker when len bytes are worth the trip; its
- * done follows at once or from xfer_advance().  Counted in p->reads until
- * done.
+ * Runs r's job now, or on a worker when len bytes are worth the trip; its
+ * done follows at once or from xfer_advance().  Counted as nreads in
+ * p->reads until done: one for each request that will send what it reads.
  */
-void xfer_read_submit(struct push *p, struct workq_job *j, size_t len);
+void xfer_read_submit(
+    struct push *p, struct xfer_read *r, size_t len, unsigned nreads);
 /*
  * Called first by the done of r, a job of xfer_read_submit(): frees r and
  * returns how the read went (with ferry_errmsg() set on this thread).

@@ -140,6 +140,6 @@ start_put(struct xfer *x)
 	r->arg = x;
 	r->job.run = read_whole;
 	r->job.done = put_read;
-	xfer_read_submit(x->p, &r->job, x->buflen);
+	xfer_read_submit(x->p, r, x->buflen, 1);
 	return FERRY_OK;
 }

@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
+#include "common/md5mb.h"
 #include "sync/push.h"
 
 void
@@ -323,21 +324,33 @@ memory_allows(const struct push *p, uint64_t len)
 	return p->mem_used == 0 || p->mem_used + len <= p->o->memory;
 }
 
+/* Requests that may start now: the window less those in flight or read. */
+static unsigned
+push_room(const struct push *p)
+{
+	unsigned busy = remote_inflight(p->r) + p->reads;
+
+	return busy < remote_window(p->r) ? remote_window(p->r) - busy : 0;
+}
+
 int
 push_has_room(const struct push *p)
 {
-	return remote_inflight(p->r) + p->reads < remote_window(p->r);
+	return push_room(p) > 0;
 }
 
 /* Below this, a read is cheaper done at once than handed to a worker. */
 #define READ_ON_WORKER_MIN (1u << 20)
 
 void
-xfer_read_submit(struct push *p, struct workq_job *j, size_t len)
+xfer_read_submit(
+    struct push *p, struct xfer_read *r, size_t len, unsigned nreads)
 {
+	struct workq_job *j = &r->job;
 	long n;
 
-	p->reads++;
+	r->nreads = nreads;
+	p->reads += nreads;
 	if (len >= READ_ON_WORKER_MIN && p->wq == NULL) {
 		n = sysconf(_SC_NPROCESSORS_ONLN);
 		if (workq_new(n < 1   ? 1
@@ -358,7 +371,7 @@ xfer_read_done(struct push *p, struct xfer_read *r)
 {
 	ferry_err e = r->e;
 
-	p->reads--;
+	p->reads -= r->nreads;
 	if (e != FERRY_OK)
 		e = ferry_fail(e, "%s", r->msg);
 	free(r);
@@ -412,6 +425,31 @@ start_single(struct push *p, struct xfer *x)
 	if (!memory_allows(p, x->local.size))
 		return FERRY_OK;
 	return start_put(x);
+}
+
+/*
+ * How many parts of x to start now, read and hashed as one batch: as many
+ * as MD5MB_LANES, the parts left, the window and --memory allow.  While
+ * requests are in flight, room for a whole batch comes soon: none, and
+ * *wait, until it has.
+ */
+static unsigned
+parts_to_start(const struct push *p, const struct xfer *x, int *wait)
+{
+	uint64_t fit = p->o->memory / x->part_size;
+	unsigned want = MD5MB_LANES, k;
+
+	if (x->nparts - x->next_part < want)
+		want = x->nparts - x->next_part;
+	if (remote_window(p->r) < want)
+		want = remote_window(p->r);
+	if (fit < want)
+		want = fit > 0 ? (unsigned)fit : 1;
+	k = want < push_room(p) ? want : push_room(p);
+	while (k > 0 && !memory_allows(p, (uint64_t)k * x->part_size))
+		k--;
+	*wait = k < want && remote_inflight(p->r) + p->reads > 0;
+	return *wait ? 0 : k;
 }
 
 /* Returns 1 when x waits for room for a batch of parts, kept for it. */
