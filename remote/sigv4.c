@@ -8,16 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/core_names.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
-
 #include "remote/sigv4.h"
 
 #define SIGV4_ALGO "AWS4-HMAC-SHA256"
 #define SORT_SMALL 32
-#define SECRET_SMALL 128
 
 static const char hexdig[] = "0123456789ABCDEF";
 
@@ -32,12 +26,6 @@ struct out {
 	size_t n;
 	ferry_err err;
 	char b[256];
-};
-
-/* A piece of a message fed to HMAC. */
-struct part {
-	const void *p;
-	size_t n;
 };
 
 /* Pointers to pairs in sorted order; small requests sort on the stack. */
@@ -460,8 +448,8 @@ check_pairs(const struct sigv4_pair *p, size_t n, int headers)
 }
 
 /* Non-zero when s starts with the 8 digits of a YYYYMMDD date. */
-static int
-has_date(const char *s)
+int
+sigv4_has_date(const char *s)
 {
 	size_t i;
 
@@ -479,7 +467,7 @@ check_request(const struct sigv4_request *r)
 	if (r == NULL || r->method == NULL || r->payload_hash == NULL ||
 	    r->amz_date == NULL || r->region == NULL || r->service == NULL)
 		return ferry_fail(FERRY_EUSAGE, "sigv4: incomplete request");
-	if (!has_date(r->amz_date))
+	if (!sigv4_has_date(r->amz_date))
 		return ferry_fail(
 		    FERRY_EUSAGE, "sigv4: bad x-amz-date \"%s\"", r->amz_date);
 	if ((e = check_pairs(r->query, r->nquery, 0)) != FERRY_OK)
@@ -570,184 +558,12 @@ sigv4_canonical_request(const struct sigv4_request *r, struct buf *out)
 	return out_end(&o);
 }
 
-/* The detail of an OpenSSL failure, which is nearly always memory. */
-static ferry_err
-crypto_fail(const char *what)
-{
-	char msg[256];
-
-	ERR_error_string_n(ERR_get_error(), msg, sizeof(msg));
-	ERR_clear_error();
-	return ferry_fail(FERRY_ENOMEM, "%s failed: %s", what, msg);
-}
-
-/* An HMAC-SHA256 context without a key, to key or to copy; NULL on failure. */
-static EVP_MAC_CTX *
-hmac_new(void)
-{
-	OSSL_PARAM params[2];
-	EVP_MAC *mac;
-	EVP_MAC_CTX *ctx = NULL;
-
-	params[0] = OSSL_PARAM_construct_utf8_string(
-	    OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
-	params[1] = OSSL_PARAM_construct_end();
-	if ((mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) != NULL &&
-	    (ctx = EVP_MAC_CTX_new(mac)) != NULL &&
-	    EVP_MAC_CTX_set_params(ctx, params) != 1) {
-		EVP_MAC_CTX_free(ctx);
-		ctx = NULL;
-	}
-	EVP_MAC_free(mac); /* the context holds its own reference */
-	return ctx;
-}
-
-ferry_err
-sigv4_algs_init(struct sigv4_algs *a)
-{
-	memset(a, 0, sizeof(*a));
-	if ((a->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL ||
-	    (a->hmac = hmac_new()) == NULL) {
-		sigv4_algs_clear(a);
-		return crypto_fail("SHA-256 and HMAC setup");
-	}
-	return FERRY_OK;
-}
-
-void
-sigv4_algs_clear(struct sigv4_algs *a)
-{
-	if (a == NULL)
-		return;
-	EVP_MAC_CTX_free(a->hmac);
-	EVP_MD_free(a->sha256);
-	a->hmac = NULL;
-	a->sha256 = NULL;
-}
-
-static ferry_err
-sha256(const struct sigv4_algs *a, const void *data, size_t n, uint8_t md[32])
-{
-	const EVP_MD *alg = a ? a->sha256 : EVP_sha256();
-
-	if (EVP_Digest(n > 0 ? data : "", n, md, NULL, alg, NULL) != 1)
-		return crypto_fail("SHA-256");
-	return FERRY_OK;
-}
-
-/* Writes the hex digest, or "" if OpenSSL fails (out of memory). */
-void
-sigv4_sha256_hex(const void *data, size_t n, char out[65])
-{
-	uint8_t md[32];
-
-	if (sha256(NULL, data, n, md) != FERRY_OK) {
-		out[0] = '\0';
-		return;
-	}
-	hex_encode(md, sizeof(md), out);
-}
-
-/*
- * A keyed HMAC-SHA256 context: a copy of the one in a when there is one
- * (no fetch by name), else a new one.  NULL on failure.
- */
-static EVP_MAC_CTX *
-hmac_start(const struct sigv4_algs *a, const void *key, size_t klen)
-{
-	EVP_MAC_CTX *ctx = a != NULL ? EVP_MAC_CTX_dup(a->hmac) : hmac_new();
-
-	if (ctx != NULL && EVP_MAC_init(ctx, key, klen, NULL) != 1) {
-		EVP_MAC_CTX_free(ctx);
-		ctx = NULL;
-	}
-	return ctx;
-}
-
-/* HMAC-SHA256 with key over the concatenation of parts into md. */
-static ferry_err
-hmac_sha256(const struct sigv4_algs *a, const void *key, size_t klen,
-    const struct part *parts, size_t nparts, uint8_t md[32])
-{
-	EVP_MAC_CTX *ctx;
-	size_t i, len = 0;
-	ferry_err e = FERRY_OK;
-
-	if ((ctx = hmac_start(a, key, klen)) == NULL)
-		return crypto_fail("HMAC-SHA256 setup");
-	for (i = 0; i < nparts; i++)
-		if (EVP_MAC_update(ctx, parts[i].p, parts[i].n) != 1) {
-			e = crypto_fail("HMAC-SHA256");
-			goto out;
-		}
-	if (EVP_MAC_final(ctx, md, &len, 32) != 1 || len != 32)
-		e = crypto_fail("HMAC-SHA256");
-out:
-	EVP_MAC_CTX_free(ctx);
-	return e;
-}
-
-/* Runs the four HMAC links from the first key k0 into key. */
-static ferry_err
-signing_chain(const uint8_t *k0, size_t k0len, const char *date,
-    const char *region, const char *service, uint8_t key[32])
-{
-	const char *msg[4] = {date, region, service, "aws4_request"};
-	uint8_t k[32];
-	struct part p;
-	ferry_err e = FERRY_OK;
-	int i;
-
-	for (i = 0; i < 4 && e == FERRY_OK; i++) {
-		p.p = msg[i];
-		p.n = strlen(msg[i]);
-		e = hmac_sha256(NULL, i == 0 ? k0 : k,
-		    i == 0 ? k0len : sizeof(k), &p, 1, k);
-	}
-	if (e == FERRY_OK)
-		memcpy(key, k, sizeof(k));
-	explicit_bzero(k, sizeof(k));
-	return e;
-}
-
-/*
- * Writes the signing key into key (zeroed on failure).  The copy of the
- * secret and the intermediate keys are wiped before returning.
- */
-ferry_err
-sigv4_signing_key(const char *secret, const char *date, const char *region,
-    const char *service, uint8_t key[32])
-{
-	uint8_t small[4 + SECRET_SMALL], *k0 = small;
-	size_t slen = 0;
-	ferry_err e;
-
-	if (key == NULL)
-		return ferry_fail(FERRY_EUSAGE, "sigv4: no key output");
-	memset(key, 0, 32);
-	if (secret == NULL || date == NULL || region == NULL ||
-	    service == NULL || !has_date(date) || date[8] != '\0')
-		return ferry_fail(FERRY_EUSAGE,
-		    "sigv4: signing key needs a secret, a YYYYMMDD date, "
-		    "a region and a service");
-	slen = strlen(secret);
-	if (slen > SECRET_SMALL && (k0 = malloc(4 + slen)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	memcpy(k0, "AWS4", 4);
-	memcpy(k0 + 4, secret, slen);
-	e = signing_chain(k0, 4 + slen, date, region, service, key);
-	explicit_bzero(k0, 4 + slen);
-	if (k0 != small)
-		free(k0);
-	return e;
-}
-
 /* HMAC of the string to sign, fed in parts so it is never assembled. */
 static ferry_err
 signature(const struct sigv4_request *r, const uint8_t key[32],
     const char creq_hex[65], uint8_t sig[32])
 {
-	struct part p[] = {
+	struct sigv4_part p[] = {
 	    {SIGV4_ALGO "\n", sizeof(SIGV4_ALGO "\n") - 1},
 	    {r->amz_date, strlen(r->amz_date)},
 	    {"\n", 1},
@@ -760,7 +576,7 @@ signature(const struct sigv4_request *r, const uint8_t key[32],
 	    {creq_hex, 64},
 	};
 
-	return hmac_sha256(r->algs, key, 32, p, sizeof(p) / sizeof(p[0]), sig);
+	return sigv4_hmac(r->algs, key, p, sizeof(p) / sizeof(p[0]), sig);
 }
 
 /*
@@ -812,8 +628,8 @@ sigv4_authorization(const struct sigv4_request *r, const char *access_key,
 	if ((e = canonical_request(r, &o, &soff, &slen)) != FERRY_OK)
 		goto out;
 	creq = out->len;
-	if ((e = sha256(r->algs, out->data + o.start, creq - o.start, md)) !=
-	    FERRY_OK)
+	if ((e = sigv4_sha256(
+	         r->algs, out->data + o.start, creq - o.start, md)) != FERRY_OK)
 		goto out;
 	hex_encode(md, sizeof(md), hex);
 	if ((e = signature(r, key, hex, md)) != FERRY_OK)

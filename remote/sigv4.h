@@ -1,7 +1,8 @@
 /*
  * sigv4.h: AWS Signature Version 4 and the URI encoding S3 needs.
  * Private to remote/.  Pure functions of their inputs: no clock, no I/O,
- * no shared state, so any thread may call them.  The functions that write
+ * no shared state, so any thread may call them, except that signing with
+ * a struct sigv4_algs updates it (see there).  The functions that write
  * to a struct buf append to what it holds, and leave it as it was when
  * they fail.
  */
@@ -39,12 +40,20 @@ struct sigv4_pair {
 };
 
 /*
- * The algorithms signing needs, fetched from OpenSSL once instead of once
- * per request.  Only read while signing, so threads may share them.
+ * What signing reuses from one request to the next: SHA-256 fetched once,
+ * a context for the hashes, and HMAC-SHA256 keyed with the last signing
+ * key used (re-keyed when the key changes), so a signature costs two
+ * context copies instead of a new HMAC context and its key setup.  Signing
+ * writes to it, so one thread at a time: ferry signs only on the thread
+ * that runs the curl multi loop.  The key and the states derived from it
+ * are secrets; sigv4_algs_clear() wipes them.
  */
 struct sigv4_algs {
 	EVP_MD *sha256;
-	EVP_MAC_CTX *hmac; /* HMAC-SHA256 without a key, to duplicate */
+	EVP_MD_CTX *md;     /* scratch: the canonical request, HMAC passes */
+	EVP_MD_CTX *pad[2]; /* SHA-256 after key^ipad, after key^opad */
+	uint8_t key[32];    /* the signing key pad[] holds, if keyed */
+	int keyed;
 };
 
 struct sigv4_request {
@@ -58,16 +67,25 @@ struct sigv4_request {
 	 */
 	const struct sigv4_pair *headers;
 	size_t nheaders;
-	const char *payload_hash;      /* hex SHA-256, or "UNSIGNED-PAYLOAD" */
-	const char *amz_date;          /* "20130524T000000Z" */
-	const char *region;            /* "us-east-1" */
-	const char *service;           /* "s3" */
-	const struct sigv4_algs *algs; /* or NULL: fetched for the call */
+	const char *payload_hash; /* hex SHA-256, or "UNSIGNED-PAYLOAD" */
+	const char *amz_date;     /* "20130524T000000Z" */
+	const char *region;       /* "us-east-1" */
+	const char *service;      /* "s3" */
+	struct sigv4_algs *algs;  /* or NULL: fetched for the call */
 };
 
-/* Fetches the algorithms into a; sigv4_algs_clear() frees them. */
+/* A piece of a message fed to HMAC. */
+struct sigv4_part {
+	const void *p;
+	size_t n;
+};
+
+/*
+ * Fetches the algorithm and allocates the contexts into a, holding no key
+ * yet; sigv4_algs_clear() frees them.  On failure a is left cleared.
+ */
 ferry_err sigv4_algs_init(struct sigv4_algs *a) FERRY_WUR;
-/* Frees what sigv4_algs_init() fetched; a zeroed a is fine. */
+/* Frees what sigv4_algs_init() made and wipes the key; a zeroed a is fine. */
 void sigv4_algs_clear(struct sigv4_algs *a);
 
 /*
@@ -96,7 +114,9 @@ ferry_err sigv4_signing_key(const char *secret, const char *date,
 /*
  * Signs r with a key from sigv4_signing_key() and writes the full value of
  * the Authorization header ("AWS4-HMAC-SHA256 Credential=AKID/date/region/
- * s3/aws4_request, SignedHeaders=..., Signature=...") into out.
+ * s3/aws4_request, SignedHeaders=..., Signature=...") into out.  With
+ * r->algs it uses and updates them (not thread-safe on one algs); the
+ * result is the same with or without.
  */
 ferry_err sigv4_authorization(const struct sigv4_request *r,
     const char *access_key, const uint8_t key[32], struct buf *out) FERRY_WUR;
@@ -106,5 +126,17 @@ ferry_err sigv4_authorization(const struct sigv4_request *r,
  * "" when OpenSSL fails (out of memory).
  */
 void sigv4_sha256_hex(const void *data, size_t n, char out[65]);
+
+/*
+ * The pieces of signing, for sigv4.c (sigv4_hash.c).  sigv4_sha256() and
+ * sigv4_hmac() write the SHA-256 of data, and the HMAC-SHA256 with the
+ * 32-byte key of the concatenated parts, into md; with a, they use and
+ * update it.  sigv4_has_date() tells whether s starts with 8 digits.
+ */
+ferry_err sigv4_sha256(
+    struct sigv4_algs *a, const void *data, size_t n, uint8_t md[32]) FERRY_WUR;
+ferry_err sigv4_hmac(struct sigv4_algs *a, const uint8_t key[32],
+    const struct sigv4_part *parts, size_t nparts, uint8_t md[32]) FERRY_WUR;
+int sigv4_has_date(const char *s);
 
 #endif

@@ -119,7 +119,7 @@ example_request(const struct example *ex)
 
 /* The AWS examples, signed with algs (or fetching for each call). */
 static void
-check_aws_examples(const struct sigv4_algs *algs)
+check_aws_examples(struct sigv4_algs *algs)
 {
 	struct sigv4_request r;
 	struct buf b;
@@ -164,6 +164,54 @@ test_aws_examples(void **state)
 	check_aws_examples(&algs);
 	sigv4_algs_clear(&algs);
 	sigv4_algs_clear(&algs); /* twice: cleared means empty */
+}
+
+/*
+ * One algs signs request after request while the key changes under it:
+ * the same array is rewritten, as a credentials refresh would, so the
+ * cached HMAC pads must follow the key bytes.  Each value must equal the
+ * one signed without algs.
+ */
+static void
+test_algs_rekey(void **state)
+{
+	static const int order[] = {0, 0, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1};
+	struct sigv4_algs algs;
+	struct sigv4_request r;
+	struct buf got, want;
+	uint8_t keys[2][32], key[32], zero[32] = {0};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sigv4_signing_key(
+	                     EX_SECRET, "20130524", "us-east-1", "s3", keys[0]),
+	    FERRY_OK);
+	assert_int_equal(sigv4_signing_key("another secret", "20130524",
+	                     "us-east-1", "s3", keys[1]),
+	    FERRY_OK);
+	assert_int_equal(sigv4_algs_init(&algs), FERRY_OK);
+	buf_init(&got, LIMIT);
+	buf_init(&want, LIMIT);
+	for (i = 0; i < NELEM(order); i++) {
+		memcpy(key, keys[order[i]], sizeof(key));
+		r = example_request(&examples[i % NELEM(examples)]);
+		buf_reset(&want);
+		assert_int_equal(
+		    sigv4_authorization(&r, EX_AKID, key, &want), FERRY_OK);
+		r.algs = &algs;
+		buf_reset(&got);
+		assert_int_equal(
+		    sigv4_authorization(&r, EX_AKID, key, &got), FERRY_OK);
+		assert_string_equal(got.data, want.data);
+		if (order[i] == 0)
+			assert_string_equal(got.data + got.len - 64,
+			    examples[i % NELEM(examples)].signature);
+	}
+	sigv4_algs_clear(&algs);
+	assert_int_equal(algs.keyed, 0);
+	assert_memory_equal(algs.key, zero, sizeof(zero));
+	buf_free(&got);
+	buf_free(&want);
 }
 
 /* The Authorization value is appended after what the buffer holds. */
@@ -793,6 +841,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_aws_examples),
+	    cmocka_unit_test(test_algs_rekey),
 	    cmocka_unit_test(test_authorization_appends),
 	    cmocka_unit_test(test_long_request),
 	    cmocka_unit_test(test_signing_key),
