@@ -278,7 +278,16 @@ struct remote_req *remote_list_parts_req(struct remote *r, const char *bucket,
 ferry_err remote_parse_parts(struct remote_req *q, remote_part_fn fn, void *arg,
     uint32_t *next_marker) FERRY_WUR;
 
-/* Parses an HTTP date or ISO 8601 time into seconds; -1 on failure. */
+/*
+ * Parses a listing's time ("2023-11-14T22:13:20.000Z") or a Last-Modified
+ * header's ("Tue, 14 Nov 2023 22:13:20 GMT") into seconds since the epoch,
+ * UTC; -1 on failure.  Leading blanks are skipped; fields have their fixed
+ * widths and must be in range (no February 29 outside leap years); second
+ * 60 is taken as the next minute's first; names match in any case; what
+ * follows the seconds of the first form, or "GMT" in the second, is
+ * ignored.  Years 0000 to 9999: before 1970 the result is negative.  Safe
+ * on any NUL-terminated bytes; no locale, thread-safe.
+ */
 int64_t remote_parse_time(const char *s);
 
 /*

@@ -5,18 +5,35 @@
  * Layout: byte 0 picks the split (the first piece's length is byte 0 times
  * the input length / 256), byte 1 sets a chunk size for the rest (0: one
  * byte at a time) and which entry, if any, the reader stops at.
+ *
+ * Each entry's LastModified, and then the input itself as a string, go
+ * through the time parser (remote/list.c) that ferry runs on them.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote/remote.h"
 #include "remote/xml.h"
+
+/* 0000-01-01T00:00:00Z and 9999-12-31T23:59:60Z, the range it can give */
+#define TIME_MIN (-62167219200LL)
+#define TIME_MAX 253402300800LL
 
 struct seen {
 	uint64_t n;
 	uint64_t stop_at;
 	uint64_t sum;
 };
+
+static void
+check_time(const char *s)
+{
+	int64_t t = remote_parse_time(s);
+
+	if (t != -1 && (t < TIME_MIN || t > TIME_MAX))
+		abort();
+}
 
 static int
 on_entry(const struct xml_list_entry *e, void *arg)
@@ -32,6 +49,7 @@ on_entry(const struct xml_list_entry *e, void *arg)
 	for (i = 0; i < e->key_len; i++)
 		s->sum += (unsigned char)e->key[i];
 	s->sum += strlen(e->etag) + strlen(e->last_modified) + e->size;
+	check_time(e->last_modified);
 	s->n++;
 	return s->stop_at != 0 && s->n == s->stop_at;
 }
@@ -61,6 +79,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct xml_list *p;
 	struct seen s = {0, 0, 0};
 	size_t split, chunk;
+	char *str;
 	ferry_err e, f;
 
 	if (size < 2)
@@ -83,5 +102,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	free(info.next_token);
 	xml_list_free(p);
+	if ((str = malloc(size + 1)) == NULL)
+		return 0;
+	memcpy(str, data, size);
+	str[size] = '\0';
+	check_time(str);
+	free(str);
 	return 0;
 }
