@@ -128,29 +128,105 @@ dl_key_name(const char *key, size_t keylen, size_t *dirlen)
 	return key + i;
 }
 
-/* Creates the temporary file in the target's folder (made if missing). */
+/*
+ * Links d's unnamed file in at name in its folder, through /proc as
+ * open(2) documents (linkat with AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH
+ * on older kernels): 0, or -1 with errno.
+ */
+static int
+link_unnamed(struct dl *d, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", d->fd);
+	return linkat(AT_FDCWD, path, d->dirfd, name, AT_SYMLINK_FOLLOW);
+}
+
+/* Creates a new file at name in d's folder: 0, or -1 with errno. */
+static int
+create_named(struct dl *d, const char *name)
+{
+	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+
+	d->fd = openat(d->dirfd, name, fl, 0666);
+	return d->fd >= 0 ? 0 : -1;
+}
+
+/*
+ * Puts a file at a free random temporary name in d's folder with make
+ * (create_named or link_unnamed): 0, the name in d->tmpname, or -1 with
+ * errno and d->tmpname "".  O_EXCL and linkat never take a name in use.
+ */
+static int
+temp_name(struct dl *d, int (*make)(struct dl *, const char *))
+{
+	int i;
+
+	for (i = 0; i < TMP_TRIES; i++) {
+		snprintf(d->tmpname, sizeof(d->tmpname),
+		    ".ferry-tmp-%012" PRIx64, next_random(d->p) >> 16);
+		if (make(d, d->tmpname) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	d->tmpname[0] = '\0';
+	return -1;
+}
+
+/* Gives d's unnamed file a temporary name: 0, or -1 with errno. */
+static int
+name_unnamed(struct dl *d)
+{
+	if (temp_name(d, link_unnamed) != 0)
+		return -1;
+	d->unnamed = 0;
+	return 0;
+}
+
+/*
+ * Opens an unnamed file in d's folder when the name is free (the scan saw
+ * no file there) and the file system allows: 1 when it did, else 0.  The
+ * first one of a pull is named at once, which tells whether linking works:
+ * if it does not, the pull goes on with named temporary files only.
+ */
+static int
+open_unnamed(struct dl *d)
+{
+	struct pull *p = d->p;
+
+	if (d->exists || p->link == PULL_LINK_NONE)
+		return 0;
+	d->fd = openat(d->dirfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0666);
+	if (d->fd < 0)
+		return 0;
+	d->unnamed = 1;
+	if (p->link == PULL_LINK_PROC)
+		return 1;
+	if (name_unnamed(d) == 0) {
+		p->link = PULL_LINK_PROC;
+		return 1;
+	}
+	close(d->fd);
+	d->fd = -1;
+	d->unnamed = 0;
+	p->link = PULL_LINK_NONE;
+	return 0;
+}
+
+/* Creates the file to write in the target's folder (made if missing). */
 static ferry_err
 open_temp(struct dl *d)
 {
-	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 	size_t dirlen;
 	ferry_err e;
-	int i;
 
 	d->name = dl_key_name(d->key, d->keylen, &dirlen);
 	if ((e = pull_dir_get(d->p, d->key, dirlen, &d->dir)) != FERRY_OK)
 		return e;
 	d->dirfd = d->dir->fd;
-	for (i = 0; i < TMP_TRIES; i++) {
-		snprintf(d->tmpname, sizeof(d->tmpname),
-		    ".ferry-tmp-%012" PRIx64, next_random(d->p) >> 16);
-		d->fd = openat(d->dirfd, d->tmpname, fl, 0666);
-		if (d->fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (d->fd >= 0)
+	if (open_unnamed(d) || temp_name(d, create_named) == 0)
 		return FERRY_OK;
-	d->tmpname[0] = '\0';
 	return ferry_fail(FERRY_ESYS,
 	    "cannot create a temporary file for %s: %s", d->key,
 	    strerror(errno));
@@ -294,12 +370,35 @@ dl_record_remote(struct dl *d, const char *etag, uint64_t size,
 		log_warn("manifest: %s", ferry_errmsg());
 }
 
-/* Gives the verified file its mtime and renames it into place. */
+/*
+ * Puts the file at its name: links an unnamed one in, or renames a named
+ * one over what is there.  A file that appeared at the name since the scan
+ * is replaced either way.  Neither follows a symlink at the name.
+ */
+static ferry_err
+publish(struct dl *d)
+{
+	if (d->unnamed && link_unnamed(d, d->name) == 0) {
+		d->unnamed = 0;
+		return FERRY_OK;
+	}
+	if (d->unnamed && (errno != EEXIST || name_unnamed(d) != 0))
+		return ferry_fail(FERRY_ESYS, "cannot link into %s: %s", d->key,
+		    strerror(errno));
+	if (renameat(d->dirfd, d->tmpname, d->dirfd, d->name) != 0)
+		return ferry_fail(FERRY_ESYS, "cannot rename into %s: %s",
+		    d->key, strerror(errno));
+	d->tmpname[0] = '\0';
+	return FERRY_OK;
+}
+
+/* Gives the verified file its mtime and puts it at its name. */
 static ferry_err
 install(struct dl *d, const uint8_t xxh[16])
 {
 	int64_t mt = dl_object_mtime_ns(d);
 	struct timespec ts[2];
+	ferry_err e;
 
 	ts[0].tv_sec = 0;
 	ts[0].tv_nsec = UTIME_OMIT;
@@ -312,11 +411,8 @@ install(struct dl *d, const uint8_t xxh[16])
 	if (futimens(d->fd, ts) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",
 		    d->key, strerror(errno));
-	/* renameat replaces a symlink at the name, it never follows it */
-	if (renameat(d->dirfd, d->tmpname, d->dirfd, d->name) != 0)
-		return ferry_fail(FERRY_ESYS, "cannot rename into %s: %s",
-		    d->key, strerror(errno));
-	d->tmpname[0] = '\0';
+	if ((e = publish(d)) != FERRY_OK)
+		return e;
 	pull_record_local(d->p, d->key, d->keylen, d->fd, xxh);
 	dl_record_remote(d, got_etag(d), d->written, xxh, mt);
 	return FERRY_OK;
@@ -343,18 +439,18 @@ new_get(struct dl *d)
 	    d->fullkey, strlen(d->fullkey));
 }
 
-/* Room for up to DL_WBUF of a body of size bytes, written from offset at. */
-static ferry_err
+/*
+ * Room for up to DL_WBUF of a body of size bytes, written from offset at;
+ * the buffer is allocated when a piece first needs it.
+ */
+static void
 pending_init(struct dl_pending *w, uint64_t size, uint64_t at)
 {
+	w->buf = NULL;
 	w->len = 0;
 	w->at = at;
+	w->end = at + size;
 	w->cap = size < DL_WBUF ? (size_t)size : DL_WBUF;
-	if (w->cap > 0 && (w->buf = malloc(w->cap)) == NULL) {
-		w->cap = 0;
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	}
-	return FERRY_OK;
 }
 
 static void
@@ -376,7 +472,11 @@ pending_flush(struct dl *d, struct dl_pending *w)
 	return e;
 }
 
-/* The next len bytes: kept in w while they fit, else written. */
+/*
+ * The next len bytes: kept in w while they fit, else written.  With w
+ * empty, a piece that fills it or ends the body (a small body nearly
+ * always comes whole) is written at once, without a copy.
+ */
 static ferry_err
 pending_add(struct dl *d, struct dl_pending *w, const char *data, size_t len)
 {
@@ -384,14 +484,36 @@ pending_add(struct dl *d, struct dl_pending *w, const char *data, size_t len)
 
 	if (w->len + len > w->cap && (e = pending_flush(d, w)) != FERRY_OK)
 		return e;
-	if (w->len + len <= w->cap) {
-		memcpy(w->buf + w->len, data, len);
-		w->len += len;
-		return FERRY_OK;
+	if (w->len == 0 && (len >= w->cap || w->at + len >= w->end)) {
+		e = write_at(d, data, len, w->at);
+		w->at += len;
+		return e;
 	}
-	e = write_at(d, data, len, w->at);
-	w->at += len;
-	return e;
+	if (w->buf == NULL && (w->buf = malloc(w->cap)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	memcpy(w->buf + w->len, data, len);
+	w->len += len;
+	return FERRY_OK;
+}
+
+/*
+ * Starts the digests of a single GET's body, at its first byte (again
+ * after a restart): the XXH3-128 always, the MD5 only when the response
+ * carries no XXH3-128 of ferry's to check instead.
+ */
+static ferry_err
+digests_begin(struct dl *d)
+{
+	d->md5_on = !is_xxh128_hex(remote_req_resp(d->get)->meta_hash);
+	if (XXH3_128bits_reset(d->xxh) != XXH_OK)
+		return ferry_fail(FERRY_ESYS, "cannot start a digest");
+	if (!d->md5_on)
+		return FERRY_OK;
+	if (d->md5 == NULL && (d->md5 = EVP_MD_CTX_new()) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (EVP_DigestInit_ex(d->md5, md5_alg(d->p), NULL) != 1)
+		return ferry_fail(FERRY_ESYS, "cannot start a digest");
+	return FERRY_OK;
 }
 
 /*
@@ -406,8 +528,9 @@ sink_whole(const char *data, size_t len, void *arg)
 
 	if (d->sink_err != FERRY_OK)
 		return 1;
-	if (d->written == 0) /* the headers of this response are all in */
-		d->md5_on = !is_xxh128_hex(remote_req_resp(d->get)->meta_hash);
+	/* the headers of this response are all in */
+	if (d->written == 0 && (e = digests_begin(d)) != FERRY_OK)
+		return sink_fail(d, e);
 	if ((e = pending_add(d, &d->pend, data, len)) != FERRY_OK)
 		return sink_fail(d, e);
 	if ((d->md5_on && EVP_DigestUpdate(d->md5, data, len) != 1) ||
@@ -444,15 +567,12 @@ restart_whole(void *arg)
 {
 	struct dl *d = arg;
 
-	d->written = 0;
+	d->written = 0; /* the digests start again with the next byte */
 	d->pend.len = 0;
 	d->pend.at = 0;
 	if (ftruncate(d->fd, 0) != 0)
 		sink_fail(d, ferry_fail(FERRY_ESYS, "cannot truncate %s: %s",
 		                 d->key, strerror(errno)));
-	else if (EVP_DigestInit_ex(d->md5, md5_alg(d->p), NULL) != 1 ||
-	         XXH3_128bits_reset(d->xxh) != XXH_OK)
-		sink_fail(d, ferry_fail(FERRY_ESYS, "cannot restart digests"));
 }
 
 static void
@@ -464,6 +584,9 @@ on_get(struct remote_req *q, void *arg)
 	ferry_err e;
 
 	e = get_result(d, q);
+	/* an empty body: its digests were never started */
+	if (e == FERRY_OK && d->written == 0)
+		e = digests_begin(d);
 	remote_req_free(q);
 	d->get = NULL;
 	if (e == FERRY_OK)
@@ -498,7 +621,6 @@ send_get(struct dl *d)
 	remote_req_sink(q, sink_whole, d);
 	remote_req_sink_restart(q, restart_whole);
 	d->get = q;
-	d->md5_on = 1;
 	if ((e = remote_req_submit(q, on_get, d)) != FERRY_OK) {
 		d->get = NULL;
 		remote_req_free(q);
@@ -515,13 +637,8 @@ start_get(struct dl *d)
 
 	if ((e = open_temp(d)) != FERRY_OK)
 		return e;
-	if ((e = pending_init(&d->pend, d->size, 0)) != FERRY_OK)
-		return e;
-	d->md5 = EVP_MD_CTX_new();
-	d->xxh = XXH3_createState();
-	if (d->md5 == NULL || d->xxh == NULL ||
-	    EVP_DigestInit_ex(d->md5, md5_alg(d->p), NULL) != 1 ||
-	    XXH3_128bits_reset(d->xxh) != XXH_OK)
+	pending_init(&d->pend, d->size, 0);
+	if ((d->xxh = XXH3_createState()) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	return send_get(d);
 }
@@ -677,8 +794,8 @@ start_part(struct dl *d)
 	pt->off = (uint64_t)d->next_part * d->part_size;
 	pt->len =
 	    d->size - pt->off < d->part_size ? d->size - pt->off : d->part_size;
-	if ((e = pending_init(&pt->pend, pt->len, pt->off)) != FERRY_OK ||
-	    (e = send_part(pt)) != FERRY_OK) {
+	pending_init(&pt->pend, pt->len, pt->off);
+	if ((e = send_part(pt)) != FERRY_OK) {
 		pending_free(&pt->pend);
 		free(pt);
 		return e;
@@ -738,8 +855,10 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 	d->size = obj->size;
 	snprintf(d->etag, sizeof(d->etag), "%s", obj->etag ? obj->etag : "");
 	d->last_modified = obj->last_modified;
-	if (local)
+	if (local) {
 		d->local = *local;
+		d->exists = 1;
+	}
 	d->ranged = a == PLAN_RANGED_GET && d->size > 0;
 	d->state = DL_READY;
 	/* appended, so that older downloads get their ranges sent first */

@@ -24,6 +24,19 @@ enum dl_state {
 
 struct pull;
 
+/*
+ * How a download that did not replace a file gets its name: written to an
+ * unnamed file (O_TMPFILE) and linked in through /proc/self/fd when
+ * verified, or, where the file system or /proc cannot do that, written to
+ * a named temporary file and renamed.  The first download of a pull finds
+ * out which.
+ */
+enum pull_link {
+	PULL_LINK_UNKNOWN,
+	PULL_LINK_PROC, /* unnamed files, linked in */
+	PULL_LINK_NONE  /* named temporary files only */
+};
+
 /* A folder under the root, shared by the downloads into it. */
 struct pull_dir {
 	unsigned refs;
@@ -45,12 +58,14 @@ struct dl_meta {
 
 /*
  * Bytes received and not yet written, to go at file offset at: curl hands
- * a body over 16 KiB at a time, and one pwrite serves up to cap of them.
+ * a body over in pieces of up to 64 KiB, often less, and one pwrite serves
+ * up to cap of the small ones.
  */
 struct dl_pending {
 	char *buf;
 	size_t len, cap;
 	uint64_t at;
+	uint64_t end; /* the offset after the body's last byte */
 };
 
 /* One object on its way down: a single GET, ranged GETs, or a check. */
@@ -71,7 +86,9 @@ struct dl {
 	struct pull_dir *dir;
 	int dirfd; /* dir->fd, or -1 */
 	int fd;
-	char tmpname[32];
+	int exists;       /* the scan saw a file at the name */
+	int unnamed;      /* fd is an O_TMPFILE, linked in at the end */
+	char tmpname[32]; /* else its name, "" once renamed */
 	const char *name; /* the last component of key */
 	uint64_t written;
 	struct dl_pending pend; /* single GET */
@@ -99,8 +116,9 @@ struct pull {
 	struct remote_loc loc;
 	int rootfd;
 	struct plan_opts popts;
-	uint64_t rng; /* names of temporary files */
-	EVP_MD *md5;  /* fetched once for every download, or NULL */
+	uint64_t rng;        /* names of temporary files */
+	enum pull_link link; /* how an unnamed file gets its name */
+	EVP_MD *md5;         /* fetched once for every download, or NULL */
 	/* the merge */
 	struct merge mg;
 	/* file keys that are prefixes of the last listed key, by length */

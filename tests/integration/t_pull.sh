@@ -18,19 +18,24 @@ same_tree() {
 	diff -r "$1" "$2" >"$WORK/diff" 2>&1
 }
 
-# mtimes_match A B: every file under A has the mtime of its twin under B,
-# to the second.
-mtimes_match() {
-	python3 - "$1" "$2" <<'EOF'
-import os, sys
-a, b = sys.argv[1:3]
+# twins_match WHAT A B: every file under A, temporary ones aside, has the
+# WHAT of its twin under B: "mtime" (to the second) or "bytes".  Names as
+# gen_tree.py makes them, spaces and all.
+twins_match() {
+	python3 - "$@" <<'EOF'
+import filecmp, os, sys
+what, a, b = sys.argv[1:4]
 bad = 0
 for d, _, files in os.walk(a):
     for f in files:
+        if f.startswith(".ferry-tmp-"):
+            continue
         p = os.path.join(d, f)
         q = os.path.join(b, os.path.relpath(p, a))
-        if int(os.stat(p).st_mtime) != int(os.stat(q).st_mtime):
-            bad += 1
+        if what == "mtime":
+            bad += int(os.stat(p).st_mtime) != int(os.stat(q).st_mtime)
+        else:
+            bad += not filecmp.cmp(p, q, False)
 sys.exit(1 if bad else 0)
 EOF
 }
@@ -46,13 +51,44 @@ temps() {
 	find "$1" -name '.ferry-tmp-*' | wc -l
 }
 
+# delay_proxy MATCH NAME: starts (pid in $proxy) a proxy that holds each
+# GET whose path matches MATCH a moment, logging to $WORK/NAME.log and
+# listening on the port in $WORK/NAME.port.
+delay_proxy() {
+	python3 "$TOP/tests/faultproxy.py" --upstream "$FERRY_TEST_ENDPOINT" \
+		--seed 7 --always --kinds delay --only-methods GET \
+		--match "$1" --log "$WORK/$2.log" \
+		--port-file "$WORK/$2.port" --lifetime 120 >/dev/null 2>&1 &
+	proxy=$!
+	for i in $(seq 100); do [ -s "$WORK/$2.port" ] && break; sleep 0.1; done
+}
+
+# via_proxy NAME ARGS...: runs ferry ARGS in the background (pid in $pid)
+# through the proxy NAME, its output thrown away.
+via_proxy() {
+	local name=$1
+	shift
+	"$FERRY" "$@" --endpoint-url "http://127.0.0.1:$(cat "$WORK/$name.port")" \
+		>/dev/null 2>&1 &
+	pid=$!
+}
+
+# proxy_saw NAME N: waits (up to 10 s) for the proxy NAME to log N requests.
+proxy_saw() {
+	for i in $(seq 500); do
+		[ "$(cat "$WORK/$1.log" 2>/dev/null | wc -l)" -ge "$2" ] && return
+		sleep 0.02
+	done
+}
+
 # 1. into an empty (and not yet existing) folder
 m=$(mark)
 "$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/1.json"
 is "$?" 0 "first pull exits 0"
 is "$(summary "$WORK/1.json" downloaded)" 1001 "first pull downloads 1001 objects"
 check "diff -r finds no difference" same_tree "$T" "$D"
-check "every file has its original mtime, to the second" mtimes_match "$T" "$D"
+check "every file has its original mtime, to the second" \
+	twins_match mtime "$T" "$D"
 is "$(ranged "$m" p/big.bin)" $((big / 8)) \
 	"the $big MiB object came as $((big / 8)) ranged GETs"
 is "$(requests "$m" get)" $((1000 + big / 8)) \
@@ -163,12 +199,7 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 	mkdir -p "$WORK/r"
 	head -c $(($(mib 30 15) << 20)) /dev/urandom >"$WORK/r/big"
 	"$FERRY" sync "$WORK/r" "s3://$B/r" >/dev/null 2>&1
-	python3 "$TOP/tests/faultproxy.py" --upstream "$FERRY_TEST_ENDPOINT" \
-		--seed 7 --always --kinds delay --only-methods GET \
-		--match "^/$B/r/big" --log "$WORK/proxy.log" \
-		--port-file "$WORK/proxy.port" --lifetime 120 >/dev/null 2>&1 &
-	proxy=$!
-	for i in $(seq 100); do [ -s "$WORK/proxy.port" ] && break; sleep 0.1; done
+	delay_proxy "^/$B/r/big" proxy
 	"$FERRY" sync "s3://$B/r" "$WORK/r2" --json -j 1 --part-size 5M \
 		--endpoint-url "http://127.0.0.1:$(cat "$WORK/proxy.port")" \
 		>"$WORK/8.json" 2>/dev/null &
@@ -183,6 +214,79 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 		"the replacement is reported"
 	check "no partial file is left" test ! -e "$WORK/r2/big"
 	is "$(temps "$WORK/r2")" 0 "no temporary file is left"
+	kill "$proxy" 2>/dev/null
+	wait "$proxy" 2>/dev/null
+fi
+
+# 9. how a new file gets its name.  The first download of a pull is written
+# under a temporary name, which tells whether an unnamed file (O_TMPFILE)
+# can be linked in; every later new file is then written unnamed and linked
+# in: no temporary name to see or to leave behind.
+mkdir -p "$WORK/n"
+for f in a b c d; do head -c 3000 /dev/urandom >"$WORK/n/$f"; done
+"$FERRY" sync "$WORK/n" "s3://$B/n" >/dev/null 2>&1
+is "$?" 0 "four small files go up"
+if command -v strace >/dev/null; then
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
+		strace -f -qq -e trace=linkat,renameat,renameat2 \
+		-o "$WORK/trace9" "$FERRY" sync "s3://$B/n" "$WORK/n1" -j 1 \
+		>/dev/null 2>&1
+	is "$?" 0 "a pull into a new folder exits 0"
+	is "$(grep -c '^[0-9]* *linkat(' "$WORK/trace9")" 4 \
+		"four links: the first file's temporary name, then three files"
+	is "$(grep -c '^[0-9]* *rename' "$WORK/trace9")" 1 \
+		"one rename: the first file, from its temporary name"
+	check "the pulled folder is the uploaded one" same_tree "$WORK/n" "$WORK/n1"
+fi
+# The unnamed file is linked in through /proc/self/fd.  Without /proc (a
+# private mount namespace that unmounts it), the pull falls back to
+# temporary names.  (Not with AddressSanitizer, which cannot start there.)
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
+	command -v strace >/dev/null && ! ldd "$FERRY" | grep -q libasan; then
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} unshare -m sh -c \
+		'umount -l /proc && exec "$@"' sh strace -f -qq \
+		-e trace=linkat,renameat,renameat2 -o "$WORK/trace9b" \
+		"$FERRY" sync "s3://$B/n" "$WORK/n3" -j 2 >/dev/null 2>&1
+	is "$?" 0 "a pull without /proc exits 0"
+	is "$(grep -c '^[0-9]* *rename' "$WORK/trace9b")" 4 \
+		"... and renames its four files from temporary names"
+	check "... and gives the same folder" same_tree "$WORK/n" "$WORK/n3"
+	is "$(temps "$WORK/n3")" 0 "... with no temporary file left"
+fi
+# A file that appears at a name after the scan, while the object is on its
+# way, is replaced, as a rename over it would: the unnamed file is linked
+# in under a temporary name and renamed over it.
+if [ -f "$TOP/tests/faultproxy.py" ]; then
+	delay_proxy "^/$B/n/c" proxy9
+	via_proxy proxy9 sync "s3://$B/n" "$WORK/n4" -j 1
+	proxy_saw proxy9 1
+	kill -STOP "$pid"
+	echo "written meanwhile" >"$WORK/n4/c"
+	kill -CONT "$pid"
+	wait "$pid"
+	is "$?" 0 "a pull whose new file appeared meanwhile exits 0"
+	check "... and the object replaced it" cmp -s "$WORK/n/c" "$WORK/n4/c"
+	check "... and the folder is the uploaded one" \
+		same_tree "$WORK/n" "$WORK/n4"
+	is "$(temps "$WORK/n4")" 0 "... with no temporary file left"
+	kill "$proxy" 2>/dev/null
+	wait "$proxy" 2>/dev/null
+fi
+
+# Killed (SIGKILL) with 16 downloads in flight, a pull leaves no partial
+# file at any name (the objects are those $D holds since 7), and at most
+# one temporary name: the first download's, if it was not done.  Unnamed
+# files go with the process.
+if [ -f "$TOP/tests/faultproxy.py" ]; then
+	delay_proxy "^/$B/p/" proxy9k
+	via_proxy proxy9k sync "s3://$B/p" "$WORK/n5" -j 16
+	proxy_saw proxy9k 40
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	check "a killed pull leaves at most one temporary name" \
+		test "$(temps "$WORK/n5")" -le 1
+	check "... and every file it left is whole" \
+		twins_match bytes "$WORK/n5" "$D"
 	kill "$proxy" 2>/dev/null
 	wait "$proxy" 2>/dev/null
 fi
