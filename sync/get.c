@@ -185,33 +185,52 @@ name_unnamed(struct dl *d)
 }
 
 /*
+ * Finds out, once per pull and in the first folder a new file goes to,
+ * whether unnamed files can be linked in there: an empty one is linked in
+ * under a temporary name and removed at once.  Sets p->link.
+ */
+static void
+probe_link(struct dl *d)
+{
+	struct pull *p = d->p;
+	int ok;
+
+	p->link = PULL_LINK_NONE;
+	d->fd = openat(d->dirfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+	if (d->fd < 0)
+		return;
+	ok = temp_name(d, link_unnamed) == 0;
+	if (ok && unlinkat(d->dirfd, d->tmpname, 0) != 0)
+		log_warn("%s: cannot remove %s: %s", d->key, d->tmpname,
+		    strerror(errno));
+	close(d->fd);
+	d->fd = -1;
+	d->tmpname[0] = '\0';
+	if (ok)
+		p->link = PULL_LINK_PROC;
+}
+
+/*
  * Opens an unnamed file in d's folder when the name is free (the scan saw
- * no file there) and the file system allows: 1 when it did, else 0.  The
- * first one of a pull is named at once, which tells whether linking works:
- * if it does not, the pull goes on with named temporary files only.
+ * no file there) and unnamed files can be linked in: 1 when it did, else
+ * 0 (a named temporary file is then made instead).
  */
 static int
 open_unnamed(struct dl *d)
 {
 	struct pull *p = d->p;
 
-	if (d->exists || p->link == PULL_LINK_NONE)
+	if (d->exists)
+		return 0;
+	if (p->link == PULL_LINK_UNKNOWN)
+		probe_link(d);
+	if (p->link != PULL_LINK_PROC)
 		return 0;
 	d->fd = openat(d->dirfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0666);
 	if (d->fd < 0)
 		return 0;
 	d->unnamed = 1;
-	if (p->link == PULL_LINK_PROC)
-		return 1;
-	if (name_unnamed(d) == 0) {
-		p->link = PULL_LINK_PROC;
-		return 1;
-	}
-	close(d->fd);
-	d->fd = -1;
-	d->unnamed = 0;
-	p->link = PULL_LINK_NONE;
-	return 0;
+	return 1;
 }
 
 /* Creates the file to write in the target's folder (made if missing). */

@@ -28,8 +28,8 @@ struct pull;
  * How a download that did not replace a file gets its name: written to an
  * unnamed file (O_TMPFILE) and linked in through /proc/self/fd when
  * verified, or, where the file system or /proc cannot do that, written to
- * a named temporary file and renamed.  The first download of a pull finds
- * out which.
+ * a named temporary file and renamed.  The first new file of a pull finds
+ * out which, with an empty unnamed file of its own.
  */
 enum pull_link {
 	PULL_LINK_UNKNOWN,

@@ -218,9 +218,9 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 	wait "$proxy" 2>/dev/null
 fi
 
-# 9. how a new file gets its name.  The first download of a pull is written
-# under a temporary name, which tells whether an unnamed file (O_TMPFILE)
-# can be linked in; every later new file is then written unnamed and linked
+# 9. how a new file gets its name.  An empty unnamed file (O_TMPFILE) is
+# linked in under a temporary name and removed, once per pull, to find out
+# whether linking works; every new file is then written unnamed and linked
 # in: no temporary name to see or to leave behind.
 mkdir -p "$WORK/n"
 for f in a b c d; do head -c 3000 /dev/urandom >"$WORK/n/$f"; done
@@ -228,14 +228,15 @@ for f in a b c d; do head -c 3000 /dev/urandom >"$WORK/n/$f"; done
 is "$?" 0 "four small files go up"
 if command -v strace >/dev/null; then
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
-		strace -f -qq -e trace=linkat,renameat,renameat2 \
+		strace -f -qq -e trace=linkat,renameat,renameat2,unlinkat \
 		-o "$WORK/trace9" "$FERRY" sync "s3://$B/n" "$WORK/n1" -j 1 \
 		>/dev/null 2>&1
 	is "$?" 0 "a pull into a new folder exits 0"
-	is "$(grep -c '^[0-9]* *linkat(' "$WORK/trace9")" 4 \
-		"four links: the first file's temporary name, then three files"
-	is "$(grep -c '^[0-9]* *rename' "$WORK/trace9")" 1 \
-		"one rename: the first file, from its temporary name"
+	is "$(grep -c '^[0-9]* *linkat(' "$WORK/trace9")" 5 \
+		"five links: the probe's temporary name, then the four files"
+	is "$(grep -c '^[0-9]* *unlinkat(' "$WORK/trace9")" 1 \
+		"one removal: the probe's"
+	is "$(grep -c '^[0-9]* *rename' "$WORK/trace9")" 0 "no rename"
 	check "the pulled folder is the uploaded one" same_tree "$WORK/n" "$WORK/n1"
 fi
 # The unnamed file is linked in through /proc/self/fd.  Without /proc (a
@@ -274,17 +275,15 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 fi
 
 # Killed (SIGKILL) with 16 downloads in flight, a pull leaves no partial
-# file at any name (the objects are those $D holds since 7), and at most
-# one temporary name: the first download's, if it was not done.  Unnamed
-# files go with the process.
+# file at any name (the objects are those $D holds since 7) and no
+# temporary file: unnamed files go with the process.
 if [ -f "$TOP/tests/faultproxy.py" ]; then
 	delay_proxy "^/$B/p/" proxy9k
 	via_proxy proxy9k sync "s3://$B/p" "$WORK/n5" -j 16
 	proxy_saw proxy9k 40
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
-	check "a killed pull leaves at most one temporary name" \
-		test "$(temps "$WORK/n5")" -le 1
+	is "$(temps "$WORK/n5")" 0 "a killed pull leaves no temporary file"
 	check "... and every file it left is whole" \
 		twins_match bytes "$WORK/n5" "$D"
 	kill "$proxy" 2>/dev/null
