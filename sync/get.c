@@ -184,6 +184,14 @@ name_unnamed(struct dl *d)
 	return 0;
 }
 
+/* Opens an unnamed file (O_TMPFILE) in d's folder into d->fd: 0 or -1. */
+static int
+open_tmpfile(struct dl *d)
+{
+	d->fd = openat(d->dirfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0666);
+	return d->fd >= 0 ? 0 : -1;
+}
+
 /*
  * Finds out, once per pull and in the first folder a new file goes to,
  * whether unnamed files can be linked in there: an empty one is linked in
@@ -196,8 +204,7 @@ probe_link(struct dl *d)
 	int ok;
 
 	p->link = PULL_LINK_NONE;
-	d->fd = openat(d->dirfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
-	if (d->fd < 0)
+	if (open_tmpfile(d) != 0)
 		return;
 	ok = temp_name(d, link_unnamed) == 0;
 	if (ok && unlinkat(d->dirfd, d->tmpname, 0) != 0)
@@ -224,10 +231,7 @@ open_unnamed(struct dl *d)
 		return 0;
 	if (p->link == PULL_LINK_UNKNOWN)
 		probe_link(d);
-	if (p->link != PULL_LINK_PROC)
-		return 0;
-	d->fd = openat(d->dirfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0666);
-	if (d->fd < 0)
+	if (p->link != PULL_LINK_PROC || open_tmpfile(d) != 0)
 		return 0;
 	d->unnamed = 1;
 	return 1;
