@@ -129,15 +129,18 @@ dl_key_name(const char *key, size_t keylen, size_t *dirlen)
 }
 
 /*
- * Links d's unnamed file in at name in its folder, through /proc as
- * open(2) documents (linkat with AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH
- * on older kernels): 0, or -1 with errno.
+ * Links d's unnamed file in at name in its folder: 0, or -1 with errno.
+ * AT_EMPTY_PATH names the file by its descriptor alone, with no lookup of
+ * a path; older kernels allow that only with CAP_DAC_READ_SEARCH, and the
+ * path through /proc that open(2) documents serves where they refuse it.
  */
 static int
 link_unnamed(struct dl *d, const char *name)
 {
 	char path[64];
 
+	if (d->p->link == PULL_LINK_EMPTY)
+		return linkat(d->fd, "", d->dirfd, name, AT_EMPTY_PATH);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", d->fd);
 	return linkat(AT_FDCWD, path, d->dirfd, name, AT_SYMLINK_FOLLOW);
 }
@@ -200,21 +203,25 @@ open_tmpfile(struct dl *d)
 static void
 probe_link(struct dl *d)
 {
+	static const enum pull_link ways[] = {PULL_LINK_EMPTY, PULL_LINK_PROC};
 	struct pull *p = d->p;
-	int ok;
+	size_t i;
 
 	p->link = PULL_LINK_NONE;
 	if (open_tmpfile(d) != 0)
 		return;
-	ok = temp_name(d, link_unnamed) == 0;
-	if (ok && unlinkat(d->dirfd, d->tmpname, 0) != 0)
+	for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		p->link = ways[i];
+		if (temp_name(d, link_unnamed) == 0)
+			break;
+		p->link = PULL_LINK_NONE;
+	}
+	if (p->link != PULL_LINK_NONE && unlinkat(d->dirfd, d->tmpname, 0) != 0)
 		log_warn("%s: cannot remove %s: %s", d->key, d->tmpname,
 		    strerror(errno));
 	close(d->fd);
 	d->fd = -1;
 	d->tmpname[0] = '\0';
-	if (ok)
-		p->link = PULL_LINK_PROC;
 }
 
 /*
@@ -231,7 +238,7 @@ open_unnamed(struct dl *d)
 		return 0;
 	if (p->link == PULL_LINK_UNKNOWN)
 		probe_link(d);
-	if (p->link != PULL_LINK_PROC || open_tmpfile(d) != 0)
+	if (p->link == PULL_LINK_NONE || open_tmpfile(d) != 0)
 		return 0;
 	d->unnamed = 1;
 	return 1;

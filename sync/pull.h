@@ -26,15 +26,16 @@ struct pull;
 
 /*
  * How a download that did not replace a file gets its name: written to an
- * unnamed file (O_TMPFILE) and linked in through /proc/self/fd when
- * verified, or, where the file system or /proc cannot do that, written to
- * a named temporary file and renamed.  The first new file of a pull finds
+ * unnamed file (O_TMPFILE) and linked in by its descriptor when verified,
+ * or, where the file system or the kernel cannot do that, written to a
+ * named temporary file and renamed.  The first new file of a pull finds
  * out which, with an empty unnamed file of its own.
  */
 enum pull_link {
 	PULL_LINK_UNKNOWN,
-	PULL_LINK_PROC, /* unnamed files, linked in */
-	PULL_LINK_NONE  /* named temporary files only */
+	PULL_LINK_EMPTY, /* linkat(fd, "", AT_EMPTY_PATH) */
+	PULL_LINK_PROC,  /* linkat of /proc/self/fd/N, as open(2) shows */
+	PULL_LINK_NONE   /* named temporary files only */
 };
 
 /* A folder under the root, shared by the downloads into it. */

@@ -226,33 +226,63 @@ mkdir -p "$WORK/n"
 for f in a b c d; do head -c 3000 /dev/urandom >"$WORK/n/$f"; done
 "$FERRY" sync "$WORK/n" "s3://$B/n" >/dev/null 2>&1
 is "$?" 0 "four small files go up"
-if command -v strace >/dev/null; then
+# pull9 DEST TRACE [STRACE-ARGS...]: the pull of n, traced
+pull9() {
+	local dest=$1 trace=$2
+	shift 2
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
 		strace -f -qq -e trace=linkat,renameat,renameat2,unlinkat \
-		-o "$WORK/trace9" "$FERRY" sync "s3://$B/n" "$WORK/n1" -j 1 \
+		"$@" -o "$trace" "$FERRY" sync "s3://$B/n" "$dest" -j 1 \
 		>/dev/null 2>&1
+}
+calls() { grep -c "^[0-9]* *$2" "$1"; }
+if command -v strace >/dev/null; then
+	pull9 "$WORK/n1" "$WORK/trace9"
 	is "$?" 0 "a pull into a new folder exits 0"
-	is "$(grep -c '^[0-9]* *linkat(' "$WORK/trace9")" 5 \
+	is "$(calls "$WORK/trace9" 'linkat(')" 5 \
 		"five links: the probe's temporary name, then the four files"
-	is "$(grep -c '^[0-9]* *unlinkat(' "$WORK/trace9")" 1 \
-		"one removal: the probe's"
-	is "$(grep -c '^[0-9]* *rename' "$WORK/trace9")" 0 "no rename"
+	is "$(calls "$WORK/trace9" 'unlinkat(')" 1 "one removal: the probe's"
+	is "$(calls "$WORK/trace9" 'rename')" 0 "no rename"
 	check "the pulled folder is the uploaded one" same_tree "$WORK/n" "$WORK/n1"
+	# root may link a descriptor in (AT_EMPTY_PATH) on any kernel
+	if [ "$(id -u)" = 0 ]; then
+		is "$(calls "$WORK/trace9" 'linkat([0-9]*, "",.*AT_EMPTY_PATH')" \
+			5 "... each by its descriptor"
+	fi
+	# A kernel that refuses AT_EMPTY_PATH (older ones do, without
+	# CAP_DAC_READ_SEARCH) answers ENOENT: the pull links through
+	# /proc/self/fd instead.
+	pull9 "$WORK/n2" "$WORK/trace9p" -e inject=linkat:error=ENOENT:when=1
+	is "$?" 0 "a pull refused AT_EMPTY_PATH exits 0"
+	is "$(calls "$WORK/trace9p" 'linkat(AT_FDCWD, "/proc/self/fd/')" 5 \
+		"... and links the probe and the four files through /proc"
+	is "$(calls "$WORK/trace9p" 'rename')" 0 "... with no rename"
+	check "... and gives the same folder" same_tree "$WORK/n" "$WORK/n2"
+	# Where neither way links (no /proc either), the files are written
+	# under temporary names and renamed.
+	pull9 "$WORK/n3" "$WORK/trace9n" -e inject=linkat:error=ENOENT:when=1..2
+	is "$?" 0 "a pull that cannot link exits 0"
+	is "$(calls "$WORK/trace9n" 'linkat(')" 2 "... after two refused links"
+	is "$(calls "$WORK/trace9n" 'rename')" 4 \
+		"... and renames its four files from temporary names"
+	check "... and gives the same folder" same_tree "$WORK/n" "$WORK/n3"
+	is "$(temps "$WORK/n3")" 0 "... with no temporary file left"
 fi
-# The unnamed file is linked in through /proc/self/fd.  Without /proc (a
-# private mount namespace that unmounts it), the pull falls back to
-# temporary names.  (Not with AddressSanitizer, which cannot start there.)
+# Without /proc (a private mount namespace that unmounts it), a pull
+# still links by descriptor.  (Not with AddressSanitizer, which cannot
+# start there.)
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
 	command -v strace >/dev/null && ! ldd "$FERRY" | grep -q libasan; then
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} unshare -m sh -c \
 		'umount -l /proc && exec "$@"' sh strace -f -qq \
 		-e trace=linkat,renameat,renameat2 -o "$WORK/trace9b" \
-		"$FERRY" sync "s3://$B/n" "$WORK/n3" -j 2 >/dev/null 2>&1
+		"$FERRY" sync "s3://$B/n" "$WORK/n6" -j 2 >/dev/null 2>&1
 	is "$?" 0 "a pull without /proc exits 0"
-	is "$(grep -c '^[0-9]* *rename' "$WORK/trace9b")" 4 \
-		"... and renames its four files from temporary names"
-	check "... and gives the same folder" same_tree "$WORK/n" "$WORK/n3"
-	is "$(temps "$WORK/n3")" 0 "... with no temporary file left"
+	is "$(calls "$WORK/trace9b" 'linkat([0-9]*, "",.*AT_EMPTY_PATH')" 5 \
+		"... and links its files in by descriptor"
+	is "$(calls "$WORK/trace9b" 'rename')" 0 "... with no rename"
+	check "... and gives the same folder" same_tree "$WORK/n" "$WORK/n6"
+	is "$(temps "$WORK/n6")" 0 "... with no temporary file left"
 fi
 # A file that appears at a name after the scan, while the object is on its
 # way, is replaced, as a rename over it would: the unnamed file is linked
