@@ -23,6 +23,8 @@ global_init(void)
 static ferry_err
 setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
 {
+	ferry_err e;
+
 	if (maxconn == 0)
 		maxconn = 16;
 	if (share) {
@@ -32,6 +34,7 @@ setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
 		if ((r->loop = calloc(1, sizeof(*r->loop))) == NULL)
 			return ferry_fail(FERRY_ENOMEM, "out of memory");
 		r->loop->refs = 1;
+		r->loop->epfd = r->loop->wakefd = -1;
 		r->loop->window = r->loop->max_window = maxconn;
 		r->loop->budget = 100;
 		r->loop->rng = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL)
@@ -45,6 +48,8 @@ setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
 		    (long)maxconn);
 		curl_multi_setopt(r->loop->multi, CURLMOPT_MAXCONNECTS,
 		    (long)maxconn * 2 + 4);
+		if ((e = loop_events_init(r->loop)) != FERRY_OK)
+			return e;
 	}
 	r->pool_cap = maxconn + 8;
 	r->easy_pool = calloc(r->pool_cap, sizeof(*r->easy_pool));
@@ -106,6 +111,7 @@ remote_free(struct remote *r)
 	if (r->loop && --r->loop->refs == 0) {
 		if (r->loop->multi)
 			curl_multi_cleanup(r->loop->multi);
+		loop_events_clear(r->loop);
 		free(r->loop);
 	}
 	creds_close(&r->creds);

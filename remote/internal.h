@@ -28,8 +28,25 @@ struct remote_loop {
 	double window;     /* requests in flight allowed now (AIMD) */
 	double max_window; /* what --jobs asked for */
 	int64_t last_cut_ns;
-	double budget; /* retries left to the run */
+	double budget;    /* retries left to the run */
+	int epfd;         /* the sockets curl waits on, and wakefd */
+	int wakefd;       /* an eventfd written by remote_wakeup() */
+	int64_t timer_ns; /* when curl wants to run next, or -1 */
+	int events_errno; /* an epoll_ctl() failure in curl's callback */
+	uint8_t *fds;     /* what the set holds, by descriptor (events.c) */
+	size_t nfds;
 };
+
+/* events.c: the loop's sockets in an epoll set. */
+ferry_err loop_events_init(struct remote_loop *l) FERRY_WUR;
+void loop_events_clear(struct remote_loop *l);
+/* Has curl open and close c's sockets through the loop. */
+void loop_socket_options(struct remote_loop *l, CURL *c);
+/* Runs curl if its timer has expired (new transfers start so). */
+ferry_err loop_timer(struct remote_loop *l) FERRY_WUR;
+/* Waits up to timeout_ms and hands curl what became ready. */
+ferry_err loop_wait(struct remote_loop *l, int timeout_ms) FERRY_WUR;
+void loop_wake(struct remote_loop *l);
 
 /* A bucket found to live in another region than the configured one. */
 struct bucket_region {

@@ -258,39 +258,50 @@ start_due(struct remote *r)
 	return next < 0 ? -1 : (int)(next / 1000000) + 1;
 }
 
-ferry_err
-remote_run(struct remote *r, int timeout_ms)
+/* Hands every finished transfer to on_done(). */
+static void
+collect(struct remote *r)
 {
 	CURLMsg *m;
-	int running, left, due;
+	int left;
 
-	due = start_due(r);
-	if (due >= 0 && due < timeout_ms)
-		timeout_ms = due;
-	if (curl_multi_perform(r->loop->multi, &running) != CURLM_OK)
-		return ferry_fail(FERRY_ENET, "curl_multi_perform failed");
 	while ((m = curl_multi_info_read(r->loop->multi, &left)) != NULL) {
 		if (m->msg == CURLMSG_DONE)
 			on_done(r, m->easy_handle, m->data.result);
 	}
+}
+
+ferry_err
+remote_run(struct remote *r, int timeout_ms)
+{
+	ferry_err e;
+	int due;
+
+	due = start_due(r);
+	if (due >= 0 && due < timeout_ms)
+		timeout_ms = due;
+	/* transfers added since the last run start here */
+	if ((e = loop_timer(r->loop)) != FERRY_OK)
+		return e;
+	collect(r);
 	if (r->loop->inflight == 0)
 		return FERRY_OK;
-	return remote_idle(r, timeout_ms);
+	if ((e = loop_wait(r->loop, timeout_ms)) != FERRY_OK)
+		return e;
+	collect(r);
+	return FERRY_OK;
 }
 
 ferry_err
 remote_idle(struct remote *r, int timeout_ms)
 {
-	if (curl_multi_poll(r->loop->multi, NULL, 0, timeout_ms, NULL) !=
-	    CURLM_OK)
-		return ferry_fail(FERRY_ENET, "curl_multi_poll failed");
-	return FERRY_OK;
+	return loop_wait(r->loop, timeout_ms);
 }
 
 void
 remote_wakeup(void *r)
 {
-	curl_multi_wakeup(((struct remote *)r)->loop->multi);
+	loop_wake(((struct remote *)r)->loop);
 }
 
 ferry_err

@@ -583,6 +583,7 @@ set_options(struct remote_req *q, CURL *c, const char *url)
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
 	curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	loop_socket_options(r->loop, c);
 	/* up to 64 KiB of a body in one read: fewer recvs and polls */
 	if (q->kind == REMOTE_GET || q->kind == REMOTE_LIST)
 		curl_easy_setopt(c, CURLOPT_BUFFERSIZE, RECV_BUFFER);

@@ -320,4 +320,24 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 	wait "$proxy" 2>/dev/null
 fi
 
+# 10. the loop waits on its sockets with epoll and hands curl only those
+# that are ready, so that curl does not poll every transfer at every turn;
+# each connection's socket stays in the epoll set from one request to the
+# next: the set changes per connection, not per GET.
+if command -v strace >/dev/null; then
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
+		strace -f -qq -e trace=epoll_ctl,poll,sendto -o "$WORK/trace10" \
+		"$FERRY" sync "s3://$B/p" "$WORK/n7" -j 16 >/dev/null 2>&1
+	is "$?" 0 "a pull of the tree with 16 connections exits 0"
+	check "... and gives the objects" twins_match bytes "$WORK/n7" "$D"
+	gets=$(calls "$WORK/trace10" 'sendto([0-9]*, "GET ')
+	ctl=$(calls "$WORK/trace10" 'epoll_ctl(')
+	polls=$(calls "$WORK/trace10" 'poll(')
+	check "... in more than 1000 GETs ($gets)" test "$gets" -gt 1000
+	check "... with the epoll set changed 2 to 60 times ($ctl)" \
+		test "$ctl" -ge 2 -a "$ctl" -le 60
+	check "... and fewer than 4 polls per GET ($polls)" \
+		test "$polls" -lt $((4 * gets))
+fi
+
 done_testing
