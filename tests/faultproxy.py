@@ -14,7 +14,7 @@ request that matches --only-methods and --match, a seeded RNG decides, at
          body, after reading the body or before, at random)
   cut    forward, then send the reply's headers and only part of its body
          (part of the status line when it has no body), then close
-  delay  sleep 0.2-1.5 s, then forward
+  delay  sleep 0.2-1.5 s (or --delay SECONDS), then forward
   flip   forward, then relay a 2xx reply whole but for one bit of its
          body, flipped (a body framed by Content-Length; others pass
          unchanged); not part of "all", it must be named
@@ -45,7 +45,8 @@ SIGINT, or by itself after --lifetime seconds.
 usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--rate 0.10] [--kinds all|500,503,reset,cut,delay,flip]
            [--max-faults N] [--only-methods GET,PUT] [--match REGEX]
-           [--always] [--log FILE] [--port-file FILE] [--lifetime SECONDS]
+           [--always] [--delay SECONDS] [--log FILE] [--port-file FILE]
+           [--port N] [--lifetime SECONDS]
            [--bucket-region [BUCKET=]REGION]...
            [--wrong-region-reply 301|301-bare|400]
 """
@@ -245,6 +246,7 @@ class Faults:
         self.log = open(args.log, "a", buffering=1) if args.log else \
             sys.stderr
         self.count = 0
+        self.delay = args.delay
 
     def decide(self, method, target):
         """Returns (kind, params) for this request, or (None, None)."""
@@ -261,6 +263,8 @@ class Faults:
             params = {"read_body": self.rng.random() < 0.5,
                       "fraction": self.rng.uniform(0.1, 0.9),
                       "delay": self.rng.uniform(0.2, 1.5)}
+            if self.delay is not None:
+                params["delay"] = self.delay
             if self.left is not None:
                 self.left -= 1
             self.count += 1
@@ -531,8 +535,10 @@ def main():
     ap.add_argument("--only-methods", default=None)
     ap.add_argument("--match", default=None)
     ap.add_argument("--always", action="store_true")
+    ap.add_argument("--delay", type=float, default=None)
     ap.add_argument("--log", default=None)
     ap.add_argument("--port-file", default=None)
+    ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--lifetime", type=float, default=600)
     env = os.environ.get("FAULTPROXY_BUCKET_REGION")
     ap.add_argument("--bucket-region", action="append",
@@ -555,7 +561,7 @@ def main():
     timer.daemon = True
     timer.start()
 
-    srv = Server(("127.0.0.1", 0), Handler)
+    srv = Server(("127.0.0.1", args.port), Handler)
     srv.upstream = upstream
     srv.faults = faults
     srv.regions = regions
