@@ -76,6 +76,26 @@ requests() {
 		'$1 == k { n = $2 } END { print n + 0 }'
 }
 
+# traced TRACE STRACE-OPTION... -- COMMAND...: COMMAND under strace -f,
+# its calls written to TRACE.  LeakSanitizer cannot run under ptrace
+# (SANITIZE=1 builds), so the traced run checks no leaks.
+traced() {
+	local trace=$1 opts=()
+	shift
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
+		strace -f -qq "${opts[@]}" -o "$trace" "$@"
+}
+
+# calls TRACE CALL: the lines of TRACE that begin with CALL (a pattern).
+calls() {
+	grep -c "^[0-9]* *$2" "$1"
+}
+
 # file_opens TRACE: files (not folders) opened relative to a folder's
 # descriptor in an strace -e trace=openat log: ferry opens the files of a
 # tree only that way, and nothing else that way.

@@ -36,7 +36,7 @@ is "$(summary "$WORK/inc.json" deleted)" 0 "excluded objects are not deleted"
 # --checksum trusts no stat cache: every file is read again
 if command -v strace >/dev/null; then
 	m=$(mark)
-	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=openat -o "$WORK/trace" "$FERRY" sync "$T" \
+	traced "$WORK/trace" -e trace=openat -- "$FERRY" sync "$T" \
 		"s3://$B/o" --exclude '*.tmp' --exclude 'cache/' --checksum \
 		--json >"$WORK/ck.json"
 	is "$(file_opens "$WORK/trace")" 3 \

@@ -98,9 +98,7 @@ is "$(temps "$D")" 0 "no temporary file is left"
 # 2. an unchanged re-pull lists, and reads no file
 m=$(mark)
 if command -v strace >/dev/null; then
-	# LeakSanitizer cannot run under ptrace (SANITIZE=1 builds)
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
-		strace -f -qq -y -e trace=openat -o "$WORK/trace" \
+	traced "$WORK/trace" -y -e trace=openat -- \
 		"$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/2.json"
 	is "$?" 0 "unchanged re-pull exits 0"
 	opened=$(grep -F "$D" "$WORK/trace" | grep -vc O_DIRECTORY)
@@ -230,12 +228,9 @@ is "$?" 0 "four small files go up"
 pull9() {
 	local dest=$1 trace=$2
 	shift 2
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
-		strace -f -qq -e trace=linkat,renameat,renameat2,unlinkat \
-		"$@" -o "$trace" "$FERRY" sync "s3://$B/n" "$dest" -j 1 \
-		>/dev/null 2>&1
+	traced "$trace" -e trace=linkat,renameat,renameat2,unlinkat "$@" -- \
+		"$FERRY" sync "s3://$B/n" "$dest" -j 1 >/dev/null 2>&1
 }
-calls() { grep -c "^[0-9]* *$2" "$1"; }
 if command -v strace >/dev/null; then
 	pull9 "$WORK/n1" "$WORK/trace9"
 	is "$?" 0 "a pull into a new folder exits 0"
@@ -325,8 +320,7 @@ fi
 # each connection's socket stays in the epoll set from one request to the
 # next: the set changes per connection, not per GET.
 if command -v strace >/dev/null; then
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
-		strace -f -qq -e trace=epoll_ctl,poll,sendto -o "$WORK/trace10" \
+	traced "$WORK/trace10" -e trace=epoll_ctl,poll,sendto -- \
 		"$FERRY" sync "s3://$B/p" "$WORK/n7" -j 16 >/dev/null 2>&1
 	is "$?" 0 "a pull of the tree with 16 connections exits 0"
 	check "... and gives the objects" twins_match bytes "$WORK/n7" "$D"
