@@ -249,6 +249,67 @@ run_lanes(unsigned n, const uint8_t *const data[], const size_t len[],
 	}
 }
 
+/* The lanes' whole blocks: side by side, or one lane after another. */
+static void
+lanes(struct md5mb_ctx *c, const uint8_t *const data[], const size_t len[])
+{
+	uint32_t one[4];
+	size_t done[MD5MB_LANES] = {0};
+	unsigned i, k;
+
+	if (c->n >= 2 && impl != MD5MB_SCALAR)
+		return run_lanes(c->n, data, len, c->st, done);
+	for (i = 0; i < c->n; i++) {
+		if (len[i] < 64)
+			continue;
+		for (k = 0; k < 4; k++)
+			one[k] = c->st[k][i];
+		blocks_scalar(one, data[i], len[i] / 64);
+		for (k = 0; k < 4; k++)
+			c->st[k][i] = one[k];
+	}
+}
+
+void
+md5mb_init(struct md5mb_ctx *c, unsigned n)
+{
+	unsigned i, k;
+
+	pthread_once(&impl_once, impl_pick);
+	c->n = n > MD5MB_LANES ? MD5MB_LANES : n;
+	for (i = 0; i < MD5MB_LANES; i++) {
+		c->total[i] = 0;
+		for (k = 0; k < 4; k++)
+			c->st[k][i] = INIT[k];
+	}
+}
+
+void
+md5mb_update(
+    struct md5mb_ctx *c, const uint8_t *const data[], const size_t len[])
+{
+	unsigned i;
+
+	lanes(c, data, len);
+	for (i = 0; i < c->n; i++)
+		c->total[i] += len[i] / 64 * 64;
+}
+
+void
+md5mb_final(struct md5mb_ctx *c, unsigned i, const uint8_t *data, size_t len,
+    uint8_t out[16])
+{
+	size_t whole = len / 64 * 64;
+	uint32_t one[4];
+	unsigned k;
+
+	for (k = 0; k < 4; k++)
+		one[k] = c->st[k][i];
+	if (whole > 0)
+		blocks_scalar(one, data, whole / 64);
+	finish(one, data + whole, len - whole, c->total[i] + len, out);
+}
+
 void
 md5mb(unsigned n, const uint8_t *const data[], const size_t len[],
     uint8_t out[][16])

@@ -88,6 +88,9 @@ struct remote_req {
 	size_t body_len;
 	size_t body_off;
 	int has_body;
+	int body_fd;      /* remote_req_body_file(): -1 for a buffer */
+	uint64_t body_at; /* where in body_fd the body starts */
+	int body_errno;   /* why reading body_fd stopped; -1: it was short */
 	char md5_b64[32];
 	remote_sink_fn sink;
 	remote_restart_fn sink_restart;

@@ -226,6 +226,16 @@ on_done(struct remote *r, CURL *easy, CURLcode rc)
 	}
 	if (rc != CURLE_OK) {
 		q->resp.err = FERRY_ENET;
+		/* the body's file, not the network */
+		if (q->body_errno > 0)
+			q->resp.err = FERRY_ESYS;
+		else if (q->body_errno < 0)
+			q->resp.err = FERRY_ECHANGED;
+		if (q->body_errno != 0)
+			snprintf(q->errbuf, sizeof(q->errbuf), "%s",
+			    q->body_errno > 0
+			        ? strerror(q->body_errno)
+			        : "the file changed while it was read");
 		if (q->errbuf[0] == '\0')
 			snprintf(q->errbuf, sizeof(q->errbuf), "%s",
 			    curl_easy_strerror(rc));
@@ -363,8 +373,8 @@ remote_req_result(struct remote_req *q, int check_body)
 	ferry_err e;
 
 	if (s->err != FERRY_OK)
-		return ferry_fail(FERRY_ENET, "%s %s/%s: %s", q->method,
-		    q->bucket, q->key, q->errbuf);
+		return ferry_fail(s->err, "%s %s/%s: %s", q->method, q->bucket,
+		    q->key, q->errbuf);
 	if (s->status / 100 == 2 && !check_body)
 		return FERRY_OK;
 	if (s->body.len &&

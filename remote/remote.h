@@ -137,6 +137,15 @@ ferry_err remote_req_copy_source(struct remote_req *q, const char *bucket,
 void remote_req_body(
     struct remote_req *q, const void *data, size_t len, const uint8_t *md5);
 /*
+ * The body: len bytes of the file fd from offset at, read as they are
+ * sent (fd borrowed until completion), with md5 (16 bytes) as Content-MD5.
+ * A file that turns out shorter, or that cannot be read, ends the request
+ * with an error that says so; one whose bytes changed, with the server's
+ * refusal of the Content-MD5.
+ */
+void remote_req_body_file(struct remote_req *q, int fd, uint64_t at, size_t len,
+    const uint8_t md5[16]);
+/*
  * Keeps, in resp.meta, the reply's headers that describe the object and
  * that a copy of it carries: Content-Type, Cache-Control,
  * Content-Disposition, Content-Encoding, Content-Language, Expires and

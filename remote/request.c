@@ -3,10 +3,12 @@
  * easy handle that carries it.  Every request ferry sends is built here.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -35,6 +37,7 @@ remote_req_new(struct remote *r, enum remote_kind kind, const char *method,
 		memcpy(q->key, key, keylen);
 	q->key[keylen] = '\0';
 	q->keylen = keylen;
+	q->body_fd = -1;
 	buf_init(&q->resp.body, REMOTE_BODY_LIMIT);
 	buf_init(&q->resp.meta, REMOTE_META_MAX);
 	return q;
@@ -151,6 +154,15 @@ remote_req_body(
 }
 
 void
+remote_req_body_file(struct remote_req *q, int fd, uint64_t at, size_t len,
+    const uint8_t md5[16])
+{
+	remote_req_body(q, NULL, len, md5);
+	q->body_fd = fd;
+	q->body_at = at;
+}
+
+void
 remote_req_body_limit(struct remote_req *q, size_t limit)
 {
 	q->resp.body.limit = limit;
@@ -194,6 +206,7 @@ req_reset_response(struct remote_req *q)
 	q->resp.body = body;
 	q->resp.meta = meta;
 	q->body_off = 0;
+	q->body_errno = 0;
 	if (q->sunk > 0 && q->sink_restart)
 		q->sink_restart(q->sink_arg);
 	q->sunk = 0;
@@ -288,9 +301,23 @@ on_read(char *p, size_t size, size_t n, void *arg)
 	struct remote_req *q = arg;
 	size_t len = size * n, left = q->body_len - q->body_off;
 
+	ssize_t got;
+
 	if (len > left)
 		len = left;
-	memcpy(p, q->body + q->body_off, len);
+	if (q->body_fd < 0) {
+		memcpy(p, q->body + q->body_off, len);
+	} else if (len > 0) {
+		do
+			got = pread(q->body_fd, p, len,
+			    (off_t)(q->body_at + q->body_off));
+		while (got < 0 && errno == EINTR);
+		if (got <= 0) {
+			q->body_errno = got < 0 ? errno : -1;
+			return CURL_READFUNC_ABORT;
+		}
+		len = (size_t)got;
+	}
 	q->body_off += len;
 	return len;
 }

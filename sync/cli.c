@@ -87,7 +87,8 @@ static const char help_what[] =
 static const char help_how[] =
     "How:\n"
     "  -j, --jobs N             requests in flight (default 16)\n"
-    "  --part-size SIZE         multipart part size (default 8M)\n"
+    "  --part-size SIZE         multipart part size (default auto: 8M,\n"
+    "                           up to 64M for objects over 128M)\n"
     "  --multipart-threshold SIZE  multipart from this size (8M)\n"
     "  --memory SIZE            buffer memory bound (default 256M)\n"
     "  --retries N              attempts per request (default 10)\n"
@@ -204,6 +205,8 @@ bad(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
+static const char part_range[] = "--part-size must be between 5M and 5G";
+
 static int
 take_size(const char *arg, uint64_t *out)
 {
@@ -271,7 +274,15 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case 'j':
 		return take_count(arg, &o->jobs, 1024);
 	case OPT_PART_SIZE:
-		return take_size(arg, &o->part_size);
+		if (strcmp(arg, "auto") == 0) {
+			o->part_size = 0;
+			return -1;
+		}
+		if (parse_size(arg, &o->part_size) != FERRY_OK)
+			return bad("invalid size '%s'", arg);
+		if (o->part_size == 0)
+			return bad("%s", part_range);
+		return -1;
 	case OPT_THRESHOLD:
 		return take_size(arg, &o->multipart_threshold);
 	case OPT_MEMORY:
@@ -353,8 +364,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 static int
 check_sizes(struct sync_opts *o)
 {
-	if (o->part_size < SYNC_MIN_PART || o->part_size > SYNC_MAX_PART)
-		return bad("%s", "--part-size must be between 5M and 5G");
+	if (o->part_size != 0 &&
+	    (o->part_size < SYNC_MIN_PART || o->part_size > SYNC_MAX_PART))
+		return bad("%s", part_range);
 	if (o->multipart_threshold == 0)
 		return bad("%s", "--multipart-threshold must be at least 1");
 	if (o->memory < o->part_size)
@@ -422,7 +434,7 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->jobs = 16;
-	o->part_size = 8ULL << 20;
+	o->part_size = 0;
 	o->multipart_threshold = 8ULL << 20;
 	o->memory = 256ULL << 20;
 	o->max_delete_pct = 50;

@@ -21,6 +21,10 @@ int sync_exit_for(ferry_err e);
 #define SYNC_MIN_PART (5ULL << 20)
 #define SYNC_MAX_PART (5ULL << 30)
 #define SYNC_MAX_PARTS 10000
+/* the part size chosen when none is given: see sync_part_size() */
+#define SYNC_AUTO_PART_MIN (8ULL << 20)
+#define SYNC_AUTO_PART_MAX (64ULL << 20)
+#define SYNC_AUTO_SPLIT 16
 #define SYNC_MAX_OBJECT (5ULL << 40)
 
 /* The command line, read-only once parsed. */
@@ -41,7 +45,7 @@ struct sync_opts {
 	uint64_t max_delete; /* a count, when max_delete_pct < 0 */
 	int max_delete_pct;  /* a percentage of the destination, or -1 */
 	unsigned jobs;
-	uint64_t part_size;
+	uint64_t part_size; /* 0: chosen for each object by its size */
 	uint64_t multipart_threshold;
 	uint64_t memory;
 	const char *manifest_dir;
@@ -153,8 +157,8 @@ void md5_etag(const uint8_t md5[16], char *out, size_t outlen);
 /* Whether etag is that of a single-part object: the MD5 of its bytes. */
 int etag_is_md5(const char *etag);
 
-/* Part size for an object of size bytes: at least want, at most 10,000
- * parts, a multiple of 1 MiB. */
+/* Part size for an object of size bytes: at least want (0: chosen by
+ * size), at most 10,000 parts, a multiple of 1 MiB. */
 uint64_t sync_part_size(uint64_t size, uint64_t want);
 
 #endif

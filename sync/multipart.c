@@ -19,7 +19,7 @@
 struct part {
 	struct xfer *x;
 	uint32_t number; /* 1-based */
-	uint8_t *buf;
+	uint8_t *buf;    /* the bytes, or NULL: read from x->fd as sent */
 	size_t len;
 	size_t cap; /* the buffer's size, for the pool */
 	uint8_t md5[16];
@@ -33,6 +33,18 @@ sync_part_size(uint64_t size, uint64_t want)
 {
 	uint64_t ps = want, mib = 1ULL << 20;
 
+	/*
+	 * Chosen: 8M parts up to 128M, then a sixteenth of the object up to
+	 * 64M parts: sixteen parts to send side by side, and fewer, larger
+	 * requests for large objects (each part is a request, an object
+	 * written at the server and an entry in its upload's index).
+	 */
+	if (ps == 0)
+		ps = size / SYNC_AUTO_SPLIT < SYNC_AUTO_PART_MIN
+		         ? SYNC_AUTO_PART_MIN
+		     : size / SYNC_AUTO_SPLIT > SYNC_AUTO_PART_MAX
+		         ? SYNC_AUTO_PART_MAX
+		         : size / SYNC_AUTO_SPLIT;
 	if (ps < SYNC_MIN_PART)
 		ps = SYNC_MIN_PART;
 	if ((size + ps - 1) / ps > SYNC_MAX_PARTS)
@@ -304,8 +316,11 @@ part_finished(struct xfer *x, ferry_err e)
 }
 
 /*
- * Parts read and hashed together: their Content-MD5s side by side in the
- * lanes of md5mb(), several times faster than one after the other.
+ * A file's parts hashed together: their Content-MD5s side by side in the
+ * lanes of md5mb(), several times faster than one after the other.  The
+ * parts are read through a small buffer, a piece of each at a time, and
+ * read again from the file as they are sent: a part holds no memory while
+ * it waits for its turn or for the server, and the page cache has it.
  */
 struct part_batch {
 	struct xfer_read r; /* first: xfer_read_done() frees the batch */
@@ -313,42 +328,77 @@ struct part_batch {
 	struct part *pt[MD5MB_LANES];
 };
 
-/* Reads the batch's parts into their buffers and hashes them (on a worker). */
+/* Each lane's piece of a batch read; 1 MiB for all eight. */
+#define PIECE (128u << 10)
+
+/* Reads the batch's parts and hashes them (on a worker). */
 static void
 read_batch(struct workq_job *j)
 {
 	struct part_batch *b = (struct part_batch *)j;
-	const uint8_t *bufs[MD5MB_LANES];
-	size_t lens[MD5MB_LANES];
-	uint8_t md5[MD5MB_LANES][16];
+	const uint8_t *data[MD5MB_LANES];
+	size_t take[MD5MB_LANES], whole[MD5MB_LANES], done[MD5MB_LANES];
+	uint8_t *bufs;
+	struct md5mb_ctx c;
 	struct part *pt;
-	unsigned i;
-	ferry_err e;
+	unsigned i, live = b->n;
+	ferry_err e = FERRY_OK;
 
-	for (i = 0; i < b->n; i++) {
-		pt = b->pt[i];
-		e = xfer_pread_full(pt->x->fd, pt->buf, pt->len,
-		    (uint64_t)(pt->number - 1) * pt->x->part_size);
+	if ((bufs = malloc((size_t)b->n * PIECE)) == NULL)
+		return xfer_read_failed(
+		    &b->r, ferry_fail(FERRY_ENOMEM, "out of memory"));
+	md5mb_init(&c, b->n);
+	memset(done, 0, sizeof(done));
+	while (live > 0 && e == FERRY_OK) {
+		for (i = 0; i < b->n && e == FERRY_OK; i++) {
+			pt = b->pt[i];
+			/* a lane ended has done > len */
+			take[i] = done[i] > pt->len ? 0 : pt->len - done[i];
+			if (take[i] > PIECE)
+				take[i] = PIECE;
+			data[i] = bufs + (size_t)i * PIECE;
+			e = xfer_pread_full(pt->x->fd, bufs + (size_t)i * PIECE,
+			    take[i],
+			    (uint64_t)(pt->number - 1) * pt->x->part_size +
+			        done[i]);
+			/* the last piece's tail goes to md5mb_final() */
+			whole[i] = done[i] + take[i] == pt->len
+			               ? take[i] / 64 * 64
+			               : take[i];
+		}
 		if (e != FERRY_OK)
-			return xfer_read_failed(&b->r, e);
-		bufs[i] = pt->buf;
-		lens[i] = pt->len;
+			break;
+		md5mb_update(&c, data, whole);
+		for (i = 0; i < b->n; i++) {
+			pt = b->pt[i];
+			if (done[i] > pt->len)
+				continue;
+			done[i] += take[i];
+			if (done[i] < pt->len)
+				continue;
+			md5mb_final(&c, i, data[i] + whole[i],
+			    take[i] - whole[i], pt->md5);
+			done[i] = pt->len + 1;
+			live--;
+		}
 	}
-	md5mb(b->n, bufs, lens, md5);
-	for (i = 0; i < b->n; i++)
-		memcpy(b->pt[i]->md5, md5[i], 16);
+	free(bufs);
+	if (e != FERRY_OK)
+		xfer_read_failed(&b->r, e);
 }
 
-/* Gives the part's buffer back to the pool and frees the part. */
+/* Gives the part's buffer, if it has one, back to the pool; frees it. */
 static void
 part_release(struct part *pt)
 {
-	pt->x->p->mem_used -= pt->len;
-	xfer_buf_put(pt->x->p, pt->buf, pt->cap);
+	if (pt->buf) {
+		pt->x->p->mem_used -= pt->len;
+		xfer_buf_put(pt->x->p, pt->buf, pt->cap);
+	}
 	free(pt);
 }
 
-/* The part is read and hashed, or its read failed with e: sends it. */
+/* The part is hashed, or its read failed with e: sends it. */
 static void
 part_read(struct part *pt, ferry_err e)
 {
@@ -420,11 +470,6 @@ start_part(struct xfer *x, unsigned n)
 		pt->x = x;
 		pt->number = x->next_part + 1;
 		pt->len = (size_t)part_len(x, pt->number);
-		if ((pt->buf = xfer_buf_get(x->p, pt->len, &pt->cap)) == NULL) {
-			free(pt);
-			break;
-		}
-		x->p->mem_used += pt->len;
 		x->next_part++;
 		/* in flight from now: a failure of x waits for it */
 		x->parts_inflight++;
@@ -478,7 +523,13 @@ submit_part(struct part *pt)
 	snprintf(num, sizeof(num), "%u", pt->number);
 	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	remote_req_body(q, pt->buf, pt->len, x->part_md5[pt->number - 1]);
+	if (pt->buf)
+		remote_req_body(
+		    q, pt->buf, pt->len, x->part_md5[pt->number - 1]);
+	else
+		remote_req_body_file(q, x->fd,
+		    (uint64_t)(pt->number - 1) * x->part_size, pt->len,
+		    x->part_md5[pt->number - 1]);
 	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
 	    (e = remote_req_submit(q, on_part, pt)) != FERRY_OK) {
 		remote_req_free(q);

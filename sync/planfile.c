@@ -175,7 +175,9 @@ parse_header(const cJSON *obj, struct planfile_header *h)
 	    (e = get_uint(obj, "multipart_threshold",
 	         &h->multipart_threshold)) != FERRY_OK)
 		return e;
-	if (h->part_size < (5ULL << 20) || h->part_size > (5ULL << 30) ||
+	/* part_size 0: chosen for each object by its size */
+	if ((h->part_size != 0 &&
+	        (h->part_size < (5ULL << 20) || h->part_size > (5ULL << 30))) ||
 	    h->multipart_threshold == 0)
 		return ferry_fail(FERRY_EPARSE,
 		    "\"part_size\" or \"multipart_threshold\" out of range");

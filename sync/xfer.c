@@ -429,25 +429,20 @@ start_single(struct push *p, struct xfer *x)
 
 /*
  * How many parts of x to start now, read and hashed as one batch: as many
- * as MD5MB_LANES, the parts left, the window and --memory allow.  While
- * requests are in flight, room for a whole batch comes soon: none, and
- * *wait, until it has.
+ * as MD5MB_LANES, the parts left and the window allow (a file's parts hold
+ * no buffer: they are read as they are sent).  While requests are in
+ * flight, room for a whole batch comes soon: none, and *wait, until it has.
  */
 static unsigned
 parts_to_start(const struct push *p, const struct xfer *x, int *wait)
 {
-	uint64_t fit = p->o->memory / x->part_size;
 	unsigned want = MD5MB_LANES, k;
 
 	if (x->nparts - x->next_part < want)
 		want = x->nparts - x->next_part;
 	if (remote_window(p->r) < want)
 		want = remote_window(p->r);
-	if (fit < want)
-		want = fit > 0 ? (unsigned)fit : 1;
 	k = want < push_room(p) ? want : push_room(p);
-	while (k > 0 && !memory_allows(p, (uint64_t)k * x->part_size))
-		k--;
 	*wait = k < want && remote_inflight(p->r) + p->reads > 0;
 	return *wait ? 0 : k;
 }

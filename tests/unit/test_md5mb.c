@@ -130,6 +130,77 @@ test_against_openssl(void **state)
 	assert_true(md5mb_use(MD5MB_AUTO));
 }
 
+/*
+ * Fed piece by piece, as parts streamed from a file are: lanes of their
+ * own lengths, each in pieces of whole blocks of varying size, ending one
+ * by one with a tail of any length, agree with OpenSSL over the whole.
+ */
+static void
+test_pieces(void **state)
+{
+	const size_t max = 20000;
+	uint8_t *buf[MD5MB_LANES], out[16], want[16];
+	const uint8_t *data[MD5MB_LANES];
+	size_t len[MD5MB_LANES], off[MD5MB_LANES], step[MD5MB_LANES];
+	struct md5mb_ctx c;
+	unsigned i, k, trial, n, live, checked = 0;
+
+	(void)state;
+	srand(4096);
+	for (i = 0; i < MD5MB_LANES; i++) {
+		assert_non_null(buf[i] = malloc(max));
+		for (k = 0; k < max; k++)
+			buf[i][k] = (uint8_t)rand();
+	}
+	for (k = 0; k < sizeof(impls) / sizeof(impls[0]); k++) {
+		if (!md5mb_use(impls[k]))
+			continue;
+		for (trial = 0; trial < 300; trial++) {
+			n = 1 + (unsigned)rand() % MD5MB_LANES;
+			md5mb_init(&c, n);
+			for (i = 0; i < n; i++) {
+				len[i] = (size_t)rand() % max;
+				off[i] = 0;
+			}
+			for (live = n; live > 0;) {
+				for (i = 0; i < n; i++) {
+					/* whole blocks, or none at all */
+					step[i] = (size_t)(rand() % 40) * 64;
+					if (off[i] > len[i] ||
+					    step[i] > len[i] - off[i])
+						step[i] = 0;
+					data[i] = buf[i] + off[i];
+				}
+				md5mb_update(&c, data, step);
+				for (i = 0; i < n; i++) {
+					off[i] += step[i];
+					if (off[i] > len[i] ||
+					    len[i] - off[i] >= 64 * 40 ||
+					    rand() % 3 != 0)
+						continue;
+					/* the rest, blocks and tail */
+					md5mb_final(&c, i, buf[i] + off[i],
+					    len[i] - off[i], out);
+					off[i] = len[i] + 1;
+					live--;
+					EVP_Digest(buf[i], len[i], want, NULL,
+					    EVP_md5(), NULL);
+					if (memcmp(want, out, 16) != 0)
+						fail_msg("%s: trial %u lane %u "
+						         "of %u, %zu bytes",
+						    impl_names[k], trial, i, n,
+						    len[i]);
+					checked++;
+				}
+			}
+		}
+	}
+	assert_true(checked > 500);
+	for (i = 0; i < MD5MB_LANES; i++)
+		free(buf[i]);
+	assert_true(md5mb_use(MD5MB_AUTO));
+}
+
 /* A lane reads only its own len bytes: the buffers end at a page's edge. */
 static void
 test_reads_in_bounds(void **state)
@@ -167,6 +238,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rfc1321),
 	    cmocka_unit_test(test_against_openssl),
+	    cmocka_unit_test(test_pieces),
 	    cmocka_unit_test(test_reads_in_bounds),
 	};
 

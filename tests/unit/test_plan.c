@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "sync/internal.h"
 #include "sync/plan.h"
 
 static const uint8_t H1[16] = {1, 2, 3};
@@ -206,6 +207,48 @@ test_names(void **state)
 	assert_string_equal(plan_action_name(PLAN_RANGED_GET), "ranged_get");
 }
 
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+#define TiB (1ULL << 40)
+
+/* The part size: chosen by size when none is given, else as given. */
+static const struct {
+	uint64_t size, want, part;
+} part_rows[] = {
+    {0, 0, 8 * MiB},
+    {MiB, 0, 8 * MiB},
+    {128 * MiB, 0, 8 * MiB},
+    {144 * MiB, 0, 9 * MiB},
+    {200 * MiB, 0, 13 * MiB},
+    {256 * MiB, 0, 16 * MiB},
+    {GiB, 0, 64 * MiB},
+    {100 * GiB, 0, 64 * MiB},
+    /* no more than 10,000 parts: 1 TiB / 10,000 is 104.86 MiB */
+    {TiB, 0, 105 * MiB},
+    {5 * TiB, 0, 525 * MiB},
+    {GiB, 8 * MiB, 8 * MiB},
+    {GiB, 5 * MiB, 5 * MiB},
+    {GiB, MiB, 5 * MiB},
+    {GiB, 6 * MiB + 1, 7 * MiB},
+    {100 * GiB, 5 * MiB, 11 * MiB},
+    {5 * TiB, 5 * GiB, 5 * GiB},
+};
+
+static void
+test_part_size(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(part_rows) / sizeof(part_rows[0]); i++)
+		if (sync_part_size(part_rows[i].size, part_rows[i].want) !=
+		    part_rows[i].part)
+			fail_msg("row %zu: %llu for %llu bytes", i,
+			    (unsigned long long)sync_part_size(
+			        part_rows[i].size, part_rows[i].want),
+			    (unsigned long long)part_rows[i].size);
+}
+
 int
 main(void)
 {
@@ -213,6 +256,7 @@ main(void)
 	    cmocka_unit_test(test_push_table),
 	    cmocka_unit_test(test_pull_table),
 	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_part_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
