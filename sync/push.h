@@ -192,6 +192,9 @@ void part_finished(struct xfer *x, ferry_err e);
 struct remote_req *upload_req(
     struct xfer *x, enum remote_kind kind, const char *method);
 void copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
+/* Whether the file of x is sent in one PUT read from the file as it goes,
+ * holding no buffer (put.c). */
+int put_streams(const struct xfer *x);
 /* Sends x->buf (x->buflen bytes, hashed) with PUT (put.c). */
 ferry_err send_put(struct xfer *x) FERRY_WUR;
 /* Counts x in what the progress line shows as planned. */

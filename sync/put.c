@@ -1,6 +1,8 @@
 /*
  * put.c: single-request uploads: a file read whole (or a streamed source
- * object) sent with PUT.
+ * object) sent with PUT.  A file of PUT_STREAM_MIN or more (only when
+ * --multipart-threshold is raised above it) is hashed through a small
+ * buffer and read again as it is sent, holding no buffer of its size.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,15 @@
 
 #include "sync/push.h"
 
+#define PUT_STREAM_MIN (8u << 20)
+
+/* What x holds in memory while it is read and sent. */
+static size_t
+held(const struct xfer *x)
+{
+	return x->buf ? x->buflen : 0;
+}
+
 static void
 on_put(struct remote_req *q, void *arg)
 {
@@ -23,7 +34,7 @@ on_put(struct remote_req *q, void *arg)
 	char want[MANIFEST_ETAG_MAX];
 	ferry_err e;
 
-	x->p->mem_used -= x->buflen;
+	x->p->mem_used -= held(x);
 	e = remote_req_result(q, 0);
 	md5_etag(x->md5, want, sizeof(want));
 	if (e == FERRY_OK && s->etag[0] && strcmp(s->etag, want) != 0)
@@ -53,23 +64,34 @@ read_whole(struct workq_job *j)
 	ferry_err e;
 	int fd;
 
+	uint64_t n = 0;
+
 	if ((e = xfer_open_local(x, &fd, &before)) != FERRY_OK)
 		return xfer_read_failed(r, e);
 	if ((size_t)before.st_size > x->buflen)
 		e = ferry_fail(
 		    FERRY_ECHANGED, "the file changed since it was scanned");
-	else {
-		x->buflen = (size_t)before.st_size;
-		e = xfer_pread_full(fd, x->buf, x->buflen, 0);
-	}
+	else if (x->buf == NULL)
+		/* streamed: hashed now, read again as it is sent */
+		e = manifest_hash_fd(fd, x->hash, x->md5, &n);
+	else
+		e = xfer_pread_full(fd, x->buf, (size_t)before.st_size, 0);
 	if (e == FERRY_OK &&
-	    (fstat(fd, &after) != 0 || !stat_same(&before, &after)))
+	    (fstat(fd, &after) != 0 || !stat_same(&before, &after) ||
+	        (x->buf == NULL && n != (uint64_t)before.st_size)))
 		e = ferry_fail(
 		    FERRY_ECHANGED, "the file changed while it was read");
-	close(fd);
-	if (e != FERRY_OK)
+	if (e != FERRY_OK) {
+		close(fd);
 		return xfer_read_failed(r, e);
+	}
+	x->buflen = (size_t)before.st_size;
 	x->sent_mtime_ns = ts_ns(&before.st_mtim);
+	if (x->buf == NULL) {
+		x->fd = fd;
+		return;
+	}
+	close(fd);
 	XXH128_canonicalFromHash(
 	    (XXH128_canonical_t *)x->hash, XXH3_128bits(x->buf, x->buflen));
 	EVP_Digest(x->buf, x->buflen, x->md5, NULL, EVP_md5(), NULL);
@@ -82,7 +104,7 @@ put_read(struct workq_job *j)
 	struct xfer *x = r->arg;
 	ferry_err e = xfer_read_done(x->p, r);
 
-	x->p->mem_used -= x->local.size;
+	x->p->mem_used -= x->buf ? x->local.size : 0;
 	if (x->p->stopping) {
 		x->state = XF_DONE;
 		return;
@@ -110,16 +132,25 @@ send_put(struct xfer *x)
 	else
 		copy_meta_headers(x, q, &e);
 	apply_put_headers(x, q, &e);
-	remote_req_body(q, x->buf, x->buflen, x->md5);
+	if (x->buf == NULL && x->fd >= 0)
+		remote_req_body_file(q, x->fd, 0, x->buflen, x->md5);
+	else
+		remote_req_body(q, x->buf, x->buflen, x->md5);
 	if (e == FERRY_OK)
 		e = remote_req_submit(q, on_put, x);
 	if (e != FERRY_OK) {
 		remote_req_free(q);
 		return e;
 	}
-	p->mem_used += x->buflen;
+	p->mem_used += held(x);
 	x->state = XF_PUT_SENT;
 	return FERRY_OK;
+}
+
+int
+put_streams(const struct xfer *x)
+{
+	return x->source == XS_FILE && x->local.size >= PUT_STREAM_MIN;
 }
 
 ferry_err
@@ -131,11 +162,12 @@ start_put(struct xfer *x)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	/* as scanned: a file grown since is caught while it is read */
 	x->buflen = (size_t)x->local.size;
-	if ((x->buf = malloc(x->buflen ? x->buflen : 1)) == NULL) {
+	if (!put_streams(x) &&
+	    (x->buf = malloc(x->buflen ? x->buflen : 1)) == NULL) {
 		free(r);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	x->p->mem_used += x->local.size;
+	x->p->mem_used += held(x);
 	x->state = XF_PUT_READING;
 	r->arg = x;
 	r->job.run = read_whole;

@@ -422,7 +422,7 @@ start_single(struct push *p, struct xfer *x)
 	case XS_FILE:
 		break;
 	}
-	if (!memory_allows(p, x->local.size))
+	if (!put_streams(x) && !memory_allows(p, x->local.size))
 		return FERRY_OK;
 	return start_put(x);
 }

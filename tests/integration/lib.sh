@@ -47,6 +47,19 @@ like() {
 # FERRY_TEST_LIGHT=1.  CI sets it for the sanitizer pass, which needs the
 # same code paths (multipart included: LIGHT stays above the threshold),
 # not the same amount of data.
+# peak_rss FILE CMD...: runs CMD, writes its peak RSS in KiB to FILE, and
+# returns CMD's exit status.
+peak_rss() {
+	local out=$1
+	shift
+	python3 -c '
+import resource, subprocess, sys
+rc = subprocess.run(sys.argv[2:]).returncode
+open(sys.argv[1], "w").write("%d\n" % resource.getrusage(
+    resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)' "$out" "$@"
+}
+
 mib() {
 	if [ "${FERRY_TEST_LIGHT:-0}" = 1 ]; then echo "$2"; else echo "$1"; fi
 }

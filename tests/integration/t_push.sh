@@ -103,6 +103,27 @@ m=$(mark)
 "$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/5b.json"
 is "$(requests "$m" total)" 3 "rerun after multipart lists only (3 pages)"
 
+# 5c. one file sent in one PUT above 8 MiB (--multipart-threshold raised):
+# hashed, then read from the file as it is sent, holding no buffer of its
+# size
+one=96
+mkdir -p "$WORK/one"
+head -c $((one << 20)) /dev/urandom >"$WORK/one/one.bin"
+m=$(mark)
+peak_rss "$WORK/5c.rss" "$FERRY" sync "$WORK/one" "s3://$B/one" \
+	--multipart-threshold 1G --json >"$WORK/5c.json"
+is "$?" 0 "a $one MiB file in one PUT: the push exits 0"
+is "$(requests "$m" put)" 1 "... in one request"
+check "... holding less than half its size ($(($(cat "$WORK/5c.rss") / 1024)) MiB at the peak)" \
+	test "$(cat "$WORK/5c.rss")" -lt $((one << 9))
+s3 get "$B" one/one.bin "$WORK/one.got"
+check "... and the object is byte-identical" \
+	cmp -s "$WORK/one.got" "$WORK/one/one.bin"
+is "$(s3 head "$B" one/one.bin | python3 -c 'import json, sys
+print(json.load(sys.stdin)["etag"].strip(chr(34)))')" \
+	"$(md5sum <"$WORK/one/one.bin" | cut -c1-32)" "... with the MD5 of the file as its ETag"
+rm -rf "$WORK/one" "$WORK/one.got"
+
 # 6. a lost manifest: nothing goes up, a same-size change is still found
 rm -rf "$FERRY_STATE_DIR"
 m=$(mark)
