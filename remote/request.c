@@ -300,7 +300,6 @@ on_read(char *p, size_t size, size_t n, void *arg)
 {
 	struct remote_req *q = arg;
 	size_t len = size * n, left = q->body_len - q->body_off;
-
 	ssize_t got;
 
 	if (len > left)

@@ -278,11 +278,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 			o->part_size = 0;
 			return -1;
 		}
-		if (parse_size(arg, &o->part_size) != FERRY_OK)
-			return bad("invalid size '%s'", arg);
-		if (o->part_size == 0)
-			return bad("%s", part_range);
-		return -1;
+		if (take_size(arg, &o->part_size) != -1)
+			return EXIT_USAGE; /* said by take_size() */
+		return o->part_size == 0 ? bad("%s", part_range) : -1;
 	case OPT_THRESHOLD:
 		return take_size(arg, &o->multipart_threshold);
 	case OPT_MEMORY:

@@ -39,12 +39,13 @@ sync_part_size(uint64_t size, uint64_t want)
 	 * requests for large objects (each part is a request, an object
 	 * written at the server and an entry in its upload's index).
 	 */
-	if (ps == 0)
-		ps = size / SYNC_AUTO_SPLIT < SYNC_AUTO_PART_MIN
-		         ? SYNC_AUTO_PART_MIN
-		     : size / SYNC_AUTO_SPLIT > SYNC_AUTO_PART_MAX
-		         ? SYNC_AUTO_PART_MAX
-		         : size / SYNC_AUTO_SPLIT;
+	if (ps == 0) {
+		ps = size / SYNC_AUTO_SPLIT;
+		if (ps < SYNC_AUTO_PART_MIN)
+			ps = SYNC_AUTO_PART_MIN;
+		if (ps > SYNC_AUTO_PART_MAX)
+			ps = SYNC_AUTO_PART_MAX;
+	}
 	if (ps < SYNC_MIN_PART)
 		ps = SYNC_MIN_PART;
 	if ((size + ps - 1) / ps > SYNC_MAX_PARTS)

@@ -63,7 +63,6 @@ read_whole(struct workq_job *j)
 	struct stat before, after;
 	ferry_err e;
 	int fd;
-
 	uint64_t n = 0;
 
 	if ((e = xfer_open_local(x, &fd, &before)) != FERRY_OK)

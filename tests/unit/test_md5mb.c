@@ -74,6 +74,21 @@ test_rfc1321(void **state)
 	assert_true(md5mb_use(MD5MB_AUTO));
 }
 
+/* Fills a buffer of max random bytes for each lane, from seed. */
+static void
+random_lanes(uint8_t *buf[MD5MB_LANES], size_t max, unsigned seed)
+{
+	unsigned i;
+	size_t k;
+
+	srand(seed);
+	for (i = 0; i < MD5MB_LANES; i++) {
+		assert_non_null(buf[i] = malloc(max));
+		for (k = 0; k < max; k++)
+			buf[i][k] = (uint8_t)rand();
+	}
+}
+
 /*
  * Lanes of every length around the block and padding edges, of one length
  * and of many, and fewer lanes than there are: each lane's digest is the
@@ -92,13 +107,9 @@ test_against_openssl(void **state)
 	unsigned i, k, trial, n, checked = 0;
 
 	(void)state;
-	srand(1321);
-	for (i = 0; i < MD5MB_LANES; i++) {
-		assert_non_null(buf[i] = malloc(max));
-		for (k = 0; k < max; k++)
-			buf[i][k] = (uint8_t)rand();
+	random_lanes(buf, max, 1321);
+	for (i = 0; i < MD5MB_LANES; i++)
 		data[i] = buf[i];
-	}
 	for (k = 0; k < sizeof(impls) / sizeof(impls[0]); k++) {
 		if (!md5mb_use(impls[k]))
 			continue;
@@ -146,12 +157,7 @@ test_pieces(void **state)
 	unsigned i, k, trial, n, live, checked = 0;
 
 	(void)state;
-	srand(4096);
-	for (i = 0; i < MD5MB_LANES; i++) {
-		assert_non_null(buf[i] = malloc(max));
-		for (k = 0; k < max; k++)
-			buf[i][k] = (uint8_t)rand();
-	}
+	random_lanes(buf, max, 4096);
 	for (k = 0; k < sizeof(impls) / sizeof(impls[0]); k++) {
 		if (!md5mb_use(impls[k]))
 			continue;
