@@ -91,7 +91,7 @@ sweep(void *p)
 static int
 reads_pending(void *arg)
 {
-	return ((struct push *)arg)->reads > 0;
+	return ((struct push *)arg)->jobs > 0;
 }
 
 ferry_err

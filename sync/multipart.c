@@ -22,7 +22,6 @@ struct part {
 	uint8_t *buf;    /* the bytes, or NULL: read from x->fd as sent */
 	size_t len;
 	size_t cap; /* the buffer's size, for the pool */
-	uint8_t md5[16];
 };
 
 static ferry_err submit_part(struct part *pt);
@@ -317,53 +316,58 @@ part_finished(struct xfer *x, ferry_err e)
 }
 
 /*
- * A file's parts hashed together: their Content-MD5s side by side in the
- * lanes of md5mb(), several times faster than one after the other.  The
- * parts are read through a small buffer, a piece of each at a time, and
- * read again from the file as they are sent: a part holds no memory while
- * it waits for its turn or for the server, and the page cache has it.
+ * A file's parts are hashed ahead of their sends, a batch at a time: their
+ * Content-MD5s side by side in the lanes of md5mb(), several times faster
+ * than one after the other, however few requests the window lets out.
+ * The parts are read through a small buffer, a piece of each at a time,
+ * and read again from the file as they are sent: a part holds no memory
+ * while it waits for its turn or for the server, and the page cache has it.
+ * A new batch starts when fewer than a batch's parts, of all the files,
+ * wait to be sent or are being hashed.
  */
-struct part_batch {
+struct hash_batch {
 	struct xfer_read r; /* first: xfer_read_done() frees the batch */
+	struct xfer *x;
+	uint32_t first; /* parts first + 1 to first + n, 1-based */
 	unsigned n;
-	struct part *pt[MD5MB_LANES];
 };
 
 /* Each lane's piece of a batch read; 1 MiB for all eight. */
 #define PIECE (128u << 10)
 
-/* Reads the batch's parts and hashes them (on a worker). */
+/* Reads the batch's parts and hashes them into x->part_md5 (on a worker). */
 static void
 read_batch(struct workq_job *j)
 {
-	struct part_batch *b = (struct part_batch *)j;
+	struct hash_batch *b = (struct hash_batch *)j;
+	struct xfer *x = b->x;
 	const uint8_t *data[MD5MB_LANES];
 	size_t take[MD5MB_LANES], whole[MD5MB_LANES], done[MD5MB_LANES];
+	size_t len[MD5MB_LANES];
 	uint8_t *bufs;
 	struct md5mb_ctx c;
-	struct part *pt;
 	unsigned i, live = b->n;
 	ferry_err e = FERRY_OK;
 
 	if ((bufs = malloc((size_t)b->n * PIECE)) == NULL)
 		return xfer_read_failed(
 		    &b->r, ferry_fail(FERRY_ENOMEM, "out of memory"));
+	for (i = 0; i < b->n; i++)
+		len[i] = (size_t)part_len(x, b->first + i + 1);
 	md5mb_init(&c, b->n);
 	memset(done, 0, sizeof(done));
 	while (live > 0 && e == FERRY_OK) {
 		for (i = 0; i < b->n && e == FERRY_OK; i++) {
-			pt = b->pt[i];
 			/* a lane ended has done > len */
-			take[i] = done[i] > pt->len ? 0 : pt->len - done[i];
+			take[i] = done[i] > len[i] ? 0 : len[i] - done[i];
 			if (take[i] > PIECE)
 				take[i] = PIECE;
 			data[i] = bufs + (size_t)i * PIECE;
-			e = xfer_pread_full(pt->x->fd, bufs + (size_t)i * PIECE,
+			e = xfer_pread_full(x->fd, bufs + (size_t)i * PIECE,
 			    take[i],
-			    (uint64_t)(pt->number - 1) * pt->x->part_size +
-			        done[i]);
+			    (uint64_t)(b->first + i) * x->part_size + done[i]);
 			/* the last piece's tail goes to md5mb_final() */
-			whole[i] = done[i] + take[i] == pt->len
+			whole[i] = done[i] + take[i] == len[i]
 			               ? take[i] / 64 * 64
 			               : take[i];
 		}
@@ -371,15 +375,14 @@ read_batch(struct workq_job *j)
 			break;
 		md5mb_update(&c, data, whole);
 		for (i = 0; i < b->n; i++) {
-			pt = b->pt[i];
-			if (done[i] > pt->len)
+			if (done[i] > len[i])
 				continue;
 			done[i] += take[i];
-			if (done[i] < pt->len)
+			if (done[i] < len[i])
 				continue;
 			md5mb_final(&c, i, data[i] + whole[i],
-			    take[i] - whole[i], pt->md5);
-			done[i] = pt->len + 1;
+			    take[i] - whole[i], x->part_md5[b->first + i]);
+			done[i] = len[i] + 1;
 			live--;
 		}
 	}
@@ -395,50 +398,84 @@ part_release(struct part *pt)
 	if (pt->buf) {
 		pt->x->p->mem_used -= pt->len;
 		xfer_buf_put(pt->x->p, pt->buf, pt->cap);
+	} else {
+		pt->x->p->parts_out -= pt->len;
 	}
 	free(pt);
 }
 
-/* The part is hashed, or its read failed with e: sends it. */
+/* The batch is hashed, or its read failed: its parts may go. */
 static void
-part_read(struct part *pt, ferry_err e)
+batch_hashed(struct workq_job *j)
 {
-	struct xfer *x = pt->x;
-
-	if (x->p->stopping) {
-		x->parts_inflight--;
-		return part_release(pt);
-	}
-	if (e != FERRY_OK || x->failed) {
-		part_release(pt);
-		return part_finished(x, e);
-	}
-	memcpy(x->part_md5[pt->number - 1], pt->md5, 16);
-	if (resume_part_there(x, pt->number)) {
-		part_release(pt);
-		return part_finished(x, FERRY_OK);
-	}
-	if ((e = submit_part(pt)) != FERRY_OK) {
-		part_release(pt);
-		part_finished(x, e);
-	}
-}
-
-static void
-batch_read(struct workq_job *j)
-{
-	struct part_batch *b = (struct part_batch *)j;
-	struct part *pt[MD5MB_LANES];
-	struct xfer *x = b->pt[0]->x;
-	struct push *p = x->p;
-	unsigned i, n = b->n;
+	struct hash_batch *b = (struct hash_batch *)j;
+	struct xfer *x = b->x;
+	unsigned n = b->n;
 	ferry_err e;
 
-	memcpy(pt, b->pt, n * sizeof(pt[0]));
-	e = xfer_read_done(p, &b->r); /* frees b */
-	/* a failed read fails x once; the other parts then just finish */
-	for (i = 0; i < n; i++)
-		part_read(pt[i], i > 0 && x->failed ? FERRY_OK : e);
+	e = xfer_read_done(x->p, &b->r); /* frees b */
+	x->hashing = 0;
+	if (x->p->stopping) {
+		x->parts_inflight--;
+		return;
+	}
+	if (e == FERRY_OK && !x->failed)
+		x->hashed += n;
+	/* counted in flight while hashed, so that a failure waits for it */
+	x->parts_inflight--;
+	if (e != FERRY_OK)
+		return xfer_fail(x, e);
+	if (x->failed && x->parts_inflight == 0)
+		xfer_fail(x, x->err);
+}
+
+/* The parts hashed and not sent yet, or being hashed, of all the files. */
+static unsigned
+parts_ahead(const struct push *p)
+{
+	const struct xfer *x;
+	unsigned n = 0;
+
+	for (x = p->active; x; x = x->next) {
+		if (x->source != XS_FILE || x->failed || !x->part_md5)
+			continue;
+		n += x->hashed - x->next_part;
+		if (x->hashing)
+			n += x->nparts - x->hashed < MD5MB_LANES
+			         ? x->nparts - x->hashed
+			         : MD5MB_LANES;
+	}
+	return n;
+}
+
+void
+hash_ahead(struct xfer *x)
+{
+	struct hash_batch *b;
+	uint64_t total = 0;
+	unsigned i;
+
+	/* one batch ahead of the sends, of all the files together: the next
+	 * is hashed once fewer than a batch's parts wait */
+	if (x->source != XS_FILE || x->state != XF_MP_PARTS || x->failed ||
+	    x->hashing || x->hashed == x->nparts ||
+	    parts_ahead(x->p) >= MD5MB_LANES)
+		return;
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return xfer_fail(x, ferry_fail(FERRY_ENOMEM, "out of memory"));
+	b->x = x;
+	b->first = x->hashed;
+	b->n = MD5MB_LANES;
+	if (x->nparts - x->hashed < b->n)
+		b->n = x->nparts - x->hashed;
+	for (i = 0; i < b->n; i++)
+		total += part_len(x, b->first + i + 1);
+	x->hashing = 1;
+	x->parts_inflight++;
+	b->r.job.run = read_batch;
+	b->r.job.done = batch_hashed;
+	/* a hash holds no request of the window: nreads 0 */
+	xfer_read_submit(x->p, &b->r, (size_t)total, 0);
 }
 
 uint64_t
@@ -453,37 +490,30 @@ part_len(const struct xfer *x, uint32_t number)
 ferry_err
 start_part(struct xfer *x, unsigned n)
 {
-	struct part_batch *b;
 	struct part *pt;
-	size_t total = 0;
+	ferry_err e;
 
 	if (x->source == XS_COPY)
 		return start_part_copy(x);
 	if (x->source == XS_STREAM)
 		return start_part_stream(x);
-	if (n > MD5MB_LANES)
-		n = MD5MB_LANES;
-	if ((b = calloc(1, sizeof(*b))) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	for (b->n = 0; b->n < n; b->n++) {
+	while (n-- > 0 && x->state == XF_MP_PARTS && !x->failed &&
+	       x->next_part < x->hashed) {
 		if ((pt = calloc(1, sizeof(*pt))) == NULL)
-			break;
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
 		pt->x = x;
-		pt->number = x->next_part + 1;
+		pt->number = ++x->next_part;
 		pt->len = (size_t)part_len(x, pt->number);
-		x->next_part++;
-		/* in flight from now: a failure of x waits for it */
+		x->p->parts_out += pt->len;
 		x->parts_inflight++;
-		b->pt[b->n] = pt;
-		total += pt->len;
+		if (resume_part_there(x, pt->number)) {
+			part_release(pt);
+			part_finished(x, FERRY_OK);
+		} else if ((e = submit_part(pt)) != FERRY_OK) {
+			part_release(pt);
+			part_finished(x, e);
+		}
 	}
-	if (b->n == 0) {
-		free(b);
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	}
-	b->r.job.run = read_batch;
-	b->r.job.done = batch_read;
-	xfer_read_submit(x->p, &b->r, total, b->n);
 	return FERRY_OK;
 }
 

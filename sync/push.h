@@ -64,6 +64,10 @@ struct xfer {
 	char *upload_id;
 	uint64_t part_size;
 	uint32_t nparts, next_part, parts_done, parts_inflight;
+	/* a file's parts: part_md5 holds the first hashed; hashing: a
+	 * batch is being hashed (counted in parts_inflight) */
+	uint32_t hashed;
+	int hashing;
 	uint8_t (*part_md5)[16];
 	/* resuming: the ETags of the parts the server holds ("": none) */
 	char (*part_etag)[36];
@@ -109,10 +113,14 @@ struct push {
 	struct xfer *active;
 	unsigned nactive;
 	uint64_t mem_used;
+	/* bytes of file parts in flight, read as they are sent: within
+	 * --memory too, for the server's sake */
+	uint64_t parts_out;
 	/* reads of files off the loop's thread; reads counts them, for
 	 * the window; stopping: what they read is not sent any more */
 	struct workq *wq;
 	unsigned reads;
+	unsigned jobs; /* on the workers, reads or hashes */
 	int stopping;
 	/* idle part buffers, kept for the next parts: mem_used + pool_bytes
 	 * stays within --memory */
@@ -164,10 +172,12 @@ ferry_err start_create(struct xfer *x) FERRY_WUR;
 /* Sends CreateMultipartUpload for x, whose parts are counted already. */
 ferry_err send_create(struct xfer *x) FERRY_WUR;
 /*
- * Starts n parts of x (at most MD5MB_LANES), read and hashed together; a
- * part copy or a streamed part is one at a time, whatever n.
+ * Sends up to n of the parts of x hashed already; a part copy or a
+ * streamed part is one at a time, whatever n.
  */
 ferry_err start_part(struct xfer *x, unsigned n) FERRY_WUR;
+/* Hashes the next batch of the parts of a file, when it is due. */
+void hash_ahead(struct xfer *x);
 void start_abort(struct xfer *x);
 void start_check(struct xfer *x);
 /* A copy or streamed transfer of the source object src (mirror). */

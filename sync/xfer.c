@@ -285,7 +285,7 @@ retry_changed(struct xfer *x)
 	int fd;
 
 	x->retry_later = x->failed = 0;
-	x->next_part = x->parts_done = 0;
+	x->next_part = x->parts_done = x->hashed = 0;
 	free(x->upload_id);
 	free(x->part_md5);
 	free(x->part_etag);
@@ -351,6 +351,7 @@ xfer_read_submit(
 
 	r->nreads = nreads;
 	p->reads += nreads;
+	p->jobs++;
 	if (len >= READ_ON_WORKER_MIN && p->wq == NULL) {
 		n = sysconf(_SC_NPROCESSORS_ONLN);
 		if (workq_new(n < 1   ? 1
@@ -372,6 +373,7 @@ xfer_read_done(struct push *p, struct xfer_read *r)
 	ferry_err e = r->e;
 
 	p->reads -= r->nreads;
+	p->jobs--;
 	if (e != FERRY_OK)
 		e = ferry_fail(e, "%s", r->msg);
 	free(r);
@@ -428,32 +430,31 @@ start_single(struct push *p, struct xfer *x)
 }
 
 /*
- * How many parts of x to start now, read and hashed as one batch: as many
- * as MD5MB_LANES, the parts left and the window allow (a file's parts hold
- * no buffer: they are read as they are sent).  While requests are in
- * flight, room for a whole batch comes soon: none, and *wait, until it has.
+ * How many hashed parts of a file x to send now: as many as the window
+ * allows, and --memory for the bytes of parts in flight (one part at
+ * least).  A part holds no buffer here, but each costs the server one:
+ * more bytes in flight than a link carries in a round trip only queue.
  */
 static unsigned
-parts_to_start(const struct push *p, const struct xfer *x, int *wait)
+parts_to_start(const struct push *p, const struct xfer *x)
 {
-	unsigned want = MD5MB_LANES, k;
+	uint64_t fit = 1;
+	unsigned k = x->hashed - x->next_part;
 
-	if (x->nparts - x->next_part < want)
-		want = x->nparts - x->next_part;
-	if (remote_window(p->r) < want)
-		want = remote_window(p->r);
-	k = want < push_room(p) ? want : push_room(p);
-	*wait = k < want && remote_inflight(p->r) + p->reads > 0;
-	return *wait ? 0 : k;
+	if (p->parts_out > 0)
+		fit = p->parts_out < p->o->memory
+		          ? (p->o->memory - p->parts_out) / x->part_size
+		          : 0;
+	if (fit < k)
+		k = (unsigned)fit;
+	return k < push_room(p) ? k : push_room(p);
 }
 
-/* Returns 1 when x waits for room for a batch of parts, kept for it. */
-static int
+static void
 advance_one(struct push *p, struct xfer *x)
 {
 	ferry_err e = FERRY_OK;
 	unsigned n = 1;
-	int wait = 0;
 
 	if (x->state == XF_PUT_READY && x->multipart) {
 		if (x->source != XS_FILE && !x->have_src_head)
@@ -466,7 +467,7 @@ advance_one(struct push *p, struct xfer *x)
 	while (e == FERRY_OK && x->state == XF_MP_PARTS && !x->failed &&
 	       x->next_part < x->nparts && push_has_room(p)) {
 		if (x->source == XS_FILE)
-			n = parts_to_start(p, x, &wait);
+			n = parts_to_start(p, x);
 		/* a server-side copy holds no buffer */
 		else if (x->source == XS_STREAM &&
 		         !memory_allows(p, x->part_size))
@@ -477,7 +478,8 @@ advance_one(struct push *p, struct xfer *x)
 	}
 	if (e != FERRY_OK)
 		xfer_fail(x, e);
-	return wait;
+	else
+		hash_ahead(x);
 }
 
 void
@@ -488,8 +490,7 @@ xfer_advance(struct push *p)
 	if (p->wq)
 		workq_collect(p->wq);
 	for (x = p->active; x && push_has_room(p); x = x->next)
-		if (advance_one(p, x))
-			break;
+		advance_one(p, x);
 }
 
 void

@@ -142,8 +142,9 @@ m=$(mark)
 "$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/6c.json"
 is "$(requests "$m" put)" 1 "a same-size change is found without a manifest"
 
-# 7. parts read and hashed in batches, however few the window and memory
-# allow: 43 MiB in parts of 5 MiB is 8 whole parts and one of 3 MiB.
+# 7. parts hashed in batches ahead of their sends, however few requests the
+# window and memory allow: 43 MiB in parts of 5 MiB is 8 whole parts and one
+# of 3 MiB.
 mkdir -p "$WORK/mp"
 head -c $((43 << 20)) /dev/urandom >"$WORK/mp/odd.bin"
 want=$(python3 -c '
