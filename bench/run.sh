@@ -21,7 +21,7 @@
 #   BENCH_BIG_SIZE   size of each large file in S5 and S7 (1G)
 #   BENCH_S8_COUNTS  file counts for S8 ("20000 200000")
 #   BENCH_S8_TOOLS   tools for S8 (BENCH_TOOLS less curl)
-#   BENCH_BLUESTORE  size of the gateway's sparse block file (20G)
+#   BENCH_BLUESTORE  size of the gateway's sparse block file (40G)
 #   BENCH_TIMEOUT    seconds before one tool run is killed (3600)
 #   BENCH_OUT        the results file (bench/RESULTS.md); BENCH_APPEND=1
 #                    adds this run's section at its end instead of
@@ -54,7 +54,7 @@ RUNS=${BENCH_RUNS:-3}
 JOBS=${BENCH_JOBS:-16}
 TOOLS=${BENCH_TOOLS:-"ferry rclone aws s3cmd curl"}
 SCENARIOS=${BENCH_SCENARIOS:-"S1 S2 S3 S4 S5 S6 S7 S8"}
-BLUESTORE=${BENCH_BLUESTORE:-20G}
+BLUESTORE=${BENCH_BLUESTORE:-40G}
 TIMEOUT=${BENCH_TIMEOUT:-3600}
 OUT=${BENCH_OUT:-$BENCH/RESULTS.md}
 case $SCALE in
