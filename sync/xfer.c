@@ -438,13 +438,13 @@ start_single(struct push *p, struct xfer *x)
 static unsigned
 parts_to_start(const struct push *p, const struct xfer *x)
 {
-	uint64_t fit = 1;
+	uint64_t fit = 0;
 	unsigned k = x->hashed - x->next_part;
 
-	if (p->parts_out > 0)
-		fit = p->parts_out < p->o->memory
-		          ? (p->o->memory - p->parts_out) / x->part_size
-		          : 0;
+	if (p->parts_out < p->o->memory)
+		fit = (p->o->memory - p->parts_out) / x->part_size;
+	if (fit == 0 && p->parts_out == 0)
+		fit = 1;
 	if (fit < k)
 		k = (unsigned)fit;
 	return k < push_room(p) ? k : push_room(p);

@@ -89,6 +89,33 @@ requests() {
 		'$1 == k { n = $2 } END { print n + 0 }'
 }
 
+# in_flight MARK PATTERN: the most requests whose target matches PATTERN
+# (a regular expression) the gateway handled at once since MARK, from its
+# access lines: each began at the time in brackets and took its latency,
+# less 20 ms (times are to the millisecond, and a request is logged done
+# a little after its client has the answer and may send the next).
+in_flight() {
+	"$COUNT" --settle "$FERRY_TEST_LOG" "$1" >/dev/null
+	tail -n +"$(($1 + 1))" "$FERRY_TEST_LOG" | python3 -c '
+import datetime, re, sys
+pat = re.compile(sys.argv[1])
+line = re.compile(r" beast: \S+ \S+ - \S+ \[([^ ]+) [^]]*\] \"\S+ (\S+)"
+                  r".* latency=([0-9.]+)s")
+ev = []
+for l in sys.stdin:
+    m = line.search(l)
+    if not m or not pat.search(m.group(2)):
+        continue
+    t = datetime.datetime.strptime(m.group(1), "%d/%b/%Y:%H:%M:%S.%f")
+    t = t.timestamp()
+    ev += [(t, 1), (t + max(float(m.group(3)) - 0.02, 0.001), -1)]
+n = most = 0
+for _, d in sorted(ev):
+    n += d
+    most = max(most, n)
+print(most)' "$2"
+}
+
 # traced TRACE STRACE-OPTION... -- COMMAND...: COMMAND under strace -f,
 # its calls written to TRACE.  LeakSanitizer cannot run under ptrace
 # (SANITIZE=1 builds), so the traced run checks no leaks.

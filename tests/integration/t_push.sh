@@ -166,6 +166,20 @@ for opts in "--memory 16M" "--jobs 1" "--jobs 4" ""; do
 	etag=$(s3 head "$B" "mp$n/odd.bin" | python3 -c \
 		'import json, sys; print(json.load(sys.stdin)["etag"])')
 	is "$etag" "$want" "... and the ETag is the MD5 of its parts' MD5s"
+	# the bytes of parts in flight stay within --memory (16M: three of
+	# 5M); with the defaults, the first batch of eight goes together
+	case $opts in
+	--memory*)
+		n_in=$(in_flight "$m" 'partNumber=')
+		check "... with at most 3 parts in flight (saw $n_in)" \
+			test "$n_in" -le 3 -a "$n_in" -ge 1
+		;;
+	"")
+		n_in=$(in_flight "$m" 'partNumber=')
+		check "... with more than 3 parts in flight (saw $n_in)" \
+			test "$n_in" -gt 3
+		;;
+	esac
 done
 s3 get "$B" mp1/odd.bin "$WORK/mp.got"
 check "an independent client downloads it byte-identical" \
