@@ -429,6 +429,14 @@ batch_hashed(struct workq_job *j)
 		xfer_fail(x, x->err);
 }
 
+/* How many parts the next batch of x hashes. */
+static unsigned
+batch_len(const struct xfer *x)
+{
+	return x->nparts - x->hashed < MD5MB_LANES ? x->nparts - x->hashed
+	                                           : MD5MB_LANES;
+}
+
 /* The parts hashed and not sent yet, or being hashed, of all the files. */
 static unsigned
 parts_ahead(const struct push *p)
@@ -441,9 +449,7 @@ parts_ahead(const struct push *p)
 			continue;
 		n += x->hashed - x->next_part;
 		if (x->hashing)
-			n += x->nparts - x->hashed < MD5MB_LANES
-			         ? x->nparts - x->hashed
-			         : MD5MB_LANES;
+			n += batch_len(x);
 	}
 	return n;
 }
@@ -465,9 +471,7 @@ hash_ahead(struct xfer *x)
 		return xfer_fail(x, ferry_fail(FERRY_ENOMEM, "out of memory"));
 	b->x = x;
 	b->first = x->hashed;
-	b->n = MD5MB_LANES;
-	if (x->nparts - x->hashed < b->n)
-		b->n = x->nparts - x->hashed;
+	b->n = batch_len(x);
 	for (i = 0; i < b->n; i++)
 		total += part_len(x, b->first + i + 1);
 	x->hashing = 1;

@@ -317,11 +317,19 @@ xfer_retry_changed(struct push *p)
 			retry_changed(x);
 }
 
-/* Memory for a buffer of len bytes: always granted when none is held. */
+/* len bytes more within --memory, used bytes counted already: always
+ * granted when none are. */
+static int
+within_memory(const struct push *p, uint64_t used, uint64_t len)
+{
+	return used == 0 || used + len <= p->o->memory;
+}
+
+/* Memory for a buffer of len bytes. */
 static int
 memory_allows(const struct push *p, uint64_t len)
 {
-	return p->mem_used == 0 || p->mem_used + len <= p->o->memory;
+	return within_memory(p, p->mem_used, len);
 }
 
 /* Requests that may start now: the window less those in flight or read. */
@@ -438,16 +446,13 @@ start_single(struct push *p, struct xfer *x)
 static unsigned
 parts_to_start(const struct push *p, const struct xfer *x)
 {
-	uint64_t fit = 0;
-	unsigned k = x->hashed - x->next_part;
+	unsigned k = 0, ready = x->hashed - x->next_part, room = push_room(p);
 
-	if (p->parts_out < p->o->memory)
-		fit = (p->o->memory - p->parts_out) / x->part_size;
-	if (fit == 0 && p->parts_out == 0)
-		fit = 1;
-	if (fit < k)
-		k = (unsigned)fit;
-	return k < push_room(p) ? k : push_room(p);
+	while (k < ready && k < room &&
+	       within_memory(
+	           p, p->parts_out + (uint64_t)k * x->part_size, x->part_size))
+		k++;
+	return k;
 }
 
 static void

@@ -95,20 +95,16 @@ requests() {
 # less 20 ms (times are to the millisecond, and a request is logged done
 # a little after its client has the answer and may send the next).
 in_flight() {
-	"$COUNT" --settle "$FERRY_TEST_LOG" "$1" >/dev/null
-	tail -n +"$(($1 + 1))" "$FERRY_TEST_LOG" | python3 -c '
+	"$COUNT" --dump "$FERRY_TEST_LOG" "$1" | python3 -c '
 import datetime, re, sys
 pat = re.compile(sys.argv[1])
-line = re.compile(r" beast: \S+ \S+ - \S+ \[([^ ]+) [^]]*\] \"\S+ (\S+)"
-                  r".* latency=([0-9.]+)s")
 ev = []
 for l in sys.stdin:
-    m = line.search(l)
-    if not m or not pat.search(m.group(2)):
+    kind, method, target, status, start, latency = l.split()
+    if not pat.search(target) or latency == "-":
         continue
-    t = datetime.datetime.strptime(m.group(1), "%d/%b/%Y:%H:%M:%S.%f")
-    t = t.timestamp()
-    ev += [(t, 1), (t + max(float(m.group(3)) - 0.02, 0.001), -1)]
+    t = datetime.datetime.strptime(start, "%d/%b/%Y:%H:%M:%S.%f").timestamp()
+    ev += [(t, 1), (t + max(float(latency) - 0.02, 0.001), -1)]
 n = most = 0
 for _, d in sorted(ev):
     n += d
