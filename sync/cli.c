@@ -368,7 +368,8 @@ check_sizes(struct sync_opts *o)
 		return bad("%s", part_range);
 	if (o->multipart_threshold == 0)
 		return bad("%s", "--multipart-threshold must be at least 1");
-	if (o->memory < o->part_size)
+	/* auto parts are SYNC_AUTO_PART_MIN at least */
+	if (o->memory < (o->part_size ? o->part_size : SYNC_AUTO_PART_MIN))
 		return bad("%s", "--memory must hold at least one part");
 	return -1;
 }
