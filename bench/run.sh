@@ -236,6 +236,45 @@ dropbucket() {
 		say "could not remove bucket $1 (see $W/logs/setup.log)"
 }
 
+# The OSD's and the gateway's CPU clock ticks so far (user + system).
+daemon_ticks() {
+	local f p stats=()
+	for f in "$D/run/osd.0.pid" "$D/run/client.rgw.a.pid"; do
+		read -r p <"$f" 2>/dev/null && stats+=("/proc/$p/stat")
+	done
+	[ "${#stats[@]}" -gt 0 ] || { echo 0; return; }
+	awk '{ t += $14 + $15 } END { print t + 0 }' "${stats[@]}" 2>/dev/null
+}
+
+# settle SCEN TOOL RUN: the gateway's work left from the runs before (the garbage
+# collector's deletions of a dropped bucket, BlueStore's deferred writes)
+# is done before the clock starts, so that no tool pays for another's.
+# Runs the garbage collector now (it honours shared tails, as the
+# background one does), then waits, at most 60 s, until the OSD and the
+# gateway together have used under a tenth of a core for a second.
+settle() {
+	local hz a b i calm=0 t0=$SECONDS
+	radosgw-admin -c "$D/ceph.conf" gc process --include-all \
+		>>"$W/logs/setup.log" 2>&1
+	hz=$(getconf CLK_TCK)
+	a=$(daemon_ticks)
+	for ((i = 0; i < 120 && calm < 2; i++)); do
+		sleep 0.5
+		b=$(daemon_ticks)
+		if [ $((b - a)) -le $((hz / 20)) ]; then
+			calm=$((calm + 1))
+		else
+			calm=0
+		fi
+		a=$b
+	done
+	if [ "$calm" -ge 2 ]; then
+		echo "$* settled in $((SECONDS - t0)) s" >>"$W/logs/settle.log"
+	else
+		echo "$* still busy after $((SECONDS - t0)) s" >>"$W/logs/settle.log"
+	fi
+}
+
 # timed SCEN TOOL RUN CMD...: run CMD under GNU time, counting the requests
 # the gateway served meanwhile. Sets T_WALL T_USER T_SYS T_RSS T_RC T_REQ
 # (8 counts: list get head put post delete other total) and T_OUT (its
@@ -249,6 +288,7 @@ timed() {
 		printf '%s\t%s\t%s\n' "$scen" "$tool" \
 			"$(printf '%q ' "$@" | sed "s#$W#\$W#g")" >>"$CMDS"
 	fi
+	settle "$scen" "$tool" "$run"
 	start=$("$COUNT" --lines "$LOG")
 	/usr/bin/time -f '%e %U %S %M' -o "$tf" \
 		timeout "$TIMEOUT" "$@" >"$T_OUT" 2>&1
