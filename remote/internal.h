@@ -91,6 +91,8 @@ struct remote_req {
 	int body_fd;      /* remote_req_body_file(): -1 for a buffer */
 	uint64_t body_at; /* where in body_fd the body starts */
 	int body_errno;   /* why reading body_fd stopped; -1: it was short */
+	void (*body_end)(void *); /* remote_req_on_body_end() */
+	void *body_end_arg;
 	char md5_b64[32];
 	remote_sink_fn sink;
 	remote_restart_fn sink_restart;

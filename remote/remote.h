@@ -146,6 +146,13 @@ void remote_req_body(
 void remote_req_body_file(struct remote_req *q, int fd, uint64_t at, size_t len,
     const uint8_t md5[16]);
 /*
+ * fn(arg) once the last byte of the body has been given to the connection
+ * (the reply still to come), from within the transfer: it may count, not
+ * start or end requests.  At most once, even if the request is resent.
+ */
+void remote_req_on_body_end(
+    struct remote_req *q, void (*fn)(void *), void *arg);
+/*
  * Keeps, in resp.meta, the reply's headers that describe the object and
  * that a copy of it carries: Content-Type, Cache-Control,
  * Content-Disposition, Content-Encoding, Content-Language, Expires and

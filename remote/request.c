@@ -163,6 +163,13 @@ remote_req_body_file(struct remote_req *q, int fd, uint64_t at, size_t len,
 }
 
 void
+remote_req_on_body_end(struct remote_req *q, void (*fn)(void *), void *arg)
+{
+	q->body_end = fn;
+	q->body_end_arg = arg;
+}
+
+void
 remote_req_body_limit(struct remote_req *q, size_t limit)
 {
 	q->resp.body.limit = limit;
@@ -318,6 +325,12 @@ on_read(char *p, size_t size, size_t n, void *arg)
 		len = (size_t)got;
 	}
 	q->body_off += len;
+	if (q->body_off == q->body_len && q->body_end) {
+		void (*fn)(void *) = q->body_end;
+
+		q->body_end = NULL;
+		fn(q->body_end_arg);
+	}
 	return len;
 }
 

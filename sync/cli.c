@@ -88,7 +88,7 @@ static const char help_how[] =
     "How:\n"
     "  -j, --jobs N             requests in flight (default 16)\n"
     "  --part-size SIZE         multipart part size (default auto: 8M,\n"
-    "                           up to 64M for objects over 128M)\n"
+    "                           up to 128M for objects over 64M)\n"
     "  --multipart-threshold SIZE  multipart from this size (8M)\n"
     "  --memory SIZE            bound on buffers and parts in flight (default\n"
     "                           256M)\n"

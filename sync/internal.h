@@ -23,8 +23,8 @@ int sync_exit_for(ferry_err e);
 #define SYNC_MAX_PARTS 10000
 /* the part size chosen when none is given: see sync_part_size() */
 #define SYNC_AUTO_PART_MIN (8ULL << 20)
-#define SYNC_AUTO_PART_MAX (64ULL << 20)
-#define SYNC_AUTO_SPLIT 16
+#define SYNC_AUTO_PART_MAX (128ULL << 20)
+#define SYNC_AUTO_SPLIT 8
 #define SYNC_MAX_OBJECT (5ULL << 40)
 
 /* The command line, read-only once parsed. */

@@ -22,6 +22,7 @@ struct part {
 	uint8_t *buf;    /* the bytes, or NULL: read from x->fd as sent */
 	size_t len;
 	size_t cap; /* the buffer's size, for the pool */
+	int out;    /* counted in p->parts_out */
 };
 
 static ferry_err submit_part(struct part *pt);
@@ -33,10 +34,12 @@ sync_part_size(uint64_t size, uint64_t want)
 	uint64_t ps = want, mib = 1ULL << 20;
 
 	/*
-	 * Chosen: 8M parts up to 128M, then a sixteenth of the object up to
-	 * 64M parts: sixteen parts to send side by side, and fewer, larger
-	 * requests for large objects (each part is a request, an object
-	 * written at the server and an entry in its upload's index).
+	 * Chosen: 8M parts up to 64M, then an eighth of the object up to
+	 * 128M parts: fewer, larger requests for large objects (each part is
+	 * a request, an object written at the server and an entry in its
+	 * upload's index, and a Ceph gateway spends more CPU the more part
+	 * requests it serves at once).  With the default --memory, two parts
+	 * of 128M are sent side by side.
 	 */
 	if (ps == 0) {
 		ps = size / SYNC_AUTO_SPLIT;
@@ -399,7 +402,9 @@ part_release(struct part *pt)
 		pt->x->p->mem_used -= pt->len;
 		xfer_buf_put(pt->x->p, pt->buf, pt->cap);
 	} else {
-		pt->x->p->parts_out -= pt->len;
+		if (pt->out)
+			pt->x->p->parts_out -= pt->len;
+		pt->x->p->parts_alive -= pt->len;
 	}
 	free(pt);
 }
@@ -509,6 +514,8 @@ start_part(struct xfer *x, unsigned n)
 		pt->number = ++x->next_part;
 		pt->len = (size_t)part_len(x, pt->number);
 		x->p->parts_out += pt->len;
+		x->p->parts_alive += pt->len;
+		pt->out = 1;
 		x->parts_inflight++;
 		if (resume_part_there(x, pt->number)) {
 			part_release(pt);
@@ -546,6 +553,24 @@ send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 	return e;
 }
 
+/*
+ * The part's last byte went out: the next may start while the server
+ * writes this one's last bytes and answers (up to a second for 128M on a
+ * Ceph gateway).  Sends with no gap keep the server busy writing; parts
+ * started together otherwise all end together and leave it idle while
+ * it answers.
+ */
+static void
+part_sent(void *arg)
+{
+	struct part *pt = arg;
+
+	if (pt->out) {
+		pt->x->p->parts_out -= pt->len;
+		pt->out = 0;
+	}
+}
+
 /* Sends the part, whose MD5 is in x->part_md5 (in flight already). */
 static ferry_err
 submit_part(struct part *pt)
@@ -561,10 +586,12 @@ submit_part(struct part *pt)
 	if (pt->buf)
 		remote_req_body(
 		    q, pt->buf, pt->len, x->part_md5[pt->number - 1]);
-	else
+	else {
 		remote_req_body_file(q, x->fd,
 		    (uint64_t)(pt->number - 1) * x->part_size, pt->len,
 		    x->part_md5[pt->number - 1]);
+		remote_req_on_body_end(q, part_sent, pt);
+	}
 	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
 	    (e = remote_req_submit(q, on_part, pt)) != FERRY_OK) {
 		remote_req_free(q);

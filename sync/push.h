@@ -113,9 +113,10 @@ struct push {
 	struct xfer *active;
 	unsigned nactive;
 	uint64_t mem_used;
-	/* bytes of file parts in flight, read as they are sent: within
-	 * --memory too, for the server's sake */
-	uint64_t parts_out;
+	/* bytes of file parts, read as they are sent: being sent (within
+	 * --memory, for the server's sake), and in flight, their replies
+	 * awaited too (within twice that) */
+	uint64_t parts_out, parts_alive;
 	/* reads of files off the loop's thread; reads counts them, for
 	 * the window; stopping: what they read is not sent any more */
 	struct workq *wq;

@@ -317,19 +317,19 @@ xfer_retry_changed(struct push *p)
 			retry_changed(x);
 }
 
-/* len bytes more within --memory, used bytes counted already: always
+/* len bytes more within limit, used bytes counted already: always
  * granted when none are. */
 static int
-within_memory(const struct push *p, uint64_t used, uint64_t len)
+within(uint64_t used, uint64_t len, uint64_t limit)
 {
-	return used == 0 || used + len <= p->o->memory;
+	return used == 0 || used + len <= limit;
 }
 
 /* Memory for a buffer of len bytes. */
 static int
 memory_allows(const struct push *p, uint64_t len)
 {
-	return within_memory(p, p->mem_used, len);
+	return within(p->mem_used, len, p->o->memory);
 }
 
 /* Requests that may start now: the window less those in flight or read. */
@@ -439,19 +439,25 @@ start_single(struct push *p, struct xfer *x)
 
 /*
  * How many hashed parts of a file x to send now: as many as the window
- * allows, and --memory for the bytes of parts in flight (one part at
+ * allows, and --memory for the bytes of parts being sent (one part at
  * least).  A part holds no buffer here, but each costs the server one:
  * more bytes in flight than a link carries in a round trip only queue.
+ * A part all sent, its reply awaited, makes room for the next; those
+ * awaited too stay within twice --memory.
  */
 static unsigned
 parts_to_start(const struct push *p, const struct xfer *x)
 {
 	unsigned k = 0, ready = x->hashed - x->next_part, room = push_room(p);
+	uint64_t more;
 
-	while (k < ready && k < room &&
-	       within_memory(
-	           p, p->parts_out + (uint64_t)k * x->part_size, x->part_size))
-		k++;
+	for (; k < ready && k < room; k++) {
+		more = (uint64_t)k * x->part_size;
+		if (!within(p->parts_out + more, x->part_size, p->o->memory) ||
+		    !within(
+		        p->parts_alive + more, x->part_size, 2 * p->o->memory))
+			break;
+	}
 	return k;
 }
 

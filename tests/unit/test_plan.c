@@ -217,14 +217,15 @@ static const struct {
 } part_rows[] = {
     {0, 0, 8 * MiB},
     {MiB, 0, 8 * MiB},
-    {128 * MiB, 0, 8 * MiB},
-    {144 * MiB, 0, 9 * MiB},
-    {200 * MiB, 0, 13 * MiB},
-    {256 * MiB, 0, 16 * MiB},
-    {GiB, 0, 64 * MiB},
-    {100 * GiB, 0, 64 * MiB},
-    /* no more than 10,000 parts: 1 TiB / 10,000 is 104.86 MiB */
-    {TiB, 0, 105 * MiB},
+    {64 * MiB, 0, 8 * MiB},
+    {72 * MiB, 0, 9 * MiB},
+    {100 * MiB, 0, 13 * MiB},
+    {256 * MiB, 0, 32 * MiB},
+    {GiB, 0, 128 * MiB},
+    {100 * GiB, 0, 128 * MiB},
+    {TiB, 0, 128 * MiB},
+    /* no more than 10,000 parts: 2 TiB / 10,000 is 209.72 MiB */
+    {2 * TiB, 0, 210 * MiB},
     {5 * TiB, 0, 525 * MiB},
     {GiB, 8 * MiB, 8 * MiB},
     {GiB, 5 * MiB, 5 * MiB},
