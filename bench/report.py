@@ -13,7 +13,10 @@ Per (scenario, tool) it prints the median over the runs that succeeded of
 wall seconds, client CPU seconds (user + sys), peak RSS and each kind of
 request, and on ferry's row the ratio of its median wall time to the best
 peer's (curl, the raw ceiling, is not a peer: its row shows ferry's time
-over curl's instead).
+over curl's instead), and after it, "paired": the median over the runs
+both succeeded of ferry's time over the other's in the same run (the
+tools of one run go one after the other, so a machine whose speed drifts
+during the bench moves both alike).
 """
 import statistics
 import sys
@@ -24,6 +27,18 @@ KINDS = ["list", "get", "head", "put", "post", "delete"]
 
 def median(xs):
     return statistics.median(xs) if xs else None
+
+
+def paired(a, b):
+    """Median of a's wall time over b's, run by run, where both are good."""
+    bw = {r["run"]: r["wall"] for r in b}
+    xs = [r["wall"] / bw[r["run"]] for r in a
+          if r["run"] in bw and bw[r["run"]] > 0]
+    return median(xs)
+
+
+def paired_s(x):
+    return " (paired %.2f×)" % x if x is not None else ""
 
 
 def fmt_s(x):
@@ -72,7 +87,7 @@ def main(scen_file, res_file):
                 continue
             good = [r for r in runs if r["rc"] == 0 and not r["note"]]
             notes = sorted({r["note"] for r in runs if r["note"]})
-            st = dict(n=len(runs), good=len(good), notes=notes)
+            st = dict(n=len(runs), good=len(good), notes=notes, runs=good)
             if good:
                 st["wall"] = median([r["wall"] for r in good])
                 st["cpu"] = median([r["cpu"] for r in good])
@@ -92,10 +107,13 @@ def main(scen_file, res_file):
             label = "**%s** %s" % (sid, desc) if first else ""
             first = False
             ratio = ""
+            fr = stats.get("ferry", {}).get("runs", [])
             if tool == "ferry" and fw is not None and best:
-                ratio = "%.2f× %s" % (fw / best[0], best[1])
+                ratio = "%.2f× %s%s" % (fw / best[0], best[1], paired_s(
+                    paired(fr, stats[best[1]]["runs"])))
             elif tool == "curl" and fw is not None and st.get("wall"):
-                ratio = "ferry %.2f× curl" % (fw / st["wall"])
+                ratio = "ferry %.2f× curl%s" % (
+                    fw / st["wall"], paired_s(paired(fr, st["runs"])))
             note = "; ".join(st["notes"])
             if st["good"] < st["n"] and st["good"]:
                 note = ("%d of %d runs failed: " % (st["n"] - st["good"],
