@@ -842,7 +842,7 @@ start_ranged(struct dl *d)
 
 	if ((e = open_temp(d)) != FERRY_OK)
 		return e;
-	d->part_size = sync_part_size(d->size, d->p->o->part_size);
+	d->part_size = sync_range_size(d->size, d->p->o->part_size);
 	d->nparts = (uint32_t)((d->size + d->part_size - 1) / d->part_size);
 	d->state = DL_PARTS;
 	return FERRY_OK;

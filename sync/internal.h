@@ -21,10 +21,13 @@ int sync_exit_for(ferry_err e);
 #define SYNC_MIN_PART (5ULL << 20)
 #define SYNC_MAX_PART (5ULL << 30)
 #define SYNC_MAX_PARTS 10000
-/* the part size chosen when none is given: see sync_part_size() */
+/* the part and range sizes chosen when none is given: see
+ * sync_part_size() */
 #define SYNC_AUTO_PART_MIN (8ULL << 20)
 #define SYNC_AUTO_PART_MAX (128ULL << 20)
 #define SYNC_AUTO_SPLIT 8
+#define SYNC_AUTO_RANGE_MAX (64ULL << 20)
+#define SYNC_AUTO_RANGE_SPLIT 16
 #define SYNC_MAX_OBJECT (5ULL << 40)
 
 /* The command line, read-only once parsed. */
@@ -157,8 +160,10 @@ void md5_etag(const uint8_t md5[16], char *out, size_t outlen);
 /* Whether etag is that of a single-part object: the MD5 of its bytes. */
 int etag_is_md5(const char *etag);
 
-/* Part size for an object of size bytes: at least want (0: chosen by
+/* Part size for an upload of size bytes: at least want (0: chosen by
  * size), at most 10,000 parts, a multiple of 1 MiB. */
 uint64_t sync_part_size(uint64_t size, uint64_t want);
+/* The same for the ranges of a download. */
+uint64_t sync_range_size(uint64_t size, uint64_t want);
 
 #endif

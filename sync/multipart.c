@@ -28,25 +28,18 @@ struct part {
 static ferry_err submit_part(struct part *pt);
 static void part_release(struct part *pt);
 
-uint64_t
-sync_part_size(uint64_t size, uint64_t want)
+/* want, or size / split between 8M and max; then within S3's limits */
+static uint64_t
+size_of_parts(uint64_t size, uint64_t want, uint64_t split, uint64_t max)
 {
 	uint64_t ps = want, mib = 1ULL << 20;
 
-	/*
-	 * Chosen: 8M parts up to 64M, then an eighth of the object up to
-	 * 128M parts: fewer, larger requests for large objects (each part is
-	 * a request, an object written at the server and an entry in its
-	 * upload's index, and a Ceph gateway spends more CPU the more part
-	 * requests it serves at once).  With the default --memory, two parts
-	 * of 128M are sent side by side.
-	 */
 	if (ps == 0) {
-		ps = size / SYNC_AUTO_SPLIT;
+		ps = size / split;
 		if (ps < SYNC_AUTO_PART_MIN)
 			ps = SYNC_AUTO_PART_MIN;
-		if (ps > SYNC_AUTO_PART_MAX)
-			ps = SYNC_AUTO_PART_MAX;
+		if (ps > max)
+			ps = max;
 	}
 	if (ps < SYNC_MIN_PART)
 		ps = SYNC_MIN_PART;
@@ -54,6 +47,33 @@ sync_part_size(uint64_t size, uint64_t want)
 		ps = (size + SYNC_MAX_PARTS - 1) / SYNC_MAX_PARTS;
 	ps = (ps + mib - 1) / mib * mib;
 	return ps > SYNC_MAX_PART ? SYNC_MAX_PART : ps;
+}
+
+/*
+ * Chosen for uploads: 8M parts up to 64M, then an eighth of the object up
+ * to 128M parts: fewer, larger requests for large objects (each part is a
+ * request, an object written at the server and an entry in its upload's
+ * index, and a Ceph gateway spends more CPU the more part requests it
+ * serves at once).  With the default --memory, two parts of 128M are sent
+ * side by side.
+ */
+uint64_t
+sync_part_size(uint64_t size, uint64_t want)
+{
+	return size_of_parts(size, want, SYNC_AUTO_SPLIT, SYNC_AUTO_PART_MAX);
+}
+
+/*
+ * Chosen for downloads: 8M ranges up to 128M, then a sixteenth of the
+ * object up to 64M ranges.  A range is only a read at the server, and a
+ * pull of 2 GiB in 128M ranges was no faster than in 64M ones (bench S5b,
+ * bench/RESULTS.md).
+ */
+uint64_t
+sync_range_size(uint64_t size, uint64_t want)
+{
+	return size_of_parts(
+	    size, want, SYNC_AUTO_RANGE_SPLIT, SYNC_AUTO_RANGE_MAX);
 }
 
 /*

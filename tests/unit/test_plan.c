@@ -213,41 +213,55 @@ test_names(void **state)
 
 /* The part size: chosen by size when none is given, else as given. */
 static const struct {
+	uint64_t (*fn)(uint64_t size, uint64_t want);
 	uint64_t size, want, part;
 } part_rows[] = {
-    {0, 0, 8 * MiB},
-    {MiB, 0, 8 * MiB},
-    {64 * MiB, 0, 8 * MiB},
-    {72 * MiB, 0, 9 * MiB},
-    {100 * MiB, 0, 13 * MiB},
-    {256 * MiB, 0, 32 * MiB},
-    {GiB, 0, 128 * MiB},
-    {100 * GiB, 0, 128 * MiB},
-    {TiB, 0, 128 * MiB},
+    {sync_part_size, 0, 0, 8 * MiB},
+    {sync_part_size, MiB, 0, 8 * MiB},
+    {sync_part_size, 64 * MiB, 0, 8 * MiB},
+    {sync_part_size, 72 * MiB, 0, 9 * MiB},
+    {sync_part_size, 100 * MiB, 0, 13 * MiB},
+    {sync_part_size, 256 * MiB, 0, 32 * MiB},
+    {sync_part_size, GiB, 0, 128 * MiB},
+    {sync_part_size, 100 * GiB, 0, 128 * MiB},
+    {sync_part_size, TiB, 0, 128 * MiB},
     /* no more than 10,000 parts: 2 TiB / 10,000 is 209.72 MiB */
-    {2 * TiB, 0, 210 * MiB},
-    {5 * TiB, 0, 525 * MiB},
-    {GiB, 8 * MiB, 8 * MiB},
-    {GiB, 5 * MiB, 5 * MiB},
-    {GiB, MiB, 5 * MiB},
-    {GiB, 6 * MiB + 1, 7 * MiB},
-    {100 * GiB, 5 * MiB, 11 * MiB},
-    {5 * TiB, 5 * GiB, 5 * GiB},
+    {sync_part_size, 2 * TiB, 0, 210 * MiB},
+    {sync_part_size, 5 * TiB, 0, 525 * MiB},
+    {sync_part_size, GiB, 8 * MiB, 8 * MiB},
+    {sync_part_size, GiB, 5 * MiB, 5 * MiB},
+    {sync_part_size, GiB, MiB, 5 * MiB},
+    {sync_part_size, GiB, 6 * MiB + 1, 7 * MiB},
+    {sync_part_size, 100 * GiB, 5 * MiB, 11 * MiB},
+    {sync_part_size, 5 * TiB, 5 * GiB, 5 * GiB},
+    /* the ranges of downloads: smaller, more of them */
+    {sync_range_size, 0, 0, 8 * MiB},
+    {sync_range_size, 128 * MiB, 0, 8 * MiB},
+    {sync_range_size, 144 * MiB, 0, 9 * MiB},
+    {sync_range_size, 200 * MiB, 0, 13 * MiB},
+    {sync_range_size, 256 * MiB, 0, 16 * MiB},
+    {sync_range_size, GiB, 0, 64 * MiB},
+    {sync_range_size, 100 * GiB, 0, 64 * MiB},
+    /* no more than 10,000 parts: 1 TiB / 10,000 is 104.86 MiB */
+    {sync_range_size, TiB, 0, 105 * MiB},
+    {sync_range_size, GiB, 128 * MiB, 128 * MiB},
+    {sync_range_size, GiB, MiB, 5 * MiB},
 };
 
 static void
 test_part_size(void **state)
 {
 	size_t i;
+	uint64_t got;
 
 	(void)state;
-	for (i = 0; i < sizeof(part_rows) / sizeof(part_rows[0]); i++)
-		if (sync_part_size(part_rows[i].size, part_rows[i].want) !=
-		    part_rows[i].part)
+	for (i = 0; i < sizeof(part_rows) / sizeof(part_rows[0]); i++) {
+		got = part_rows[i].fn(part_rows[i].size, part_rows[i].want);
+		if (got != part_rows[i].part)
 			fail_msg("row %zu: %llu for %llu bytes", i,
-			    (unsigned long long)sync_part_size(
-			        part_rows[i].size, part_rows[i].want),
+			    (unsigned long long)got,
 			    (unsigned long long)part_rows[i].size);
+	}
 }
 
 int
