@@ -80,6 +80,7 @@ struct output {
 	int64_t last_progress_ns;
 	int progress_shown;         /* a line is on screen, to be cleared */
 	char shard[SHARD_NAME_MAX]; /* "I/N", or "" */
+	const char *moved;          /* "uploaded", "downloaded" or "copied" */
 };
 
 /*

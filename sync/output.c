@@ -28,6 +28,12 @@ output_init(struct output *o, const struct sync_opts *opts)
 	o->dry_run = opts->dry_run;
 	o->started_ns = now_mono_ns();
 	shard_name(&opts->shard, o->shard, sizeof(o->shard));
+	/* what the summary says of the objects when none moved */
+	if (opts->src && remote_is_url(opts->src))
+		o->moved = opts->dst && remote_is_url(opts->dst) ? "copied"
+		                                                 : "downloaded";
+	else
+		o->moved = "uploaded";
 	o->progress = opts->progress || (!opts->quiet && !opts->json &&
 	                                    !opts->dry_run && isatty(2));
 	if (opts->command && strcmp(opts->command, "plan") == 0)
@@ -275,9 +281,11 @@ output_summary(struct output *o, const struct sync_counts *c,
 		    (unsigned long long)c->downloaded);
 	if (c->copied)
 		fprintf(stderr, "%llu copied, ", (unsigned long long)c->copied);
-	if (c->uploaded || (!c->downloaded && !c->copied))
+	if (c->uploaded)
 		fprintf(
 		    stderr, "%llu uploaded, ", (unsigned long long)c->uploaded);
+	if (!c->downloaded && !c->copied && !c->uploaded)
+		fprintf(stderr, "0 %s, ", o->moved);
 	fprintf(stderr,
 	    "%s moved, %llu deleted, %llu unchanged, %llu failed "
 	    "in %.1fs\n",

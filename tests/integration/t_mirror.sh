@@ -32,6 +32,9 @@ m=$(mark)
 "$FERRY" sync "s3://$S/m" "s3://$D/n" "${opts[@]}" >"$WORK/2.json"
 is "$?" 0 "an unchanged re-mirror exits 0"
 is "$(requests "$m" total)" 2 "... and sends only the two listings"
+err=$("$FERRY" sync "s3://$S/m" "s3://$D/n" "${opts[@]:0:4}" 2>&1 >/dev/null)
+like "$err" '^0 copied, 0 B moved' \
+	"... and its summary says what a mirror moves: 0 copied"
 
 mapfile -t gone < <(s3 ls "$S" m/ | head -n 5 | cut -f 2)
 for k in "${gone[@]}"; do

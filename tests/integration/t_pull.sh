@@ -110,6 +110,9 @@ fi
 is "$(requests "$m" total)" 2 "unchanged re-pull sends 2 requests"
 is "$(requests "$m" list)" 2 "... both of them ListObjectsV2"
 is "$(summary "$WORK/2.json" downloaded)" 0 "unchanged re-pull downloads nothing"
+err=$("$FERRY" sync "s3://$B/p" "$D" 2>&1 >/dev/null)
+like "$err" '^0 downloaded, 0 B moved, 0 deleted' \
+	"... and its summary says what a pull moves: 0 downloaded"
 
 # 3. keys that would resolve outside the target, written by another tool
 E=evil-$$
