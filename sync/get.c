@@ -772,6 +772,7 @@ on_part(struct remote_req *q, void *arg)
 	e = part_result(pt, q);
 	remote_req_free(q);
 	pending_free(&pt->pend);
+	d->p->ranges_out -= pt->len;
 	free(pt);
 	d->parts_inflight--;
 	if (e != FERRY_OK)
@@ -832,6 +833,7 @@ start_part(struct dl *d)
 	}
 	d->next_part++;
 	d->parts_inflight++;
+	d->p->ranges_out += pt->len;
 	return FERRY_OK;
 }
 
@@ -912,6 +914,18 @@ has_room(const struct pull *p)
 	return remote_inflight(p->r) < remote_window(p->r);
 }
 
+/*
+ * Room for one more range of d: the bytes of ranges in flight within
+ * --memory, one range at least.  Each costs the server a request's
+ * buffers and CPU: a Ceph gateway served 2 GiB in 64M ranges faster four
+ * at a time than sixteen.
+ */
+static int
+range_room(const struct pull *p, const struct dl *d)
+{
+	return sync_within(p->ranges_out, d->part_size, p->o->memory);
+}
+
 static void
 advance_one(struct pull *p, struct dl *d)
 {
@@ -922,7 +936,7 @@ advance_one(struct pull *p, struct dl *d)
 	else if (d->state == DL_READY)
 		e = start_get(d);
 	while (e == FERRY_OK && d->state == DL_PARTS && !d->failed &&
-	       d->next_part < d->nparts && has_room(p))
+	       d->next_part < d->nparts && has_room(p) && range_room(p, d))
 		e = start_part(d);
 	if (e != FERRY_OK)
 		dl_fail(d, e);

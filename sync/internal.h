@@ -167,4 +167,12 @@ uint64_t sync_part_size(uint64_t size, uint64_t want);
 /* The same for the ranges of a download. */
 uint64_t sync_range_size(uint64_t size, uint64_t want);
 
+/* len bytes more within limit, used bytes counted already: always granted
+ * when none are (--memory must let one part or range through). */
+static inline int
+sync_within(uint64_t used, uint64_t len, uint64_t limit)
+{
+	return used == 0 || used + len <= limit;
+}
+
 #endif

@@ -131,6 +131,7 @@ struct pull {
 	struct pull_dir *dir; /* the folder of the last download started */
 	struct dl *active;
 	unsigned nactive;
+	uint64_t ranges_out; /* bytes of ranges in flight: within --memory */
 	struct sync_commits commits;
 	uint64_t dl_failed;              /* downloads and checks that failed */
 	uint64_t planned, planned_bytes; /* for the progress line */

@@ -317,19 +317,11 @@ xfer_retry_changed(struct push *p)
 			retry_changed(x);
 }
 
-/* len bytes more within limit, used bytes counted already: always
- * granted when none are. */
-static int
-within(uint64_t used, uint64_t len, uint64_t limit)
-{
-	return used == 0 || used + len <= limit;
-}
-
 /* Memory for a buffer of len bytes. */
 static int
 memory_allows(const struct push *p, uint64_t len)
 {
-	return within(p->mem_used, len, p->o->memory);
+	return sync_within(p->mem_used, len, p->o->memory);
 }
 
 /* Requests that may start now: the window less those in flight or read. */
@@ -453,8 +445,9 @@ parts_to_start(const struct push *p, const struct xfer *x)
 
 	for (; k < ready && k < room; k++) {
 		more = (uint64_t)k * x->part_size;
-		if (!within(p->parts_out + more, x->part_size, p->o->memory) ||
-		    !within(
+		if (!sync_within(
+		        p->parts_out + more, x->part_size, p->o->memory) ||
+		    !sync_within(
 		        p->parts_alive + more, x->part_size, 2 * p->o->memory))
 			break;
 	}

@@ -95,6 +95,18 @@ is "$(requests "$m" get)" $((1000 + big / 8)) \
 	"1000 GETs for the small files, $((big / 8)) for the big one"
 is "$(temps "$D")" 0 "no temporary file is left"
 
+# 1b. the bytes of ranges in flight stay within --memory (16M: two of 8M)
+m=$(mark)
+"$FERRY" sync "s3://$B/p" "$WORK/mem" --include big.bin --exclude '*' \
+	--memory 16M -q
+is "$?" 0 "a pull of the big object alone with --memory 16M exits 0"
+cmp -s "$WORK/mem/big.bin" "$T/big.bin"
+is "$?" 0 "... byte-identical"
+n_in=$(in_flight "$m" '/p/big\.bin$')
+check "... with at most 2 ranges in flight (saw $n_in)" \
+	test "$n_in" -le 2 -a "$n_in" -ge 1
+rm -rf "$WORK/mem"
+
 # 2. an unchanged re-pull lists, and reads no file
 m=$(mark)
 if command -v strace >/dev/null; then
