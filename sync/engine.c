@@ -113,7 +113,7 @@ static void
 drain(struct push *p)
 {
 	struct xfer *x;
-	int64_t until = now_mono_ns() + 30 * 1000000000LL;
+	int64_t until = sync_loop_drain_until(p->r);
 
 	xfer_reads_stop(p);
 	sync_loop_drain(p->r, until);

@@ -79,6 +79,18 @@ sync_loop_run(const struct sync_loop *l)
 	return FERRY_OK;
 }
 
+int64_t
+sync_loop_drain_until(struct remote *r)
+{
+	unsigned n = remote_inflight(r);
+
+	if (ferry_interrupted && n > 0)
+		log_warn("interrupted: letting %u request%s in flight end (at "
+		         "most %d s); interrupt again to stop at once",
+		    n, n == 1 ? "" : "s", SYNC_DRAIN_SECONDS);
+	return now_mono_ns() + SYNC_DRAIN_SECONDS * 1000000000LL;
+}
+
 void
 sync_loop_drain(struct remote *r, int64_t until)
 {

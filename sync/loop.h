@@ -45,6 +45,13 @@ void sync_note_completion(struct manifest *m, struct sync_commits *c);
 
 /* Runs the merge and the transfers until both are done. */
 ferry_err sync_loop_run(const struct sync_loop *l) FERRY_WUR;
+/* How long a run that stops lets its requests in flight end. */
+#define SYNC_DRAIN_SECONDS 30
+/*
+ * The time until which a run that stops now lets its requests in flight
+ * end; after a signal, says so, and that a second one stops at once.
+ */
+int64_t sync_loop_drain_until(struct remote *r);
 /* Lets the requests in flight on r end, until now_mono_ns() is until. */
 void sync_loop_drain(struct remote *r, int64_t until);
 

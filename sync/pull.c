@@ -436,7 +436,7 @@ run_loop(struct pull *p)
 static void
 drain(struct pull *p)
 {
-	sync_loop_drain(p->r, now_mono_ns() + 30 * 1000000000LL);
+	sync_loop_drain(p->r, sync_loop_drain_until(p->r));
 	dl_sweep(p);
 }
 

@@ -18,6 +18,15 @@ open_uploads() {
 	s3 uploads "$B"
 }
 
+# held NAME: waits (at most 30 s) until the proxy NAME holds a request.
+held() {
+	local i
+	for i in $(seq 600); do
+		grep -q "fault delay" "$WORK/$1.log" 2>/dev/null && return
+		sleep 0.05
+	done
+}
+
 for delay in 0.3 1.0 2.0; do
 	"$FERRY" sync "$T" "s3://$B/c" --quiet --jobs 4 &
 	pid=$!
@@ -48,21 +57,41 @@ rm -rf "$FERRY_STATE_DIR"
 start_proxy int --always --kinds delay --delay 5 --only-methods PUT \
 	--match "partNumber=([2-9]|[1-9][0-9])&"
 "$FERRY" sync "$T" "s3://$B/c" --json --jobs 2 --endpoint-url "$PROXY" \
-	>"$WORK/int.json" &
+	>"$WORK/int.json" 2>"$WORK/int.err" &
 pid=$!
-for i in $(seq 600); do
-	grep -q "fault delay" "$WORK/int.log" 2>/dev/null && break
-	sleep 0.05
-done
+held int
 kill -INT "$pid"
 wait "$pid"
 is "$?" 3 "SIGINT stops the run with exit 3"
+like "$(cat "$WORK/int.err")" \
+	'interrupted: letting [0-9]+ requests? in flight end .*interrupt again' \
+	"... saying that it lets the requests in flight end"
 stop_proxy
 is "$(open_uploads)" 0 "... aborting its multipart uploads"
 check "... and the summary line is written" grep -q '"type":"summary"' \
 	"$WORK/int.json"
 "$FERRY" sync "$T" "s3://$B/c" --quiet
 is "$?" 0 "a rerun after SIGINT completes"
+
+# A second SIGINT while the held parts drain stops at once (the first
+# lets them end: 5 s); a rerun through the same endpoint (the same
+# manifest) then completes, leaving no upload open.
+s3 rm "$B" c/
+rm -rf "$FERRY_STATE_DIR"
+start_proxy int2 --always --kinds delay --delay 5 --only-methods PUT \
+	--match "partNumber=([2-9]|[1-9][0-9])&" --max-faults 2
+"$FERRY" sync "$T" "s3://$B/c" --jobs 2 --endpoint-url "$PROXY" -q &
+pid=$!
+held int2
+kill -INT "$pid"
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+is "$?" 130 "a second SIGINT ends the run at once: killed by it, not exit 3"
+"$FERRY" sync "$T" "s3://$B/c" --endpoint-url "$PROXY" --quiet
+is "$?" 0 "a rerun after two SIGINTs completes"
+stop_proxy
+is "$(open_uploads)" 0 "... with no multipart upload left open"
 
 # Resumable multipart uploads: 40 MiB in 8 parts of 5 MiB.
 R=$WORK/resume
