@@ -472,6 +472,9 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->src_remote.path_style = o->remote.path_style;
 	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;
 	/* ls has no manifest and syncs nothing: no shard */
+	if (strcmp(o->command, "ls") == 0 && (o->shard_arg || o->shards_arg))
+		return bad("%s", "ls lists every key: --shard and --shards do "
+		                 "not apply to it");
 	if (strcmp(o->command, "ls") != 0 &&
 	    shard_from_env(o->shard_arg, o->shards_arg, &o->shard) != FERRY_OK)
 		return bad("%s", ferry_errmsg());
