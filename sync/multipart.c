@@ -414,6 +414,24 @@ read_batch(struct workq_job *j)
 		xfer_read_failed(&b->r, e);
 }
 
+/*
+ * The part's last byte went out: the next may start while the server
+ * writes this one's last bytes and answers (up to a second for 128M on a
+ * Ceph gateway).  Sends with no gap keep the server busy writing; parts
+ * started together otherwise all end together and leave it idle while
+ * it answers.
+ */
+static void
+part_sent(void *arg)
+{
+	struct part *pt = arg;
+
+	if (pt->out) {
+		pt->x->p->parts_out -= pt->len;
+		pt->out = 0;
+	}
+}
+
 /* Gives the part's buffer, if it has one, back to the pool; frees it. */
 static void
 part_release(struct part *pt)
@@ -422,8 +440,7 @@ part_release(struct part *pt)
 		pt->x->p->mem_used -= pt->len;
 		xfer_buf_put(pt->x->p, pt->buf, pt->cap);
 	} else {
-		if (pt->out)
-			pt->x->p->parts_out -= pt->len;
+		part_sent(pt);
 		pt->x->p->parts_alive -= pt->len;
 	}
 	free(pt);
@@ -571,24 +588,6 @@ send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 		part_release(pt);
 	}
 	return e;
-}
-
-/*
- * The part's last byte went out: the next may start while the server
- * writes this one's last bytes and answers (up to a second for 128M on a
- * Ceph gateway).  Sends with no gap keep the server busy writing; parts
- * started together otherwise all end together and leave it idle while
- * it answers.
- */
-static void
-part_sent(void *arg)
-{
-	struct part *pt = arg;
-
-	if (pt->out) {
-		pt->x->p->parts_out -= pt->len;
-		pt->out = 0;
-	}
 }
 
 /* Sends the part, whose MD5 is in x->part_md5 (in flight already). */
