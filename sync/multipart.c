@@ -471,10 +471,19 @@ batch_hashed(struct workq_job *j)
 		xfer_fail(x, x->err);
 }
 
-/* How many parts the next batch of x hashes. */
+/*
+ * How many parts the next batch of x hashes.  Lanes end together, so the
+ * first part of a full batch is ready only when all eight are: 0.45 s for
+ * eight of 128M on this machine's core, against 0.2 s for one MD5 alone.
+ * While no part is being sent, as when a run starts, a file's first part
+ * is hashed alone, so that the sends start that much sooner; its other
+ * parts, and files started while parts go out, go by lanes.
+ */
 static unsigned
 batch_len(const struct xfer *x)
 {
+	if (x->hashed == 0 && x->p->parts_out == 0)
+		return 1;
 	return x->nparts - x->hashed < MD5MB_LANES ? x->nparts - x->hashed
 	                                           : MD5MB_LANES;
 }
@@ -489,9 +498,7 @@ parts_ahead(const struct push *p)
 	for (x = p->active; x; x = x->next) {
 		if (x->source != XS_FILE || x->failed || !x->part_md5)
 			continue;
-		n += x->hashed - x->next_part;
-		if (x->hashing)
-			n += batch_len(x);
+		n += x->hashed - x->next_part + x->hashing;
 	}
 	return n;
 }
@@ -516,7 +523,7 @@ hash_ahead(struct xfer *x)
 	b->n = batch_len(x);
 	for (i = 0; i < b->n; i++)
 		total += part_len(x, b->first + i + 1);
-	x->hashing = 1;
+	x->hashing = b->n;
 	x->parts_inflight++;
 	b->r.job.run = read_batch;
 	b->r.job.done = batch_hashed;

@@ -64,10 +64,10 @@ struct xfer {
 	char *upload_id;
 	uint64_t part_size;
 	uint32_t nparts, next_part, parts_done, parts_inflight;
-	/* a file's parts: part_md5 holds the first hashed; hashing: a
-	 * batch is being hashed (counted in parts_inflight) */
+	/* a file's parts: part_md5 holds the first hashed; hashing: the
+	 * parts of the batch being hashed (counted in parts_inflight) */
 	uint32_t hashed;
-	int hashing;
+	unsigned hashing;
 	uint8_t (*part_md5)[16];
 	/* resuming: the ETags of the parts the server holds ("": none) */
 	char (*part_etag)[36];
