@@ -166,7 +166,7 @@ send_create(struct xfer *x)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	e = remote_req_query(q, "uploads", "");
 	if (x->source == XS_FILE)
-		xfer_hash_headers(q, x->local.hash, x->local.mtime_ns, &e);
+		xfer_file_headers(x, q, x->local.hash, x->local.mtime_ns, &e);
 	else
 		copy_meta_headers(x, q, &e);
 	if (e == FERRY_OK)

@@ -160,8 +160,10 @@ int stat_matches_scan(const struct stat *st, const struct manifest_local *l);
 /* Writes the manifest record of what is now under the key. */
 void xfer_record(struct xfer *x, uint64_t size, const char *etag,
     const uint8_t *hash, int64_t mtime_ns, uint64_t part_size);
-void xfer_hash_headers(struct remote_req *q, const uint8_t hash[16],
-    int64_t mtime_ns, ferry_err *e);
+/* The headers of a file's upload: its Content-Type by extension (mime.h),
+ * its XXH3 and its mtime. */
+void xfer_file_headers(const struct xfer *x, struct remote_req *q,
+    const uint8_t hash[16], int64_t mtime_ns, ferry_err *e);
 void xfer_uploaded(struct xfer *x, uint64_t size);
 /* Starts the work for a planned action on key (copied). */
 ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,

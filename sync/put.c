@@ -127,7 +127,7 @@ send_put(struct xfer *x)
 	if (q == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	if (x->source == XS_FILE)
-		xfer_hash_headers(q, x->hash, x->sent_mtime_ns, &e);
+		xfer_file_headers(x, q, x->hash, x->sent_mtime_ns, &e);
 	else
 		copy_meta_headers(x, q, &e);
 	apply_put_headers(x, q, &e);

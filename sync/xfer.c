@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "common/md5mb.h"
+#include "sync/mime.h"
 #include "sync/push.h"
 
 void
@@ -141,11 +142,14 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 }
 
 void
-xfer_hash_headers(struct remote_req *q, const uint8_t hash[16],
-    int64_t mtime_ns, ferry_err *e)
+xfer_file_headers(const struct xfer *x, struct remote_req *q,
+    const uint8_t hash[16], int64_t mtime_ns, ferry_err *e)
 {
+	const char *type = mime_type(x->key, x->keylen);
 	char hex[33], mt[32];
 
+	if (type != NULL && *e == FERRY_OK)
+		*e = remote_req_header(q, "Content-Type", type);
 	hex_encode(hash, 16, hex);
 	snprintf(mt, sizeof(mt), "%lld", (long long)mtime_ns);
 	if (*e == FERRY_OK)

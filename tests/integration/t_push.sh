@@ -124,6 +124,29 @@ print(json.load(sys.stdin)["etag"].strip(chr(34)))')" \
 	"$(md5sum <"$WORK/one/one.bin" | cut -c1-32)" "... with the MD5 of the file as its ETag"
 rm -rf "$WORK/one" "$WORK/one.got"
 
+# 5d. each upload's Content-Type comes from its extension, as other sync
+# tools give it: in one PUT and in a multipart upload alike; a name with
+# no known extension goes without one (the server's default)
+mkdir -p "$WORK/web/css"
+echo '<p>hi</p>' >"$WORK/web/index.html"
+echo 'p{}' >"$WORK/web/css/Site.CSS"
+echo '{}' >"$WORK/web/data.json"
+echo 'read me' >"$WORK/web/README"
+head -c $((12 << 20)) /dev/urandom >"$WORK/web/clip.mp4"
+"$FERRY" sync "$WORK/web" "s3://$B/web" -q
+is "$?" 0 "a push of web files exits 0"
+ctype() {
+	s3 head "$B" "web/$1" | python3 -c \
+		'import json, sys; print(json.load(sys.stdin)["content-type"])'
+}
+is "$(ctype index.html)" text/html "index.html goes up as text/html"
+is "$(ctype css/Site.CSS)" text/css "Site.CSS as text/css"
+is "$(ctype data.json)" application/json "data.json as application/json"
+is "$(ctype clip.mp4)" video/mp4 "a multipart clip.mp4 as video/mp4"
+is "$(ctype README)" binary/octet-stream \
+	"README with none: the server's default"
+rm -rf "$WORK/web"
+
 # 6. a lost manifest: nothing goes up, a same-size change is still found
 rm -rf "$FERRY_STATE_DIR"
 m=$(mark)
