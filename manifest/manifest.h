@@ -192,6 +192,12 @@ struct manifest_scan_opts {
 	/* Called for each entry that could not be read; NULL: ignored. */
 	void (*report)(
 	    const char *relpath, ferry_err e, const char *msg, void *arg);
+	/*
+	 * Called, with report_arg, for each entry the filter keeps that is
+	 * neither a regular file nor a folder, and so is left out; what is
+	 * "symlink", "fifo", "socket" or "device".  NULL: ignored.
+	 */
+	void (*left_out)(const char *relpath, const char *what, void *arg);
 	void *report_arg;
 };
 
@@ -200,7 +206,7 @@ struct manifest_scan_stats {
 	uint64_t bytes;  /* their total size */
 	uint64_t hashed; /* files read and hashed this scan */
 	uint64_t hashed_bytes;
-	uint64_t skipped; /* symlinks, devices, sockets, fifos */
+	uint64_t skipped; /* symlinks, devices, sockets, fifos: left_out() */
 	uint64_t errors;  /* entries reported through report() */
 };
 

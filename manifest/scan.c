@@ -245,9 +245,23 @@ level_add(struct level *lv, const char *name, size_t n, int is_dir,
 	return FERRY_OK;
 }
 
+/* What an entry that is neither a file nor a folder is, for left_out(). */
+static const char *
+kind_name(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "symlink";
+	if (S_ISFIFO(mode))
+		return "fifo";
+	if (S_ISSOCK(mode))
+		return "socket";
+	return "device";
+}
+
 /*
  * Looks at one name read from the folder: stats it and, when it is a
- * file or folder the filter includes and whose path fits, adds it.
+ * file or folder the filter includes and whose path fits, adds it; tells
+ * opts->left_out of any other kind the filter includes.
  */
 static ferry_err
 level_entry(struct scan *s, struct level *lv, const char *name)
@@ -271,7 +285,13 @@ level_entry(struct scan *s, struct level *lv, const char *name)
 		return FERRY_OK;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		if (s->opts->filter != NULL &&
+		    !s->opts->filter(s->path, 0, s->opts->filter_arg))
+			return FERRY_OK;
 		s->stats->skipped++;
+		if (s->opts->left_out != NULL)
+			s->opts->left_out(s->path, kind_name(st.st_mode),
+			    s->opts->report_arg);
 		return FERRY_OK;
 	}
 	is_dir = S_ISDIR(st.st_mode);

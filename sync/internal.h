@@ -66,6 +66,7 @@ struct sync_opts {
 struct sync_counts {
 	uint64_t uploaded, downloaded, copied, deleted, skipped, failed;
 	uint64_t checked;
+	uint64_t left_out; /* local entries neither files nor folders */
 	uint64_t bytes;
 };
 
@@ -102,6 +103,11 @@ void output_action(struct output *o, const char *type, const char *key,
 void output_planned(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason,
     const struct plan_entry *src, const struct plan_entry *dst);
+/*
+ * A local entry left out for its kind (what: "symlink", "fifo", "socket",
+ * "device"): a JSON line, or a line on stdout with --verbose.
+ */
+void output_left_out(struct output *o, const char *path, const char *what);
 /* A failure for key (NULL: the run), with the recorded detail. */
 void output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
     const char *msg);

@@ -172,6 +172,15 @@ report_cb(const char *path, ferry_err e, const char *msg, void *arg)
 	output_error(r->out, path, strlen(path), e, msg);
 }
 
+static void
+left_out_cb(const char *path, const char *what, void *arg)
+{
+	struct scan_report *r = arg;
+
+	r->counts->left_out++;
+	output_left_out(r->out, path, what);
+}
+
 ferry_err
 merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
     struct output *out, struct sync_counts *c, uint64_t *errors)
@@ -187,6 +196,9 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 		so.filter_arg = (void *)o;
 	}
 	so.report = report_cb;
+	/* what a push leaves out; a pull's folder only receives */
+	if (!remote_is_url(o->src))
+		so.left_out = left_out_cb;
 	so.report_arg = &rep;
 	if ((e = manifest_scan(m, rootfd, &so, &st)) != FERRY_OK)
 		return e;

@@ -197,6 +197,26 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
 }
 
 void
+output_left_out(struct output *o, const char *path, const char *what)
+{
+	cJSON *obj;
+
+	if (o->json) {
+		if ((obj = cJSON_CreateObject()) == NULL)
+			return;
+		cJSON_AddStringToObject(obj, "type", "left_out");
+		output_json_key(obj, path, strlen(path));
+		cJSON_AddStringToObject(obj, "reason", what);
+		emit(obj);
+		return;
+	}
+	if (o->quiet || !o->verbose)
+		return;
+	clear_progress(o);
+	printf("left out: %s (a %s, not a file)\n", path, what);
+}
+
+void
 output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
     const char *msg)
 {
@@ -259,6 +279,7 @@ output_summary(struct output *o, const struct sync_counts *c,
 		cJSON_AddNumberToObject(obj, "skipped", (double)c->skipped);
 		cJSON_AddNumberToObject(obj, "failed", (double)c->failed);
 		cJSON_AddNumberToObject(obj, "checked", (double)c->checked);
+		cJSON_AddNumberToObject(obj, "left_out", (double)c->left_out);
 		cJSON_AddNumberToObject(obj, "bytes_sent", (double)c->bytes);
 		cJSON_AddNumberToObject(obj, "seconds", secs);
 		add_requests(obj, rs);
@@ -286,10 +307,12 @@ output_summary(struct output *o, const struct sync_counts *c,
 		    stderr, "%llu uploaded, ", (unsigned long long)c->uploaded);
 	if (!c->downloaded && !c->copied && !c->uploaded)
 		fprintf(stderr, "0 %s, ", o->moved);
-	fprintf(stderr,
-	    "%s moved, %llu deleted, %llu unchanged, %llu failed "
-	    "in %.1fs\n",
+	fprintf(stderr, "%s moved, %llu deleted, %llu unchanged, %llu failed",
 	    size, (unsigned long long)c->deleted,
-	    (unsigned long long)c->skipped, (unsigned long long)c->failed,
-	    secs);
+	    (unsigned long long)c->skipped, (unsigned long long)c->failed);
+	if (c->left_out)
+		fprintf(stderr, ", %llu left out (not files or folders%s)",
+		    (unsigned long long)c->left_out,
+		    o->verbose ? "" : "; -v names them");
+	fprintf(stderr, " in %.1fs\n", secs);
 }

@@ -293,6 +293,9 @@ planfile_parse_line(const char *s, size_t len, struct planfile_line *out)
 	} else if (strcmp(type->valuestring, "summary") == 0) {
 		out->kind = PLANFILE_SUMMARY;
 		e = parse_summary(obj, out);
+	} else if (strcmp(type->valuestring, "left_out") == 0) {
+		out->kind = PLANFILE_NOTE;
+		e = FERRY_OK;
 	} else {
 		e = ferry_fail(FERRY_EPARSE, "unknown \"type\" \"%.40s\"",
 		    type->valuestring);
@@ -334,17 +337,24 @@ at_line(const struct planfile *pf, ferry_err e)
 	return ferry_fail(e, "%s, line %lu: %s", pf->path, pf->lineno, msg);
 }
 
-/* Parses the next line, with the file and line number in any failure. */
+/*
+ * Parses the next line but for notes, with the file and line number in
+ * any failure.
+ */
 static ferry_err
 next_line(struct planfile *pf, int *eof)
 {
-	size_t len = 0;
+	size_t len;
 	ferry_err e;
 
-	if ((e = read_line(pf, &len, eof)) != FERRY_OK || *eof)
-		return e;
-	if ((e = planfile_parse_line(pf->buf, len, &pf->line)) != FERRY_OK)
-		return at_line(pf, e);
+	do {
+		len = 0;
+		if ((e = read_line(pf, &len, eof)) != FERRY_OK || *eof)
+			return e;
+		e = planfile_parse_line(pf->buf, len, &pf->line);
+		if (e != FERRY_OK)
+			return at_line(pf, e);
+	} while (pf->line.kind == PLANFILE_NOTE);
 	return FERRY_OK;
 }
 

@@ -17,7 +17,13 @@
 #define PLANFILE_LINE_MAX 65536 /* bytes in a line, newline included */
 #define PLANFILE_PATH_MAX 4096
 
-enum planfile_kind { PLANFILE_HEADER, PLANFILE_ACTION, PLANFILE_SUMMARY };
+/* PLANFILE_NOTE: a line that tells and asks nothing ("left_out") */
+enum planfile_kind {
+	PLANFILE_HEADER,
+	PLANFILE_ACTION,
+	PLANFILE_SUMMARY,
+	PLANFILE_NOTE
+};
 
 enum planfile_action {
 	PLANFILE_UPLOAD,

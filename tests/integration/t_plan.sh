@@ -49,12 +49,15 @@ echo "changed content" >>"$T/change"
 echo new >"$T/new1"
 echo "new two" >"$T/d/new2"
 rm "$T/gone1" "$T/gone2"
+ln -s keep1 "$T/lnk" # left out, and told so in the plan, which apply skips
 before=$("$FERRY" ls "s3://$B/p")
 m=$(mark)
 "$FERRY" plan "$T" "s3://$B/p" --delete >"$WORK/plan.jsonl"
 is "$?" 0 "plan exits 0"
 is "$(requests "$m" list)" 1 "plan lists the bucket once"
 is "$(requests "$m" total)" 1 "... and sends nothing else"
+is "$(grep -c '^{"type":"left_out","key":"lnk","reason":"symlink"}$' \
+	"$WORK/plan.jsonl")" 1 "the plan tells of the symlink it leaves out"
 is "$("$FERRY" ls "s3://$B/p")" "$before" "the bucket is unchanged by plan"
 is "$(plan_keys "$WORK/plan.jsonl")" \
 	"delete p/gone1,delete p/gone2,upload p/change,upload p/d/new2,upload p/new1," \
@@ -151,7 +154,8 @@ head -n $((n - 1)) "$WORK/good.jsonl" >"$WORK/bad-truncated.jsonl"
 head -c $(($(wc -c <"$WORK/good.jsonl") - 30)) "$WORK/good.jsonl" >"$WORK/bad-cut.jsonl"
 sed '2s/.*/{"type":"plan","action":"upload"/' "$WORK/good.jsonl" >"$WORK/bad-line.jsonl"
 sed '1s/"version":1/"version":99/' "$WORK/good.jsonl" >"$WORK/bad-version.jsonl"
-sed '2d' "$WORK/good.jsonl" >"$WORK/bad-count.jsonl"
+# the first action gone (the left_out line is no action)
+sed '0,/"type":"plan"/{/"type":"plan"/d}' "$WORK/good.jsonl" >"$WORK/bad-count.jsonl"
 : >"$WORK/bad-empty.jsonl"
 for f in truncated cut line version count empty; do
 	m=$(mark)

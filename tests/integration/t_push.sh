@@ -147,6 +147,33 @@ is "$(ctype README)" binary/octet-stream \
 	"README with none: the server's default"
 rm -rf "$WORK/web"
 
+# 5e. symlinks, fifos and sockets are left out, and said to be: each in a
+# JSON line, their count in the summary; an excluded one is not counted
+mkdir -p "$WORK/sl/real"
+echo data >"$WORK/sl/real/f.txt"
+ln -s real/f.txt "$WORK/sl/to-file"
+ln -s real "$WORK/sl/to-dir"
+mkfifo "$WORK/sl/pipe"
+ln -s nowhere "$WORK/sl/skip.me"
+"$FERRY" sync "$WORK/sl" "s3://$B/sl" --exclude 'skip.*' --json \
+	>"$WORK/5e.json" 2>"$WORK/5e.err"
+is "$?" 0 "a push of a tree with symlinks and a fifo exits 0"
+is "$(summary "$WORK/5e.json" uploaded)" 1 "... uploads the one file"
+is "$(summary "$WORK/5e.json" left_out)" 3 "... and counts 3 left out"
+is "$(python3 -c 'import json, sys
+print(" ".join(sorted(j["key"] + ":" + j["reason"] for j in map(json.loads,
+      open(sys.argv[1])) if j["type"] == "left_out")))' "$WORK/5e.json")" \
+	"pipe:fifo to-dir:symlink to-file:symlink" "... each named with its kind"
+is "$(s3 ls "$B" sl/ | wc -l)" 1 "... and the bucket holds only the file"
+"$FERRY" sync "$WORK/sl" "s3://$B/sl" --exclude 'skip.*' 2>"$WORK/5e.err"
+check "the summary line says 3 left out" \
+	grep -q ', 3 left out (not files or folders; -v names them)' "$WORK/5e.err"
+"$FERRY" sync "$WORK/sl" "s3://$B/sl" --exclude 'skip.*' -v \
+	>"$WORK/5e.out" 2>/dev/null
+check "-v names each" grep -qx 'left out: to-dir (a symlink, not a file)' \
+	"$WORK/5e.out"
+rm -rf "$WORK/sl"
+
 # 6. a lost manifest: nothing goes up, a same-size change is still found
 rm -rf "$FERRY_STATE_DIR"
 m=$(mark)

@@ -53,6 +53,9 @@ static const struct row rows[] = {
      "\"source\":" OBJ ",\"destination\":\"absent\"}",
         FERRY_OK, PLANFILE_ACTION, NULL},
     {SUMMARY(2), FERRY_OK, PLANFILE_SUMMARY, NULL},
+    /* what a push left out: told, and skipped by apply */
+    {"{\"type\":\"left_out\",\"key\":\"l\",\"reason\":\"symlink\"}", FERRY_OK,
+        PLANFILE_NOTE, NULL},
     /* malformed */
     {"", FERRY_EPARSE, 0, "not a JSON object"},
     {"[1,2]", FERRY_EPARSE, 0, "not a JSON object"},
