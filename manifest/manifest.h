@@ -184,6 +184,12 @@ ferry_err manifest_hash_fd(
 struct manifest_scan_opts {
 	int checksum; /* re-hash every file, trust no stat cache */
 	/*
+	 * Walk what symlinks point to, as if it were there: a file's record
+	 * is its target's.  A dangling link, and a link to a folder that
+	 * holds it, are left out ("dangling symlink", "symlink loop").
+	 */
+	int follow;
+	/*
 	 * Returns non-zero to include relpath (is_dir: a folder, whose
 	 * exclusion prunes it).  NULL includes everything.
 	 */
@@ -195,7 +201,8 @@ struct manifest_scan_opts {
 	/*
 	 * Called, with report_arg, for each entry the filter keeps that is
 	 * neither a regular file nor a folder, and so is left out; what is
-	 * "symlink", "fifo", "socket" or "device".  NULL: ignored.
+	 * "symlink", "fifo", "socket" or "device" (or, with follow,
+	 * "dangling symlink" or "symlink loop").  NULL: ignored.
 	 */
 	void (*left_out)(const char *relpath, const char *what, void *arg);
 	void *report_arg;

@@ -55,6 +55,11 @@ struct scan {
 	struct manifest_local rec;
 	char path[MANIFEST_KEY_MAX + NAME_MAX + 2];
 	size_t plen;
+	/* with opts->follow: the folders on the path, by depth, for loops */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} anc[SCAN_DEPTH_MAX + 1];
 };
 
 /* memcmp order of byte strings, a prefix first. */
@@ -259,6 +264,27 @@ kind_name(mode_t mode)
 }
 
 /*
+ * Tells opts->left_out of the entry at s->path (a folder's, when is_dir,
+ * ends in '/', which is not told), unless the filter leaves it out.
+ */
+static ferry_err
+left_out(struct scan *s, int is_dir, const char *what)
+{
+	size_t n = s->plen - (is_dir ? 1 : 0);
+	char c = s->path[n];
+
+	if (s->opts->filter != NULL &&
+	    !s->opts->filter(s->path, is_dir, s->opts->filter_arg))
+		return FERRY_OK;
+	s->stats->skipped++;
+	s->path[n] = '\0';
+	if (s->opts->left_out != NULL)
+		s->opts->left_out(s->path, what, s->opts->report_arg);
+	s->path[n] = c;
+	return FERRY_OK;
+}
+
+/*
  * Looks at one name read from the folder: stats it and, when it is a
  * file or folder the filter includes and whose path fits, adds it; tells
  * opts->left_out of any other kind the filter includes.
@@ -284,16 +310,18 @@ level_entry(struct scan *s, struct level *lv, const char *name)
 		report_errno(s, "cannot stat", errno);
 		return FERRY_OK;
 	}
-	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		if (s->opts->filter != NULL &&
-		    !s->opts->filter(s->path, 0, s->opts->filter_arg))
-			return FERRY_OK;
-		s->stats->skipped++;
-		if (s->opts->left_out != NULL)
-			s->opts->left_out(s->path, kind_name(st.st_mode),
-			    s->opts->report_arg);
+	if (S_ISLNK(st.st_mode) && s->opts->follow &&
+	    fstatat(lv->fd, name, &st, 0) < 0) {
+		if (errno == ENOENT || errno == ELOOP)
+			return left_out(s, 0,
+			    errno == ENOENT ? "dangling symlink"
+			                    : "symlink loop");
+		lv->protect = 1;
+		report_errno(s, "cannot stat", errno);
 		return FERRY_OK;
 	}
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return left_out(s, 0, kind_name(st.st_mode));
 	is_dir = S_ISDIR(st.st_mode);
 	if (s->opts->filter != NULL &&
 	    !s->opts->filter(s->path, is_dir, s->opts->filter_arg))
@@ -437,7 +465,8 @@ hash_entry(struct scan *s, struct level *lv, const struct ent *ent,
 
 	/* O_NONBLOCK: a fifo swapped in for the file must not hang us. */
 	fd = openat(lv->fd, ent->name,
-	    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+	        (s->opts->follow ? 0 : O_NOFOLLOW));
 	if (fd < 0 && (errno == ENOENT || errno == ELOOP))
 		return FERRY_ENOTFOUND;
 	if (fd < 0)
@@ -502,6 +531,25 @@ dir_unread(struct scan *s, const char *what, int err)
 	return tab_under(s, s->path, s->plen, 1);
 }
 
+/*
+ * Whether the folder open on fd is one of those on the path, up to depth:
+ * reached again through a symlink, it would be walked without end.  A
+ * folder that cannot be stat'ed counts as one, and is left out.
+ */
+static int
+is_ancestor(const struct scan *s, int fd, int depth)
+{
+	struct stat st;
+	int i;
+
+	if (fstat(fd, &st) < 0)
+		return 1;
+	for (i = 0; i <= depth; i++)
+		if (s->anc[i].dev == st.st_dev && s->anc[i].ino == st.st_ino)
+			return 1;
+	return 0;
+}
+
 /* Walks the folder ent (at s->path, which ends in '/'). */
 static ferry_err
 visit_dir(struct scan *s, struct level *lv, const struct ent *ent)
@@ -513,12 +561,19 @@ visit_dir(struct scan *s, struct level *lv, const struct ent *ent)
 		return e;
 	if (lv->depth + 1 > SCAN_DEPTH_MAX)
 		return dir_unread(s, "folder too deep, left out", 0);
-	fd = openat(
-	    lv->fd, ent->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(lv->fd, ent->name,
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	        (s->opts->follow ? 0 : O_NOFOLLOW));
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
 		return tab_under(s, s->path, s->plen, lv->protect);
 	if (fd < 0)
 		return dir_unread(s, "cannot open folder", errno);
+	if (s->opts->follow && is_ancestor(s, fd, lv->depth)) {
+		close(fd);
+		if ((e = left_out(s, 1, "symlink loop")) != FERRY_OK)
+			return e;
+		return tab_under(s, s->path, s->plen, lv->protect);
+	}
 	return scan_dir(s, fd, lv->depth + 1);
 }
 
@@ -537,6 +592,15 @@ scan_dir(struct scan *s, int fd, int depth)
 	lv.fd = fd;
 	lv.base = s->plen;
 	lv.depth = depth;
+	if (s->opts->follow) {
+		struct stat st;
+
+		memset(&s->anc[depth], 0, sizeof(s->anc[depth]));
+		if (fstat(fd, &st) == 0) {
+			s->anc[depth].dev = st.st_dev;
+			s->anc[depth].ino = st.st_ino;
+		}
+	}
 	if ((e = level_read(s, &lv)) != FERRY_OK) {
 		if (e == FERRY_ENOMEM || depth == 0)
 			goto out;

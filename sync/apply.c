@@ -116,15 +116,16 @@ file_hash(struct manifest *m, const char *rel, size_t rellen, int fd,
  * content when the plan has its hash) and fills *now with what it is.
  */
 static ferry_err
-source_as_planned(int rootfd, struct manifest *m, const char *rel,
-    size_t rellen, const struct planfile_side *s, struct manifest_local *now)
+source_as_planned(const struct push *p, const char *rel, size_t rellen,
+    const struct planfile_side *s, struct manifest_local *now)
 {
 	struct stat st;
 	ferry_err e = FERRY_OK;
 	int fd;
 
 	memset(now, 0, sizeof(*now));
-	fd = openat(rootfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(
+	    p->rootfd, rel, O_RDONLY | O_CLOEXEC | sync_source_nofollow(p->o));
 	if (fd < 0)
 		return ferry_fail(FERRY_ECHANGED,
 		    "cannot open the file the plan saw: %s", strerror(errno));
@@ -138,7 +139,7 @@ source_as_planned(int rootfd, struct manifest *m, const char *rel,
 		    "the file changed since the plan (size or mtime): "
 		    "not uploaded");
 	else
-		e = file_hash(m, rel, rellen, fd, &st, now->hash);
+		e = file_hash(p->m, rel, rellen, fd, &st, now->hash);
 	close(fd);
 	if (e == FERRY_OK && s->has_hash && memcmp(now->hash, s->hash, 16) != 0)
 		e = ferry_fail(FERRY_ECHANGED,
@@ -196,7 +197,7 @@ apply_upload(struct push *p, const struct planfile_line *l, const char *rel,
 	int multipart;
 	ferry_err e;
 
-	e = source_as_planned(p->rootfd, p->m, rel, rellen, &l->src, &now);
+	e = source_as_planned(p, rel, rellen, &l->src, &now);
 	if (e != FERRY_OK) {
 		refuse(&p->out, &p->counts, l->key, e);
 		return FERRY_OK;
@@ -548,6 +549,7 @@ sync_apply(const struct sync_opts *opts)
 	o.src = h->src;
 	o.dst = h->dst;
 	o.delete = h->delete;
+	o.follow_symlinks = h->follow_symlinks;
 	o.part_size = h->part_size;
 	o.multipart_threshold = h->multipart_threshold;
 	if (o.memory < o.part_size)

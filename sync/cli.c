@@ -66,6 +66,7 @@ static const struct option longopts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"shards", required_argument, NULL, OPT_SHARDS},
+    {"follow-symlinks", no_argument, NULL, 'L'},
     {NULL, 0, NULL, 0},
 };
 
@@ -80,6 +81,7 @@ static const char help_what[] =
     "  --include GLOB           keep matching paths (first match wins)\n"
     "  -c, --checksum           re-read every local file\n"
     "  --size-only              same size counts as unchanged\n"
+    "  -L, --follow-symlinks    push what symlinks point to\n"
     "  -n, --dry-run            print the plan, change nothing\n"
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
@@ -292,6 +294,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_SIZE_ONLY:
 		o->size_only = 1;
 		return -1;
+	case 'L':
+		o->follow_symlinks = 1;
+		return -1;
 	case OPT_ENDPOINT:
 		o->remote.endpoint_url = arg;
 		return -1;
@@ -411,6 +416,10 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 	}
 	o->src = argv[i];
 	o->dst = want == 2 ? argv[i + 1] : NULL;
+	if (o->follow_symlinks && (!two || remote_is_url(o->src)))
+		return bad("%s", "-L, --follow-symlinks: only a push from a "
+		                 "folder walks symlinks (apply takes it from "
+		                 "its plan)");
 	return -1;
 }
 
@@ -451,7 +460,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	if (!known_command(o->command))
 		return bad("unknown command '%s'", o->command);
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "ncj:qvh", longopts, NULL)) != -1) {
+	while (
+	    (c = getopt_long(argc, argv, "ncj:qvhL", longopts, NULL)) != -1) {
 		if (c == '?')
 			return bad("%s", "invalid option");
 		if ((rc = take_option(o, c, optarg)) >= 0)

@@ -39,6 +39,7 @@ struct sync_opts {
 	int dry_run;
 	int checksum;
 	int size_only;
+	int follow_symlinks; /* -L: a push walks what symlinks point to */
 	int json;
 	int quiet;
 	int verbose;
@@ -180,5 +181,11 @@ sync_within(uint64_t used, uint64_t len, uint64_t limit)
 {
 	return used == 0 || used + len <= limit;
 }
+
+/*
+ * How a push opens a file to read: through a symlink at its name only
+ * with -L, as the scan walked it (O_NOFOLLOW or 0, for open(2)).
+ */
+int sync_source_nofollow(const struct sync_opts *o);
 
 #endif

@@ -2,6 +2,7 @@
  * merge.c: the two sorted streams of a push, a pull or a mirror, the scan
  * of the tree into the manifest, and the guard on the deletes.
  */
+#include <fcntl.h>
 #include <string.h>
 
 #include "sync/merge.h"
@@ -181,6 +182,12 @@ left_out_cb(const char *path, const char *what, void *arg)
 	output_left_out(r->out, path, what);
 }
 
+int
+sync_source_nofollow(const struct sync_opts *o)
+{
+	return o->follow_symlinks ? 0 : O_NOFOLLOW;
+}
+
 ferry_err
 merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
     struct output *out, struct sync_counts *c, uint64_t *errors)
@@ -191,6 +198,7 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 	ferry_err e;
 
 	so.checksum = o->checksum;
+	so.follow = o->follow_symlinks;
 	if (o->filter || o->shard.count) {
 		so.filter = sync_scan_wanted;
 		so.filter_arg = (void *)o;

@@ -38,7 +38,8 @@ output_init(struct output *o, const struct sync_opts *opts)
 	                                    !opts->dry_run && isatty(2));
 	if (opts->command && strcmp(opts->command, "plan") == 0)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
-		    opts->part_size, opts->multipart_threshold));
+		    opts->follow_symlinks, opts->part_size,
+		    opts->multipart_threshold));
 }
 
 /* Prints one JSON object as a line and frees it. */

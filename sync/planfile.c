@@ -169,6 +169,12 @@ parse_header(const cJSON *obj, struct planfile_header *h)
 	if (!cJSON_IsBool(d))
 		return ferry_fail(FERRY_EPARSE, "\"delete\" is not a boolean");
 	h->delete = cJSON_IsTrue(d);
+	/* absent from plans written before -L */
+	d = cJSON_GetObjectItemCaseSensitive(obj, "follow_symlinks");
+	if (d != NULL && !cJSON_IsBool(d))
+		return ferry_fail(
+		    FERRY_EPARSE, "\"follow_symlinks\" is not a boolean");
+	h->follow_symlinks = cJSON_IsTrue(d);
 	if ((e = get_str(obj, "src", h->src, sizeof(h->src))) != FERRY_OK ||
 	    (e = get_str(obj, "dst", h->dst, sizeof(h->dst))) != FERRY_OK ||
 	    (e = get_uint(obj, "part_size", &h->part_size)) != FERRY_OK ||
@@ -550,7 +556,7 @@ add_side_name(cJSON *obj, const char *name, const char *where)
 
 cJSON *
 planfile_header_json(const char *src, const char *dst, int delete,
-    uint64_t part_size, uint64_t multipart_threshold)
+    int follow_symlinks, uint64_t part_size, uint64_t multipart_threshold)
 {
 	cJSON *obj = cJSON_CreateObject();
 
@@ -562,6 +568,7 @@ planfile_header_json(const char *src, const char *dst, int delete,
 	add_side_name(obj, "src", src);
 	add_side_name(obj, "dst", dst);
 	cJSON_AddBoolToObject(obj, "delete", delete);
+	cJSON_AddBoolToObject(obj, "follow_symlinks", follow_symlinks);
 	cJSON_AddNumberToObject(obj, "part_size", (double)part_size);
 	cJSON_AddNumberToObject(
 	    obj, "multipart_threshold", (double)multipart_threshold);

@@ -48,6 +48,7 @@ struct planfile_header {
 	char src[PLANFILE_PATH_MAX];
 	char dst[PLANFILE_PATH_MAX];
 	int delete;
+	int follow_symlinks; /* -L (absent in a plan: false) */
 	uint64_t part_size;
 	uint64_t multipart_threshold;
 };
@@ -105,7 +106,7 @@ struct cJSON;
  * caller to print and free; NULL when out of memory.
  */
 struct cJSON *planfile_header_json(const char *src, const char *dst, int delete,
-    uint64_t part_size, uint64_t multipart_threshold);
+    int follow_symlinks, uint64_t part_size, uint64_t multipart_threshold);
 /*
  * Adds "source" and "destination" to a plan line (a cJSON object): each
  * side's identity as planned, or "absent".  src and dst may be NULL

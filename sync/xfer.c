@@ -84,7 +84,8 @@ xfer_fail(struct xfer *x, ferry_err e)
 ferry_err
 xfer_open_local(struct xfer *x, int *fd, struct stat *st)
 {
-	*fd = openat(x->p->rootfd, x->key, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	*fd = openat(x->p->rootfd, x->key,
+	    O_RDONLY | O_CLOEXEC | sync_source_nofollow(x->p->o));
 	if (*fd < 0)
 		return ferry_fail(
 		    FERRY_ESYS, "cannot open: %s", strerror(errno));

@@ -132,7 +132,7 @@ man_options() {
 				fl = (t == "Fl")
 				continue
 			}
-			if (!fl || t !~ /^-?[a-z]/)
+			if (!fl || t !~ /^-?[a-zA-Z]/)
 				continue
 			if (t ~ /^-/) {
 				print "-" t

@@ -69,7 +69,8 @@ lines = [json.loads(l) for l in open(sys.argv[1])]
 h, s = lines[0], lines[-1]
 assert h == {"type": "header", "format": "ferry-plan", "version": 1,
     "src": sys.argv[2], "dst": "s3://" + sys.argv[3] + "/p", "delete": True,
-    "part_size": 0, "multipart_threshold": 8 << 20}, h
+    "follow_symlinks": False, "part_size": 0,
+    "multipart_threshold": 8 << 20}, h
 assert s["type"] == "summary" and s["dry_run"] is True, s
 assert s["uploaded"] == 3 and s["deleted"] == 2 and s["exit_status"] == 0, s
 a = {l["key"]: l for l in lines[1:-1]}

@@ -172,7 +172,40 @@ check "the summary line says 3 left out" \
 	>"$WORK/5e.out" 2>/dev/null
 check "-v names each" grep -qx 'left out: to-dir (a symlink, not a file)' \
 	"$WORK/5e.out"
-rm -rf "$WORK/sl"
+# 5f. -L pushes what symlinks point to: a file's bytes under the link's
+# name, a folder walked under it; a link back up the path, and a dangling
+# one, are left out; a change to a target is seen through its links
+ln -s .. "$WORK/sl/real/up"
+m=$(mark)
+"$FERRY" sync "$WORK/sl" "s3://$B/sl" -L --exclude 'skip.*' --json \
+	>"$WORK/5f.json"
+is "$?" 0 "-L: the push exits 0"
+is "$(s3 ls "$B" sl/ | awk '{ print $2 }' | sort | tr '\n' ' ')" \
+	"sl/real/f.txt sl/to-dir/f.txt sl/to-file " \
+	"... and the bucket holds the file, and it again through each link"
+is "$(python3 -c 'import json, sys
+print(" ".join(sorted(j["key"] + ":" + j["reason"] for j in map(json.loads,
+      open(sys.argv[1])) if j["type"] == "left_out")))' "$WORK/5f.json")" \
+	"pipe:fifo real/up:symlink loop to-dir/up:symlink loop" \
+	"... leaving out the fifo and the links back up the path"
+s3 get "$B" sl/to-file "$WORK/5f.got"
+check "... the link to a file holding its bytes" \
+	cmp -s "$WORK/5f.got" "$WORK/sl/real/f.txt"
+ln -s nowhere "$WORK/sl/dangling"
+echo "more data" >"$WORK/sl/real/f.txt"
+"$FERRY" sync "$WORK/sl" "s3://$B/sl" -L --exclude 'skip.*' --json \
+	>"$WORK/5f2.json"
+is "$(summary "$WORK/5f2.json" uploaded)" 3 \
+	"a changed target goes up again under each of its 3 names"
+check "... and a dangling link is left out as such" grep -q \
+	'"type":"left_out","key":"dangling","reason":"dangling symlink"' \
+	"$WORK/5f2.json"
+"$FERRY" plan "$WORK/sl" "s3://$B/sl2" -L --exclude 'skip.*' \
+	>"$WORK/5f.plan"
+"$FERRY" apply "$WORK/5f.plan" -q
+is "$?" 0 "a plan made with -L applies"
+is "$(s3 ls "$B" sl2/ | wc -l)" 3 "... through the links, as planned"
+rm -rf "$WORK/sl" "$WORK/5f.got"
 
 # 6. a lost manifest: nothing goes up, a same-size change is still found
 rm -rf "$FERRY_STATE_DIR"

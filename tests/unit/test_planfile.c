@@ -117,6 +117,11 @@ static const struct row rows[] = {
         FERRY_EPARSE, 0, "\"delete\" is not"},
     {"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"
      "\"src\":\"/t\",\"dst\":\"s3://bkt/p\",\"delete\":true,"
+     "\"follow_symlinks\":\"yes\","
+     "\"part_size\":8388608,\"multipart_threshold\":8388608}",
+        FERRY_EPARSE, 0, "\"follow_symlinks\" is not"},
+    {"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"
+     "\"src\":\"/t\",\"dst\":\"s3://bkt/p\",\"delete\":true,"
      "\"part_size\":1024,\"multipart_threshold\":8388608}",
         FERRY_EPARSE, 0, "out of range"},
     {"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"
@@ -260,6 +265,25 @@ test_files(void **state)
 	}
 }
 
+/* -L in a plan's header: false when absent (plans written before it). */
+static void
+test_header_follow(void **state)
+{
+	static const char follow[] =
+	    "{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"
+	    "\"src\":\"/t\",\"dst\":\"s3://bkt/p\",\"delete\":false,"
+	    "\"follow_symlinks\":true,"
+	    "\"part_size\":0,\"multipart_threshold\":8388608}";
+	static struct planfile_line l;
+
+	(void)state;
+	assert_int_equal(
+	    planfile_parse_line(follow, strlen(follow), &l), FERRY_OK);
+	assert_int_equal(l.hdr.follow_symlinks, 1);
+	assert_int_equal(planfile_parse_line(HDR, strlen(HDR), &l), FERRY_OK);
+	assert_int_equal(l.hdr.follow_symlinks, 0);
+}
+
 int
 main(void)
 {
@@ -267,6 +291,7 @@ main(void)
 	    cmocka_unit_test(test_lines),
 	    cmocka_unit_test(test_fields),
 	    cmocka_unit_test(test_files),
+	    cmocka_unit_test(test_header_follow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
