@@ -313,6 +313,22 @@ record() {
 	say "$1 $2 run $3: ${T_WALL}s cpu $(echo "$T_USER + $T_SYS" | bc 2>/dev/null || echo "$T_USER+$T_SYS") rss ${T_RSS}KiB rc $T_RC $(echo "$T_REQ" | tr '\t' ' ') $note"
 }
 
+# The versions of the peers run, comma-separated.
+peer_versions() {
+	local t v out=""
+	for t in $TOOLS; do
+		case $t in
+		rclone) v=$(rclone version 2>/dev/null | head -n 1) ;;
+		aws) v=$(/usr/bin/aws --version 2>&1 | cut -d' ' -f1) ;;
+		s3cmd) v=$(s3cmd --version 2>/dev/null) ;;
+		curl) v=$(curl --version | head -n 1 | cut -d' ' -f1-2) ;;
+		*) continue ;;
+		esac
+		out="${out:+$out, }${v:-$t (version unknown)}"
+	done
+	printf '%s' "$out"
+}
+
 # Tools in a different order each run, so that none always goes first.
 rotated() { # RUN LIST...
 	local r=$1 n i
@@ -667,7 +683,7 @@ echo "$TABLE"
 	echo "- machine: $(nproc) cores, $(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //'), $(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "- gateway: Ceph $(ceph --version 2>/dev/null | awk '{ print $3 }') radosgw, bluestore $BLUESTORE, on 127.0.0.1 (tests/server/s3server)"
 	echo "- ferry: $FERRY_VERSION, commit $FERRY_COMMIT"
-	echo "- peers: $(rclone version 2>/dev/null | head -n 1), $(/usr/bin/aws --version 2>&1 | cut -d' ' -f1), $(s3cmd --version 2>/dev/null), $(curl --version | head -n 1 | cut -d' ' -f1-2)"
+	echo "- peers: $(peer_versions)"
 	echo "- data: S1 tree $S1_FILES files of $S1_MIN-$S1_MAX in $S1_DIRS folders (digest: $S1_DIGEST); large files $BIG_SIZE; S8 counts: $S8_COUNTS"
 	echo "- scenarios run: $SCENARIOS; tools: $TOOLS"
 	echo
