@@ -532,21 +532,24 @@ dir_unread(struct scan *s, const char *what, int err)
 }
 
 /*
- * Whether the folder open on fd is one of those on the path, up to depth:
- * reached again through a symlink, it would be walked without end.  A
- * folder that cannot be stat'ed counts as one, and is left out.
+ * Keeps the folder open on fd as the one at depth on the path, and says
+ * whether it is one of those above it: reached again through a symlink,
+ * it would be walked without end.  A folder that cannot be stat'ed counts
+ * as one, and is left out.
  */
 static int
-is_ancestor(const struct scan *s, int fd, int depth)
+folder_loops(struct scan *s, int fd, int depth)
 {
 	struct stat st;
 	int i;
 
 	if (fstat(fd, &st) < 0)
 		return 1;
-	for (i = 0; i <= depth; i++)
+	for (i = 0; i < depth; i++)
 		if (s->anc[i].dev == st.st_dev && s->anc[i].ino == st.st_ino)
 			return 1;
+	s->anc[depth].dev = st.st_dev;
+	s->anc[depth].ino = st.st_ino;
 	return 0;
 }
 
@@ -568,7 +571,7 @@ visit_dir(struct scan *s, struct level *lv, const struct ent *ent)
 		return tab_under(s, s->path, s->plen, lv->protect);
 	if (fd < 0)
 		return dir_unread(s, "cannot open folder", errno);
-	if (s->opts->follow && is_ancestor(s, fd, lv->depth)) {
+	if (s->opts->follow && folder_loops(s, fd, lv->depth + 1)) {
 		close(fd);
 		if ((e = left_out(s, 1, "symlink loop")) != FERRY_OK)
 			return e;
@@ -592,15 +595,6 @@ scan_dir(struct scan *s, int fd, int depth)
 	lv.fd = fd;
 	lv.base = s->plen;
 	lv.depth = depth;
-	if (s->opts->follow) {
-		struct stat st;
-
-		memset(&s->anc[depth], 0, sizeof(s->anc[depth]));
-		if (fstat(fd, &st) == 0) {
-			s->anc[depth].dev = st.st_dev;
-			s->anc[depth].ino = st.st_ino;
-		}
-	}
 	if ((e = level_read(s, &lv)) != FERRY_OK) {
 		if (e == FERRY_ENOMEM || depth == 0)
 			goto out;
@@ -658,6 +652,9 @@ manifest_scan(struct manifest *m, int rootfd,
 		close(fd);
 		goto out;
 	}
+	/* the root, for the loops below it: it cannot be one */
+	if (s->opts->follow)
+		folder_loops(s, fd, 0);
 	if ((e = scan_dir(s, fd, 0)) == FERRY_OK)
 		e = manifest_commit(m);
 out:

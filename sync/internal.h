@@ -5,6 +5,7 @@
 #ifndef FERRY_SYNC_INTERNAL_H
 #define FERRY_SYNC_INTERNAL_H
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -186,6 +187,10 @@ sync_within(uint64_t used, uint64_t len, uint64_t limit)
  * How a push opens a file to read: through a symlink at its name only
  * with -L, as the scan walked it (O_NOFOLLOW or 0, for open(2)).
  */
-int sync_source_nofollow(const struct sync_opts *o);
+static inline int
+sync_source_nofollow(const struct sync_opts *o)
+{
+	return o->follow_symlinks ? 0 : O_NOFOLLOW;
+}
 
 #endif

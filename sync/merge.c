@@ -2,7 +2,6 @@
  * merge.c: the two sorted streams of a push, a pull or a mirror, the scan
  * of the tree into the manifest, and the guard on the deletes.
  */
-#include <fcntl.h>
 #include <string.h>
 
 #include "sync/merge.h"
@@ -180,12 +179,6 @@ left_out_cb(const char *path, const char *what, void *arg)
 
 	r->counts->left_out++;
 	output_left_out(r->out, path, what);
-}
-
-int
-sync_source_nofollow(const struct sync_opts *o)
-{
-	return o->follow_symlinks ? 0 : O_NOFOLLOW;
 }
 
 ferry_err
