@@ -51,25 +51,17 @@ temps() {
 	find "$1" -name '.ferry-tmp-*' | wc -l
 }
 
-# delay_proxy MATCH NAME: starts (pid in $proxy) a proxy that holds each
-# GET whose path matches MATCH a moment, logging to $WORK/NAME.log and
-# listening on the port in $WORK/NAME.port.
+# delay_proxy NAME MATCH: a fault proxy (start_proxy) that holds each GET
+# whose path matches MATCH a moment.
 delay_proxy() {
-	python3 "$TOP/tests/faultproxy.py" --upstream "$FERRY_TEST_ENDPOINT" \
-		--seed 7 --always --kinds delay --only-methods GET \
-		--match "$1" --log "$WORK/$2.log" \
-		--port-file "$WORK/$2.port" --lifetime 120 >/dev/null 2>&1 &
-	proxy=$!
-	for i in $(seq 100); do [ -s "$WORK/$2.port" ] && break; sleep 0.1; done
+	start_proxy "$1" --seed 7 --always --kinds delay --only-methods GET \
+		--match "$2"
 }
 
-# via_proxy NAME ARGS...: runs ferry ARGS in the background (pid in $pid)
-# through the proxy NAME, its output thrown away.
+# via_proxy ARGS...: runs ferry ARGS in the background (pid in $pid)
+# through the proxy last started, its output thrown away.
 via_proxy() {
-	local name=$1
-	shift
-	"$FERRY" "$@" --endpoint-url "http://127.0.0.1:$(cat "$WORK/$name.port")" \
-		>/dev/null 2>&1 &
+	"$FERRY" "$@" --endpoint-url "$PROXY" >/dev/null 2>&1 &
 	pid=$!
 }
 
@@ -212,9 +204,9 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 	mkdir -p "$WORK/r"
 	head -c $(($(mib 30 15) << 20)) /dev/urandom >"$WORK/r/big"
 	"$FERRY" sync "$WORK/r" "s3://$B/r" >/dev/null 2>&1
-	delay_proxy "^/$B/r/big" proxy
+	delay_proxy proxy "^/$B/r/big"
 	"$FERRY" sync "s3://$B/r" "$WORK/r2" --json -j 1 --part-size 5M \
-		--endpoint-url "http://127.0.0.1:$(cat "$WORK/proxy.port")" \
+		--endpoint-url "$PROXY" \
 		>"$WORK/8.json" 2>/dev/null &
 	pid=$!
 	for i in $(seq 400); do [ -s "$WORK/proxy.log" ] && break; sleep 0.02; done
@@ -227,8 +219,7 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 		"the replacement is reported"
 	check "no partial file is left" test ! -e "$WORK/r2/big"
 	is "$(temps "$WORK/r2")" 0 "no temporary file is left"
-	kill "$proxy" 2>/dev/null
-	wait "$proxy" 2>/dev/null
+	stop_proxy
 fi
 
 # 9. how a new file gets its name.  An empty unnamed file (O_TMPFILE) is
@@ -298,8 +289,8 @@ fi
 # way, is replaced, as a rename over it would: the unnamed file is linked
 # in under a temporary name and renamed over it.
 if [ -f "$TOP/tests/faultproxy.py" ]; then
-	delay_proxy "^/$B/n/c" proxy9
-	via_proxy proxy9 sync "s3://$B/n" "$WORK/n4" -j 1
+	delay_proxy proxy9 "^/$B/n/c"
+	via_proxy sync "s3://$B/n" "$WORK/n4" -j 1
 	proxy_saw proxy9 1
 	kill -STOP "$pid"
 	echo "written meanwhile" >"$WORK/n4/c"
@@ -310,24 +301,22 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 	check "... and the folder is the uploaded one" \
 		same_tree "$WORK/n" "$WORK/n4"
 	is "$(temps "$WORK/n4")" 0 "... with no temporary file left"
-	kill "$proxy" 2>/dev/null
-	wait "$proxy" 2>/dev/null
+	stop_proxy
 fi
 
 # Killed (SIGKILL) with 16 downloads in flight, a pull leaves no partial
 # file at any name (the objects are those $D holds since 7) and no
 # temporary file: unnamed files go with the process.
 if [ -f "$TOP/tests/faultproxy.py" ]; then
-	delay_proxy "^/$B/p/" proxy9k
-	via_proxy proxy9k sync "s3://$B/p" "$WORK/n5" -j 16
+	delay_proxy proxy9k "^/$B/p/"
+	via_proxy sync "s3://$B/p" "$WORK/n5" -j 16
 	proxy_saw proxy9k 40
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
 	is "$(temps "$WORK/n5")" 0 "a killed pull leaves no temporary file"
 	check "... and every file it left is whole" \
 		twins_match bytes "$WORK/n5" "$D"
-	kill "$proxy" 2>/dev/null
-	wait "$proxy" 2>/dev/null
+	stop_proxy
 fi
 
 # 10. the loop waits on its sockets with epoll and hands curl only those
