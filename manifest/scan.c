@@ -263,25 +263,29 @@ kind_name(mode_t mode)
 	return "device";
 }
 
+/* Whether the filter keeps the entry at s->path. */
+static int
+wanted(const struct scan *s, int is_dir)
+{
+	return s->opts->filter == NULL ||
+	       s->opts->filter(s->path, is_dir, s->opts->filter_arg);
+}
+
 /*
- * Tells opts->left_out of the entry at s->path (a folder's, when is_dir,
- * ends in '/', which is not told), unless the filter leaves it out.
+ * Tells opts->left_out of the entry at s->path, one the filter keeps (a
+ * folder's path, when is_dir, ends in '/', which is not told).
  */
-static ferry_err
+static void
 left_out(struct scan *s, int is_dir, const char *what)
 {
 	size_t n = s->plen - (is_dir ? 1 : 0);
 	char c = s->path[n];
 
-	if (s->opts->filter != NULL &&
-	    !s->opts->filter(s->path, is_dir, s->opts->filter_arg))
-		return FERRY_OK;
 	s->stats->skipped++;
 	s->path[n] = '\0';
 	if (s->opts->left_out != NULL)
 		s->opts->left_out(s->path, what, s->opts->report_arg);
 	s->path[n] = c;
-	return FERRY_OK;
 }
 
 /*
@@ -312,20 +316,24 @@ level_entry(struct scan *s, struct level *lv, const char *name)
 	}
 	if (S_ISLNK(st.st_mode) && s->opts->follow &&
 	    fstatat(lv->fd, name, &st, 0) < 0) {
-		if (errno == ENOENT || errno == ELOOP)
-			return left_out(s, 0,
-			    errno == ENOENT ? "dangling symlink"
-			                    : "symlink loop");
-		lv->protect = 1;
-		report_errno(s, "cannot stat", errno);
+		int err = errno;
+
+		if (err != ENOENT && err != ELOOP) {
+			lv->protect = 1;
+			report_errno(s, "cannot stat", err);
+		} else if (wanted(s, 0))
+			left_out(s, 0,
+			    err == ENOENT ? "dangling symlink"
+			                  : "symlink loop");
 		return FERRY_OK;
 	}
-	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return left_out(s, 0, kind_name(st.st_mode));
 	is_dir = S_ISDIR(st.st_mode);
-	if (s->opts->filter != NULL &&
-	    !s->opts->filter(s->path, is_dir, s->opts->filter_arg))
+	if (!wanted(s, is_dir))
 		return FERRY_OK;
+	if (!S_ISREG(st.st_mode) && !is_dir) {
+		left_out(s, 0, kind_name(st.st_mode));
+		return FERRY_OK;
+	}
 	/* A folder must leave room for a '/' and a name under it. */
 	if (s->plen + (is_dir ? 2 : 0) > MANIFEST_KEY_MAX) {
 		report(s, ferry_fail(FERRY_EUSAGE,
@@ -573,8 +581,7 @@ visit_dir(struct scan *s, struct level *lv, const struct ent *ent)
 		return dir_unread(s, "cannot open folder", errno);
 	if (s->opts->follow && folder_loops(s, fd, lv->depth + 1)) {
 		close(fd);
-		if ((e = left_out(s, 1, "symlink loop")) != FERRY_OK)
-			return e;
+		left_out(s, 1, "symlink loop"); /* kept by the filter */
 		return tab_under(s, s->path, s->plen, lv->protect);
 	}
 	return scan_dir(s, fd, lv->depth + 1);
