@@ -138,17 +138,12 @@ python3 "$TOP/tests/integration/fake_imds.py" --lifetime 300 \
 	--port-file "$WORK/imds.port" --session-token "$TOKEN" \
 	2>>"$WORK/imds.err" &
 IMDS_PID=$!
-python3 "$TOP/tests/faultproxy.py" --upstream "$FERRY_TEST_ENDPOINT" \
-	--kinds delay --always --only-methods PUT --seed 7 \
-	--log "$WORK/proxy.log" --port-file "$WORK/proxy.port" \
-	--lifetime 300 >/dev/null 2>>"$WORK/proxy.err" &
-PROXY_PID=$!
+start_proxy proxy --kinds delay --always --only-methods PUT --seed 7
 for _ in $(seq 300); do
-	[ -s "$WORK/imds.port" ] && [ -s "$WORK/proxy.port" ] && break
+	[ -s "$WORK/imds.port" ] && break
 	sleep 0.1
 done
 IMDS="http://127.0.0.1:$(cat "$WORK/imds.port" 2>/dev/null)"
-PROXY="http://127.0.0.1:$(cat "$WORK/proxy.port" 2>/dev/null)"
 
 # scenario QUERY: resets the fake's counts and sets how it answers.
 scenario() {

@@ -209,7 +209,7 @@ if [ -f "$TOP/tests/faultproxy.py" ]; then
 		--endpoint-url "$PROXY" \
 		>"$WORK/8.json" 2>/dev/null &
 	pid=$!
-	for i in $(seq 400); do [ -s "$WORK/proxy.log" ] && break; sleep 0.02; done
+	proxy_saw proxy 1
 	kill -STOP "$pid"
 	s3 put "$B" r/big "$WORK/x"
 	kill -CONT "$pid"
