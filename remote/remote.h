@@ -138,7 +138,8 @@ void remote_req_body(
     struct remote_req *q, const void *data, size_t len, const uint8_t *md5);
 /*
  * The body: len bytes of the file fd from offset at, read as they are
- * sent (fd borrowed until completion), with md5 (16 bytes) as Content-MD5.
+ * sent (fd borrowed until completion), with md5 (16 bytes) as Content-MD5;
+ * NULL sends none, and the caller checks the reply's ETag instead.
  * A file that turns out shorter, or that cannot be read, ends the request
  * with an error that says so; one whose bytes changed, with the server's
  * refusal of the Content-MD5.

@@ -137,27 +137,36 @@ remote_req_copy_source(
 	return e;
 }
 
+/* The body's fields; md5 NULL: no Content-MD5. */
+static void
+set_body(struct remote_req *q, const void *data, size_t len, const uint8_t *md5)
+{
+	q->body = data;
+	q->body_len = len;
+	q->has_body = 1;
+	q->md5_b64[0] = '\0';
+	if (md5)
+		EVP_EncodeBlock((unsigned char *)q->md5_b64, md5, 16);
+}
+
 void
 remote_req_body(
     struct remote_req *q, const void *data, size_t len, const uint8_t *md5)
 {
 	uint8_t digest[16];
 
-	q->body = data;
-	q->body_len = len;
-	q->has_body = 1;
 	if (md5 == NULL) {
 		EVP_Digest(data, len, digest, NULL, EVP_md5(), NULL);
 		md5 = digest;
 	}
-	EVP_EncodeBlock((unsigned char *)q->md5_b64, md5, 16);
+	set_body(q, data, len, md5);
 }
 
 void
 remote_req_body_file(struct remote_req *q, int fd, uint64_t at, size_t len,
     const uint8_t md5[16])
 {
-	remote_req_body(q, NULL, len, md5);
+	set_body(q, NULL, len, md5);
 	q->body_fd = fd;
 	q->body_at = at;
 }
@@ -414,7 +423,7 @@ collect_headers(struct remote_req *q, struct signing *s, const char *phash)
 	if (s->cred.session_token)
 		s->hdr[s->nhdr++] = (struct sigv4_pair){
 		    "x-amz-security-token", s->cred.session_token};
-	if (q->has_body)
+	if (q->has_body && q->md5_b64[0])
 		s->hdr[s->nhdr++] =
 		    (struct sigv4_pair){"content-md5", q->md5_b64};
 	for (i = 0; i < q->nheaders; i++)

@@ -23,9 +23,14 @@ struct part {
 	size_t len;
 	size_t cap; /* the buffer's size, for the pool */
 	int out;    /* counted in p->parts_out */
+	int early;  /* sent before its MD5 was known: no Content-MD5 */
+	int again;  /* part 1 sent again, its early ETag not its MD5 */
 };
 
+enum { EARLY_SENT = 1, EARLY_ANSWERED };
+
 static ferry_err submit_part(struct part *pt);
+static ferry_err part_go(struct xfer *x, uint32_t number, int again);
 static void part_release(struct part *pt);
 
 /* want, or size / split between 8M and max; then within S3's limits */
@@ -310,17 +315,74 @@ out:
 		xfer_fail(x, e);
 }
 
+/*
+ * Part 1 of x went out with no Content-MD5, so that the send did not wait
+ * for its MD5, and is answered: now that the MD5 is known, the server's
+ * ETag must be that MD5, or the part goes again with its Content-MD5 (the
+ * bytes were not the ones read, or the server's ETags are no MD5s).
+ */
+static void
+early_check(struct xfer *x)
+{
+	char want[MANIFEST_ETAG_MAX];
+	ferry_err e;
+
+	x->early = 0;
+	md5_etag(x->part_md5[0], want, sizeof(want));
+	if (strcasecmp(x->early_etag, want) == 0)
+		return part_finished(x, FERRY_OK);
+	log_info("%s: the server's ETag %s for part 1 is not the MD5 of its "
+	         "bytes, %s; sending it again with its Content-MD5",
+	    x->fullkey, x->early_etag[0] ? x->early_etag : "(none)", want);
+	/* the early part's place in flight goes to the part sent again */
+	x->parts_inflight--;
+	if ((e = part_go(x, 1, 1)) != FERRY_OK)
+		xfer_fail(x, e);
+}
+
+/*
+ * Part 1, sent again with its Content-MD5 after its early ETag did not
+ * match, is answered.  If the server took the MD5 and still names the part
+ * by another ETag, its ETags are no MD5s: no early part can be checked.
+ */
+static void
+again_answered(struct xfer *x, const char *etag)
+{
+	char want[MANIFEST_ETAG_MAX];
+
+	md5_etag(x->part_md5[0], want, sizeof(want));
+	if (strcasecmp(etag, want) != 0 && !x->p->etag_not_md5) {
+		x->p->etag_not_md5 = 1;
+		log_info("the server's part ETags are not their MD5s: parts "
+		         "now go out once hashed");
+	}
+}
+
 static void
 on_part(struct remote_req *q, void *arg)
 {
 	struct part *pt = arg;
 	struct xfer *x = pt->x;
+	const char *etag = remote_req_resp(q)->etag;
+	int early = pt->early;
 	ferry_err e;
 
 	e = remote_req_result(q, 0);
+	if (e == FERRY_OK && early)
+		snprintf(x->early_etag, sizeof(x->early_etag), "%s", etag);
+	if (e == FERRY_OK && pt->again)
+		again_answered(x, etag);
 	remote_req_free(q);
 	part_release(pt);
-	part_finished(x, e);
+	if (!early)
+		return part_finished(x, e);
+	if (e != FERRY_OK || x->failed) {
+		x->early = 0;
+		return part_finished(x, e);
+	}
+	x->early = EARLY_ANSWERED;
+	if (x->hashed > 0)
+		early_check(x);
 }
 
 void
@@ -457,18 +519,23 @@ batch_hashed(struct workq_job *j)
 
 	e = xfer_read_done(x->p, &b->r); /* frees b */
 	x->hashing = 0;
-	if (x->p->stopping) {
-		x->parts_inflight--;
-		return;
-	}
-	if (e == FERRY_OK && !x->failed)
+	if (e == FERRY_OK && !x->failed && !x->p->stopping)
 		x->hashed += n;
 	/* counted in flight while hashed, so that a failure waits for it */
 	x->parts_inflight--;
+	/* an answered early part waits for no MD5 that will not come */
+	if (x->early == EARLY_ANSWERED && x->hashed == 0) {
+		x->early = 0;
+		x->parts_inflight--;
+	}
+	if (x->p->stopping)
+		return;
 	if (e != FERRY_OK)
 		return xfer_fail(x, e);
 	if (x->failed && x->parts_inflight == 0)
-		xfer_fail(x, x->err);
+		return xfer_fail(x, x->err);
+	if (x->early == EARLY_ANSWERED)
+		early_check(x);
 }
 
 /*
@@ -476,8 +543,10 @@ batch_hashed(struct workq_job *j)
  * first part of a full batch is ready only when all eight are: 0.45 s for
  * eight of 128M on this machine's core, against 0.2 s for one MD5 alone.
  * While no part is being sent, as when a run starts, a file's first part
- * is hashed alone, so that the sends start that much sooner; its other
- * parts, and files started while parts go out, go by lanes.
+ * is hashed alone: the hash of no other file's first part waits behind a
+ * batch, and each goes out early (early_allowed()) at once, or when
+ * hashed where it cannot.  Its other parts, and files started while parts
+ * go out, go by lanes.
  */
 static unsigned
 batch_len(const struct xfer *x)
@@ -498,7 +567,8 @@ parts_ahead(const struct push *p)
 	for (x = p->active; x; x = x->next) {
 		if (x->source != XS_FILE || x->failed || !x->part_md5)
 			continue;
-		n += x->hashed - x->next_part + x->hashing;
+		/* an early part is sent before it is hashed */
+		n += x->hashed + x->hashing - x->next_part;
 	}
 	return n;
 }
@@ -540,10 +610,67 @@ part_len(const struct xfer *x, uint32_t number)
 	                                          : x->part_size;
 }
 
+/*
+ * Whether part 1 of x may go before its MD5 is known: its hash is under
+ * way, the upload is a new one (a resumed one compares the parts the
+ * server holds by MD5), and the server's ETags are MD5s as far as known.
+ * The send starts that much sooner: the MD5 of a first part of 128M takes
+ * a quarter of a second on this machine's core, and nothing else is sent
+ * meanwhile when a run starts.
+ */
+static int
+early_allowed(const struct xfer *x)
+{
+	return x->next_part == 0 && x->hashed == 0 && x->hashing > 0 &&
+	       x->part_etag == NULL && !x->p->etag_not_md5;
+}
+
+unsigned
+parts_ready(const struct xfer *x)
+{
+	/* next_part passes hashed by one while part 1 goes early */
+	if (x->next_part >= x->hashed)
+		return (unsigned)early_allowed(x);
+	return x->hashed - x->next_part;
+}
+
+/*
+ * Sends part number of x, counted in flight and in the window; again: part
+ * 1 once more, after its early ETag.
+ */
+static ferry_err
+part_go(struct xfer *x, uint32_t number, int again)
+{
+	struct part *pt;
+	ferry_err e;
+
+	if ((pt = calloc(1, sizeof(*pt))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	pt->x = x;
+	pt->number = number;
+	pt->len = (size_t)part_len(x, pt->number);
+	pt->early = number > x->hashed;
+	pt->again = again;
+	x->p->parts_out += pt->len;
+	x->p->parts_alive += pt->len;
+	pt->out = 1;
+	x->parts_inflight++;
+	if (pt->early)
+		x->early = EARLY_SENT;
+	if (resume_part_there(x, pt->number)) {
+		part_release(pt);
+		part_finished(x, FERRY_OK);
+	} else if ((e = submit_part(pt)) != FERRY_OK) {
+		part_release(pt);
+		x->early = 0;
+		part_finished(x, e);
+	}
+	return FERRY_OK;
+}
+
 ferry_err
 start_part(struct xfer *x, unsigned n)
 {
-	struct part *pt;
 	ferry_err e;
 
 	if (x->source == XS_COPY)
@@ -551,24 +678,9 @@ start_part(struct xfer *x, unsigned n)
 	if (x->source == XS_STREAM)
 		return start_part_stream(x);
 	while (n-- > 0 && x->state == XF_MP_PARTS && !x->failed &&
-	       x->next_part < x->hashed) {
-		if ((pt = calloc(1, sizeof(*pt))) == NULL)
-			return ferry_fail(FERRY_ENOMEM, "out of memory");
-		pt->x = x;
-		pt->number = ++x->next_part;
-		pt->len = (size_t)part_len(x, pt->number);
-		x->p->parts_out += pt->len;
-		x->p->parts_alive += pt->len;
-		pt->out = 1;
-		x->parts_inflight++;
-		if (resume_part_there(x, pt->number)) {
-			part_release(pt);
-			part_finished(x, FERRY_OK);
-		} else if ((e = submit_part(pt)) != FERRY_OK) {
-			part_release(pt);
-			part_finished(x, e);
-		}
-	}
+	       parts_ready(x) > 0)
+		if ((e = part_go(x, ++x->next_part, 0)) != FERRY_OK)
+			return e;
 	return FERRY_OK;
 }
 
@@ -597,7 +709,8 @@ send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 	return e;
 }
 
-/* Sends the part, whose MD5 is in x->part_md5 (in flight already). */
+/* Sends the part, whose MD5 is in x->part_md5 unless it goes early (in
+ * flight already). */
 static ferry_err
 submit_part(struct part *pt)
 {
@@ -615,7 +728,7 @@ submit_part(struct part *pt)
 	else {
 		remote_req_body_file(q, x->fd,
 		    (uint64_t)(pt->number - 1) * x->part_size, pt->len,
-		    x->part_md5[pt->number - 1]);
+		    pt->early ? NULL : x->part_md5[pt->number - 1]);
 		remote_req_on_body_end(q, part_sent, pt);
 	}
 	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||

@@ -69,6 +69,11 @@ struct xfer {
 	uint32_t hashed;
 	unsigned hashing;
 	uint8_t (*part_md5)[16];
+	/* part 1 went out before its MD5 was known: EARLY_SENT, then
+	 * EARLY_ANSWERED with the server's ETag for it, to be checked
+	 * against the MD5 once hashed */
+	int early;
+	char early_etag[96]; /* as remote_resp.etag */
 	/* resuming: the ETags of the parts the server holds ("": none) */
 	char (*part_etag)[36];
 	uint32_t list_marker, parts_reused;
@@ -117,6 +122,9 @@ struct push {
 	 * --memory, for the server's sake), and in flight, their replies
 	 * awaited too (within twice that) */
 	uint64_t parts_out, parts_alive;
+	/* the server's part ETags proved not to be MD5s: no part goes out
+	 * before its MD5 is known */
+	int etag_not_md5;
 	/* reads of files off the loop's thread; reads counts them, for
 	 * the window; stopping: what they read is not sent any more */
 	struct workq *wq;
@@ -181,6 +189,8 @@ ferry_err send_create(struct xfer *x) FERRY_WUR;
 ferry_err start_part(struct xfer *x, unsigned n) FERRY_WUR;
 /* Hashes the next batch of the parts of a file, when it is due. */
 void hash_ahead(struct xfer *x);
+/* How many parts of the file x may be sent now, the window aside. */
+unsigned parts_ready(const struct xfer *x);
 void start_abort(struct xfer *x);
 void start_check(struct xfer *x);
 /* A copy or streamed transfer of the source object src (mirror). */

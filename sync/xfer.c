@@ -291,6 +291,7 @@ retry_changed(struct xfer *x)
 
 	x->retry_later = x->failed = 0;
 	x->next_part = x->parts_done = x->hashed = 0;
+	x->early = 0;
 	free(x->upload_id);
 	free(x->part_md5);
 	free(x->part_etag);
@@ -445,7 +446,7 @@ start_single(struct push *p, struct xfer *x)
 static unsigned
 parts_to_start(const struct push *p, const struct xfer *x)
 {
-	unsigned k = 0, ready = x->hashed - x->next_part, room = push_room(p);
+	unsigned k = 0, ready = parts_ready(x), room = push_room(p);
 	uint64_t more;
 
 	for (; k < ready && k < room; k++) {
@@ -473,6 +474,9 @@ advance_one(struct push *p, struct xfer *x)
 	} else if (x->state == XF_PUT_READY) {
 		e = start_single(p, x);
 	}
+	/* under way before the sends: part 1 may go while it is hashed */
+	if (e == FERRY_OK)
+		hash_ahead(x);
 	while (e == FERRY_OK && x->state == XF_MP_PARTS && !x->failed &&
 	       x->next_part < x->nparts && push_has_room(p)) {
 		if (x->source == XS_FILE)

@@ -18,6 +18,12 @@ request that matches --only-methods and --match, a seeded RNG decides, at
   flip   forward, then relay a 2xx reply whole but for one bit of its
          body, flipped (a body framed by Content-Length; others pass
          unchanged); not part of "all", it must be named
+  flipup forward the request with one bit of its body flipped (a body
+         framed by Content-Length), as a link that corrupts what it
+         carries would; not part of "all"
+  etag   forward, then relay a 2xx reply with its ETag replaced by 32
+         other hex digits, as a server whose ETags are no MD5s (SSE-KMS)
+         would; not part of "all"
 
 
 With --bucket-region (or FAULTPROXY_BUCKET_REGION), the proxy also plays
@@ -51,6 +57,7 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--wrong-region-reply 301|301-bare|400]
 """
 import argparse
+import hashlib
 import os
 import random
 import re
@@ -64,7 +71,7 @@ import threading
 import time
 import urllib.parse
 
-KINDS = ("500", "503", "reset", "cut", "delay", "flip")
+KINDS = ("500", "503", "reset", "cut", "delay", "flip", "flipup", "etag")
 ALL_KINDS = ("500", "503", "reset", "cut", "delay")
 MAX_HEAD = 64 << 10
 BLOCK = 64 << 10
@@ -353,6 +360,15 @@ def moved_reply(kind, method, bucket, region, signed, n):
     return head.encode() + body
 
 
+def other_etag(head):
+    """The reply head with its ETag's value replaced by another 32 hex
+    digits (the MD5 of the old value), quoted."""
+    def swap(m):
+        new = hashlib.md5(m.group(2)).hexdigest().encode()
+        return m.group(1) + b'"' + new + b'"'
+    return re.sub(rb"(?im)^(etag:[ \t]*)([^\r\n]*)", swap, head, count=1)
+
+
 def error_reply(kind, method, target, n):
     status, code, message = ERRORS[kind]
     path = urllib.parse.urlsplit(target).path
@@ -442,7 +458,9 @@ class Handler(socketserver.BaseRequestHandler):
             time.sleep(params["delay"])
         return self.forward(req, method,
                             params["fraction"] if kind == "cut" else None,
-                            params["fraction"] if kind == "flip" else None)
+                            params["fraction"] if kind == "flip" else None,
+                            params["fraction"] if kind == "flipup" else None,
+                            kind == "etag")
 
     def continue_if_expected(self, req):
         """Answers Expect: 100-continue here, since the body is read
@@ -464,14 +482,23 @@ class Handler(socketserver.BaseRequestHandler):
         except OSError:
             pass
 
-    def forward(self, req, method, cut, flip=None):
+    def forward(self, req, method, cut, flip=None, flip_up=None,
+                etag=False):
         """Sends the request upstream and relays the reply; with cut (a
         fraction), relays only part of it and ends the connection; with
-        flip (a fraction), flips one bit of a 2xx body at that point."""
+        flip (a fraction), flips one bit of a 2xx body at that point; with
+        flip_up, one bit of the request's body; with etag, replaces the
+        ETag of a 2xx reply."""
         up = self.upstream()
         self.continue_if_expected(req)
         up.sock.sendall(req.raw)
+        at_up = int((req.length() or 0) * flip_up) \
+            if flip_up is not None and not req.chunked() else -1
         for data in body_pieces(self.client, req):
+            if 0 <= at_up < len(data):
+                data = data[:at_up] + bytes([data[at_up] ^ 0x10]) + \
+                    data[at_up + 1:]
+            at_up -= len(data)
             up.sock.sendall(data)
         while True:
             resp = Message(up.read_head())
@@ -481,6 +508,8 @@ class Handler(socketserver.BaseRequestHandler):
         if cut is not None:
             self.relay_cut(resp, method, status, cut)
             return False
+        if etag and status // 100 == 2:
+            resp = Message(other_etag(resp.raw))
         self.request.sendall(resp.raw)
         at = -1
         if flip is not None and status // 100 == 2 and not resp.chunked() \

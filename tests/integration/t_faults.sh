@@ -298,6 +298,53 @@ check "... and the object holds the file as it now is" \
 	cmp -s "$WORK/j-got" "$TJ/cut.bin"
 is "$(s3 uploads "$B" | grep -c j/cut.bin)" 0 \
 	"... with no multipart upload left open"
+# (k) part 1 of an upload goes out before its MD5 is known, with no
+# Content-MD5, and the server's ETag for it is checked against the MD5
+# afterwards.  A bit flipped on its way there makes the ETag another: the
+# part goes again, with its Content-MD5.  A server whose part ETags are no
+# MD5s (as with SSE-KMS) gets part 1 of the first file twice, then every
+# part once hashed.
+lap "(k)"
+TK=$WORK/tree-k
+mkdir -p "$TK"
+head -c $((12 << 20)) /dev/urandom >"$TK/a.bin"
+head -c $((12 << 20)) /dev/urandom >"$TK/b.bin"
+# part1_puts MARK: the PUTs of a part 1 the gateway saw since MARK
+part1_puts() {
+	"$COUNT" --dump "$FERRY_TEST_LOG" "$1" |
+		awk '$2 == "PUT" && $3 ~ /partNumber=1&/' | wc -l
+}
+m=$(mark)
+start_proxy k --always --kinds flipup --only-methods PUT \
+	--match "a[.]bin[?]partNumber=1&" --max-faults 1
+"$FERRY" sync "$TK" "s3://$B/k1" --endpoint-url "$PROXY" --part-size 5M \
+	--json -v >"$WORK/k1.json" 2>"$WORK/k1.err"
+is "$?" 0 "part 1 changed on its way to the server: the push exits 0"
+is "$(faults k)" 1 "... after one bit flipped in part 1's body"
+check "... its ETag told, and it went again" \
+	grep -q "a.bin: the server's ETag .* for part 1 is not the MD5" \
+	"$WORK/k1.err"
+is "$(part1_puts "$m")" 3 "... 3 PUTs of a part 1 for 2 files"
+stop_proxy
+s3 get "$B" k1/a.bin "$WORK/k-got"
+check "... and the object downloads byte-identical" \
+	cmp -s "$WORK/k-got" "$TK/a.bin"
+rm -f "$WORK/k-got"
+m=$(mark)
+start_proxy k --always --kinds etag --only-methods PUT --match "partNumber="
+"$FERRY" sync "$TK" "s3://$B/k2" --endpoint-url "$PROXY" --part-size 5M \
+	--jobs 1 --json -v >"$WORK/k2.json" 2>"$WORK/k2.err"
+is "$?" 0 "a server whose part ETags are no MD5s: the push exits 0"
+is "$(grep -c "is not the MD5 of its bytes" "$WORK/k2.err")" 1 \
+	"... part 1 of the first file went again"
+check "... then ferry stopped sending parts early" \
+	grep -q "part ETags are not their MD5s" "$WORK/k2.err"
+is "$(part1_puts "$m")" 3 "... 3 PUTs of a part 1 for 2 files"
+stop_proxy
+s3 get "$B" k2/b.bin "$WORK/k-got"
+check "... and the objects download byte-identical" \
+	cmp -s "$WORK/k-got" "$TK/b.bin"
+rm -f "$WORK/k-got"
 lap ""
 
 if [ "$_fails" -gt 0 ]; then
