@@ -5,6 +5,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "common/workq.h"
 
@@ -68,6 +69,17 @@ stop_threads(struct workq *w)
 	for (i = 0; i < w->nthreads; i++)
 		pthread_join(w->threads[i], NULL);
 	w->nthreads = 0;
+}
+
+/* One worker a core, up to a few: the work is reads and hashing. */
+unsigned
+workq_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return n > WORKQ_CPU_THREADS_MAX ? WORKQ_CPU_THREADS_MAX : (unsigned)n;
 }
 
 ferry_err
@@ -136,6 +148,16 @@ workq_collect(struct workq *w)
 }
 
 unsigned
+workq_wait(struct workq *w)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->out == NULL && w->pending > 0)
+		pthread_cond_wait(&w->idle, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	return workq_collect(w);
+}
+
+unsigned
 workq_pending(const struct workq *w)
 {
 	unsigned n;
@@ -151,17 +173,9 @@ workq_free(struct workq *w)
 {
 	if (w == NULL)
 		return;
-	for (;;) {
-		workq_collect(w);
-		pthread_mutex_lock(&w->lock);
-		if (w->pending == 0) {
-			pthread_mutex_unlock(&w->lock);
-			break;
-		}
-		while (w->out == NULL)
-			pthread_cond_wait(&w->idle, &w->lock);
-		pthread_mutex_unlock(&w->lock);
-	}
+	/* done may submit again: wait until nothing is pending */
+	while (workq_wait(w) > 0)
+		;
 	stop_threads(w);
 	pthread_cond_destroy(&w->idle);
 	pthread_cond_destroy(&w->work);

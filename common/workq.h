@@ -18,6 +18,13 @@ struct workq_job {
 struct workq;
 
 /*
+ * How many workers to start for reading and hashing: the CPUs online, at
+ * least 1 and at most WORKQ_CPU_THREADS_MAX.
+ */
+#define WORKQ_CPU_THREADS_MAX 4
+unsigned workq_threads(void);
+
+/*
  * Starts threads workers (at least one).  wake(arg), if not NULL, is called
  * from a worker each time a job finishes, to rouse the collecting thread.
  */
@@ -29,6 +36,12 @@ void workq_submit(struct workq *w, struct workq_job *j);
 
 /* Calls done for every job finished so far; returns how many. */
 unsigned workq_collect(struct workq *w);
+
+/*
+ * Waits until a job has finished, unless none is pending, then calls done
+ * for every job finished so far; returns how many (0: none was pending).
+ */
+unsigned workq_wait(struct workq *w);
 
 /* Jobs submitted whose done has not been called yet. */
 unsigned workq_pending(const struct workq *w);

@@ -353,20 +353,13 @@ xfer_read_submit(
     struct push *p, struct xfer_read *r, size_t len, unsigned nreads)
 {
 	struct workq_job *j = &r->job;
-	long n;
 
 	r->nreads = nreads;
 	p->reads += nreads;
 	p->jobs++;
-	if (len >= READ_ON_WORKER_MIN && p->wq == NULL) {
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-		if (workq_new(n < 1   ? 1
-		              : n > 4 ? 4
-		                      : (unsigned)n,
-		        remote_wakeup, p->r, &p->wq) != FERRY_OK)
-			log_info(
-			    "reading on the loop's thread: %s", ferry_errmsg());
-	}
+	if (len >= READ_ON_WORKER_MIN && p->wq == NULL &&
+	    workq_new(workq_threads(), remote_wakeup, p->r, &p->wq) != FERRY_OK)
+		log_info("reading on the loop's thread: %s", ferry_errmsg());
 	if (len >= READ_ON_WORKER_MIN && p->wq != NULL)
 		return workq_submit(p->wq, j);
 	j->run(j);

@@ -137,6 +137,35 @@ test_free_finishes(void **state)
 	}
 }
 
+/* workq_wait returns once a job is done, and 0 when none is pending. */
+static void
+test_wait(void **state)
+{
+	static struct job jobs[NJOBS];
+	static unsigned order[NJOBS];
+	unsigned i, n, ndone, calls = 0;
+	struct workq *w;
+
+	(void)state;
+	jobs_init(jobs, order, &ndone);
+	assert_int_equal(workq_new(2, NULL, NULL, &w), FERRY_OK);
+	assert_int_equal(workq_wait(w), 0);
+	for (i = 0; i < NJOBS; i++)
+		workq_submit(w, &jobs[i].j);
+	while ((n = workq_wait(w)) > 0) {
+		assert_true(n <= NJOBS);
+		calls++;
+	}
+	assert_true(calls >= 1);
+	assert_int_equal(ndone, NJOBS);
+	assert_int_equal(workq_pending(w), 0);
+	for (i = 0; i < NJOBS; i++)
+		assert_int_equal(jobs[i].done, 1);
+	workq_free(w);
+	n = workq_threads();
+	assert_true(n >= 1 && n <= WORKQ_CPU_THREADS_MAX);
+}
+
 /* Asking for no thread still gives one; free of NULL does nothing. */
 static void
 test_edges(void **state)
@@ -164,6 +193,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_each_job_once),
 	    cmocka_unit_test(test_free_finishes),
+	    cmocka_unit_test(test_wait),
 	    cmocka_unit_test(test_edges),
 	};
 
