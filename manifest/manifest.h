@@ -181,6 +181,13 @@ ferry_err manifest_hash_fd(
     int fd, uint8_t xxh[16], uint8_t md5[16], uint64_t *nread) FERRY_WUR;
 
 /* The scanner. */
+/*
+ * Fills r with the stat fields of st, the hash zero: the record of the
+ * file as the scanner keeps it.  Thread-safe.
+ */
+struct stat;
+void manifest_local_from_stat(struct manifest_local *r, const struct stat *st);
+
 struct manifest_scan_opts {
 	int checksum; /* re-hash every file, trust no stat cache */
 	/*

@@ -3,8 +3,10 @@
  * the tree by a merge-join of two streams in memcmp order: the tree, read
  * one folder at a time and sorted so that a depth-first walk yields full
  * paths in order, and a cursor over the table as it was when the scan
- * began.  Unchanged files cost one fstatat and no write; memory is the
- * entries of the folders on the current path, not the tree.
+ * began.  Unchanged files cost one fstatat, a lookup and no write;
+ * memory is the entries of the folders on the current path, not the tree.
+ * The files of a folder that are read are hashed ahead on worker threads,
+ * while the merge-join and every manifest access stay on the caller's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,14 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/workq.h"
+#include "manifest/filehash.h"
 #include "manifest/manifest.h"
 
 #define SCAN_DEPTH_MAX 256
-#define SCAN_TRIES 3 /* reads of a file that keeps changing */
-#define NS_PER_S 1000000000LL
 
 /* One entry of a folder, as fstatat saw it. */
 struct ent {
@@ -30,6 +31,13 @@ struct ent {
 	size_t namelen;
 	int is_dir;
 	struct manifest_local st; /* stat fields; hash unset */
+};
+
+/* A file of a folder hashed ahead, on a worker. */
+struct hash_job {
+	struct filehash h; /* first: the workq job */
+	const struct ent *ent;
+	int finished; /* its done has run: the worker is through with it */
 };
 
 /* One folder being walked. */
@@ -43,6 +51,9 @@ struct level {
 	size_t base; /* length of the folder's path with its '/' */
 	int protect; /* an entry was unreadable: keep vanished records */
 	int depth;
+	struct hash_job *jobs; /* files hashed ahead, in the order of ents */
+	size_t njobs, jcap;
+	size_t jnext; /* the first job visit_file() has not reached */
 };
 
 struct scan {
@@ -50,7 +61,8 @@ struct scan {
 	const struct manifest_scan_opts *opts;
 	struct manifest_scan_stats *stats;
 	struct manifest_iter *it; /* the table as it was at the start */
-	const char *key;          /* the cursor's key, NULL at the end */
+	struct workq *wq; /* started by the first folder with files to hash */
+	const char *key;  /* the cursor's key, NULL at the end */
 	size_t keylen;
 	struct manifest_local rec;
 	char path[MANIFEST_KEY_MAX + NAME_MAX + 2];
@@ -165,36 +177,10 @@ tab_under(struct scan *s, const char *path, size_t n, int keep)
 	return FERRY_OK;
 }
 
-static int64_t
-ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * NS_PER_S + ts->tv_nsec;
-}
-
-static void
-local_from_stat(struct manifest_local *r, const struct stat *st)
-{
-	memset(r, 0, sizeof(*r));
-	r->size = (uint64_t)st->st_size;
-	r->mtime_ns = ts_ns(&st->st_mtim);
-	r->ctime_ns = ts_ns(&st->st_ctim);
-	r->ino = (uint64_t)st->st_ino;
-	r->dev = (uint64_t)st->st_dev;
-	r->mode = (uint32_t)st->st_mode;
-}
-
-static int
-same_stat(const struct manifest_local *a, const struct manifest_local *b)
-{
-	return a->size == b->size && a->mtime_ns == b->mtime_ns &&
-	       a->ctime_ns == b->ctime_ns && a->ino == b->ino &&
-	       a->dev == b->dev;
-}
-
 static int
 same_record(const struct manifest_local *a, const struct manifest_local *b)
 {
-	return same_stat(a, b) && a->mode == b->mode &&
+	return filehash_same_stat(a, b) && a->mode == b->mode &&
 	       memcmp(a->hash, b->hash, sizeof(a->hash)) == 0;
 }
 
@@ -216,6 +202,23 @@ ent_cmp(const void *a, const void *b)
 	return cx - cy;
 }
 
+/*
+ * Returns arr, or a larger copy of it, with room for n + 1 elements of
+ * size bytes, *cap updated; NULL when out of memory (arr stays).
+ */
+static void *
+room_for_one(void *arr, size_t n, size_t *cap, size_t size)
+{
+	size_t c = *cap ? 2 * *cap : 64;
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	if ((p = realloc(arr, c * size)) != NULL)
+		*cap = c;
+	return p;
+}
+
 /* Appends an entry named name to the level. */
 static ferry_err
 level_add(struct level *lv, const char *name, size_t n, int is_dir,
@@ -224,13 +227,10 @@ level_add(struct level *lv, const char *name, size_t n, int is_dir,
 	void *p;
 	size_t cap;
 
-	if (lv->n == lv->cap) {
-		cap = lv->cap ? 2 * lv->cap : 64;
-		if ((p = realloc(lv->ents, cap * sizeof(*lv->ents))) == NULL)
-			return ferry_fail(FERRY_ENOMEM, "out of memory");
-		lv->ents = p;
-		lv->cap = cap;
-	}
+	p = room_for_one(lv->ents, lv->n, &lv->cap, sizeof(*lv->ents));
+	if (p == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	lv->ents = p;
 	if (lv->ncap - lv->nlen < n + 1) {
 		cap = lv->ncap ? 2 * lv->ncap : 4096;
 		while (cap - lv->nlen < n + 1)
@@ -244,7 +244,7 @@ level_add(struct level *lv, const char *name, size_t n, int is_dir,
 	lv->ents[lv->n].off = lv->nlen;
 	lv->ents[lv->n].namelen = n;
 	lv->ents[lv->n].is_dir = is_dir;
-	local_from_stat(&lv->ents[lv->n].st, st);
+	manifest_local_from_stat(&lv->ents[lv->n].st, st);
 	lv->nlen += n + 1;
 	lv->n++;
 	return FERRY_OK;
@@ -380,109 +380,144 @@ level_read(struct scan *s, struct level *lv)
 }
 
 static void
-level_free(struct level *lv)
+hash_finished(struct workq_job *j)
 {
+	((struct hash_job *)j)->finished = 1;
+}
+
+/*
+ * Hashes the file ent (at s->path) into *r: takes the job that hashed it
+ * ahead, waiting for it to finish, or else hashes it now.  See
+ * filehash_result().
+ */
+static ferry_err
+hash_entry(struct scan *s, struct level *lv, const struct ent *ent,
+    struct manifest_local *r)
+{
+	struct filehash now, *h;
+
+	/* Jobs are in the order of ents; any the loop passed stay unread. */
+	while (lv->jnext < lv->njobs && lv->jobs[lv->jnext].ent < ent)
+		lv->jnext++;
+	if (lv->jnext < lv->njobs && lv->jobs[lv->jnext].ent == ent) {
+		while (!lv->jobs[lv->jnext].finished)
+			workq_wait(s->wq);
+		h = &lv->jobs[lv->jnext++].h;
+	} else {
+		h = &now;
+		filehash_init(h, lv->fd, ent->name, s->opts->follow);
+		filehash_run(&h->j);
+	}
+	s->stats->hashed_bytes += h->nread;
+	*r = h->r;
+	return filehash_result(h, s->path);
+}
+
+/* Whether the file ent, whose record is rec (NULL: none), is to be read. */
+static int
+stale(const struct scan *s, const struct manifest_local *rec,
+    const struct ent *ent)
+{
+	return rec == NULL || s->opts->checksum ||
+	       !filehash_same_stat(rec, &ent->st);
+}
+
+/*
+ * Whether visit_file() will read the file ent of lv, by its record;
+ * under says whether the table has any under the folder.  Nothing under
+ * the folder has been written yet, so the record is the one the cursor
+ * will meet.
+ */
+static int
+file_stale(struct scan *s, struct level *lv, const struct ent *ent, int under)
+{
+	struct manifest_local rec;
+	ferry_err e;
+
+	if (!under || s->opts->checksum)
+		return 1;
+	path_set(s, lv->base, ent->name, ent->namelen, 0);
+	/* A record that does not decode stops the merge-join, not this. */
+	e = manifest_local_get(s->m, s->path, s->plen, &rec);
+	path_cut(s, lv->base);
+	return stale(s, e == FERRY_OK ? &rec : NULL, ent);
+}
+
+/* Appends a job for the file ent to lv->jobs. */
+static ferry_err
+job_add(struct scan *s, struct level *lv, const struct ent *ent)
+{
+	struct hash_job *hj;
+
+	hj = room_for_one(lv->jobs, lv->njobs, &lv->jcap, sizeof(*lv->jobs));
+	if (hj == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	lv->jobs = hj;
+	hj = &lv->jobs[lv->njobs++];
+	filehash_init(&hj->h, lv->fd, ent->name, s->opts->follow);
+	hj->h.j.done = hash_finished;
+	hj->ent = ent;
+	hj->finished = 0;
+	return FERRY_OK;
+}
+
+/* Whether s has workers, starting them the first time they are needed. */
+static int
+workers(struct scan *s)
+{
+	if (s->wq == NULL &&
+	    workq_new(workq_threads(), NULL, NULL, &s->wq) != FERRY_OK)
+		s->wq = NULL;
+	return s->wq != NULL;
+}
+
+/*
+ * Starts hashing on workers the files of lv that visit_file() will read,
+ * when there are two or more: one is read as before, on this thread, and
+ * a folder of unchanged files starts no thread and reads no file.
+ * Workers hold open only the files they are reading.
+ */
+static ferry_err
+level_hash_ahead(struct scan *s, struct level *lv)
+{
+	ferry_err e;
+	size_t i;
+	int under;
+
+	/* The cursor is at the first record from the folder's path on. */
+	under = s->key != NULL && s->keylen >= lv->base &&
+	        memcmp(s->key, s->path, lv->base) == 0;
+	for (i = 0; i < lv->n; i++)
+		if (!lv->ents[i].is_dir &&
+		    file_stale(s, lv, &lv->ents[i], under) &&
+		    (e = job_add(s, lv, &lv->ents[i])) != FERRY_OK)
+			return e;
+	/* Without workers, visit_file() hashes each file itself. */
+	if (lv->njobs < 2 || !workers(s)) {
+		lv->njobs = 0;
+		return FERRY_OK;
+	}
+	for (i = 0; i < lv->njobs; i++)
+		workq_submit(s->wq, &lv->jobs[i].h.j);
+	return FERRY_OK;
+}
+
+/* Waits for the jobs of lv, which use its folder and names, then frees. */
+static void
+level_free(struct scan *s, struct level *lv)
+{
+	size_t i;
+
+	for (i = 0; i < lv->njobs; i++)
+		while (!lv->jobs[i].finished)
+			workq_wait(s->wq);
+	free(lv->jobs);
 	if (lv->dir != NULL)
 		closedir(lv->dir);
 	else if (lv->fd >= 0)
 		close(lv->fd);
 	free(lv->ents);
 	free(lv->names);
-}
-
-/*
- * Waits, when ctime is that recent, until the filesystem's clock has
- * moved past it: a later change then gets a later ctime, so a stat that
- * still matches after the read proves the bytes read are the file's.
- * Within one clock tick a change would leave the stat as it was, and the
- * next scan would trust a stale hash.  Whole-second ctimes mean a
- * filesystem with a one-second clock.
- */
-static void
-settle(int64_t ctime_ns)
-{
-	int64_t tick = ctime_ns % NS_PER_S ? 20000000 : NS_PER_S;
-	struct timespec now, ts;
-	int64_t wait;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	wait = ctime_ns + tick - ts_ns(&now);
-	/* Further ahead is a clock set back: waiting would not help. */
-	if (wait <= 0 || wait > 2 * tick)
-		return;
-	ts.tv_sec = wait / NS_PER_S;
-	ts.tv_nsec = wait % NS_PER_S;
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* Puts the path in front of the detail of a failed read. */
-static ferry_err
-hash_failed(struct scan *s, ferry_err e)
-{
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), "%s", ferry_errmsg());
-	return ferry_fail(e, "cannot read %s: %s", s->path, msg);
-}
-
-/*
- * Hashes the open file fd into *r with its stat, reading it again while
- * it changes under the read.  FERRY_ENOTFOUND when it is no longer a
- * regular file, FERRY_ECHANGED when it keeps changing.
- */
-static ferry_err
-hash_open(struct scan *s, int fd, struct manifest_local *r)
-{
-	struct manifest_local after;
-	struct stat st;
-	uint64_t n;
-	ferry_err e;
-	int tries;
-
-	for (tries = 0; tries < SCAN_TRIES; tries++) {
-		if (fstat(fd, &st) < 0 ||
-		    (tries > 0 && lseek(fd, 0, SEEK_SET) < 0))
-			return ferry_fail(FERRY_ESYS, "cannot read %s: %s",
-			    s->path, strerror(errno));
-		if (!S_ISREG(st.st_mode))
-			return FERRY_ENOTFOUND;
-		local_from_stat(r, &st);
-		settle(r->ctime_ns);
-		if ((e = manifest_hash_fd(fd, r->hash, NULL, &n)) != FERRY_OK)
-			return hash_failed(s, e);
-		s->stats->hashed_bytes += n;
-		if (fstat(fd, &st) < 0)
-			return ferry_fail(FERRY_ESYS, "cannot stat %s: %s",
-			    s->path, strerror(errno));
-		local_from_stat(&after, &st);
-		if (same_stat(r, &after) && n == r->size)
-			return FERRY_OK;
-	}
-	return ferry_fail(
-	    FERRY_ECHANGED, "%s keeps changing while read", s->path);
-}
-
-/* Opens the entry at s->path and hashes it into *r; see hash_open. */
-static ferry_err
-hash_entry(struct scan *s, struct level *lv, const struct ent *ent,
-    struct manifest_local *r)
-{
-	ferry_err e;
-	int fd;
-
-	/* O_NONBLOCK: a fifo swapped in for the file must not hang us. */
-	fd = openat(lv->fd, ent->name,
-	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
-	        (s->opts->follow ? 0 : O_NOFOLLOW));
-	if (fd < 0 && (errno == ENOENT || errno == ELOOP))
-		return FERRY_ENOTFOUND;
-	if (fd < 0)
-		return ferry_fail(
-		    FERRY_ESYS, "cannot open %s: %s", s->path, strerror(errno));
-	e = hash_open(s, fd, r);
-	close(fd);
-	return e;
 }
 
 /* Brings the record of the file ent (at s->path) in line with it. */
@@ -497,7 +532,7 @@ visit_file(struct scan *s, struct level *lv, const struct ent *ent)
 		return e;
 	have = s->key != NULL &&
 	       bytes_cmp(s->key, s->keylen, s->path, s->plen) == 0;
-	if (have && !s->opts->checksum && same_stat(&s->rec, &ent->st)) {
+	if (!stale(s, have ? &s->rec : NULL, ent)) {
 		r = s->rec;
 		goto counted;
 	}
@@ -608,6 +643,8 @@ scan_dir(struct scan *s, int fd, int depth)
 		report(s, e);
 		lv.protect = 1;
 	}
+	if ((e = level_hash_ahead(s, &lv)) != FERRY_OK)
+		goto out;
 	for (i = 0; i < lv.n; i++) {
 		path_set(s, lv.base, lv.ents[i].name, lv.ents[i].namelen,
 		    lv.ents[i].is_dir);
@@ -621,7 +658,7 @@ scan_dir(struct scan *s, int fd, int depth)
 	}
 	e = tab_under(s, s->path, lv.base, lv.protect);
 out:
-	level_free(&lv);
+	level_free(s, &lv);
 	return e;
 }
 
@@ -665,6 +702,7 @@ manifest_scan(struct manifest *m, int rootfd,
 	if ((e = scan_dir(s, fd, 0)) == FERRY_OK)
 		e = manifest_commit(m);
 out:
+	workq_free(s->wq);
 	manifest_iter_free(s->it);
 	free(s);
 	return e;

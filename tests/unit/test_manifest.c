@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -869,6 +871,8 @@ test_store_bad_record(void **state)
 struct reports {
 	int n;
 	char last[2048];
+	char msg[2048]; /* of the last */
+	ferry_err e;    /* of the last */
 };
 
 static void
@@ -876,10 +880,10 @@ on_report(const char *relpath, ferry_err e, const char *msg, void *arg)
 {
 	struct reports *r = arg;
 
-	(void)e;
-	(void)msg;
 	r->n++;
+	r->e = e;
 	snprintf(r->last, sizeof(r->last), "%s", relpath);
+	snprintf(r->msg, sizeof(r->msg), "%s", msg);
 }
 
 /* Excludes the folder named by arg, wherever it is. */
@@ -1283,6 +1287,296 @@ test_scan_unreadable(void **state)
 	fixture_close(&f);
 }
 
+/* ---- the scanner's workers: many files to read in one folder ---- */
+
+#define MANY 240
+#define MANY_BIG (300 * 1024) /* past the hash's chunk */
+
+static uint8_t many_buf[MANY_BIG];
+
+/* Writes file i of the folder many/, its bytes depending on gen. */
+static void
+many_write(const char *root, unsigned i, unsigned gen)
+{
+	size_t k, n = i % 60 == 7 ? MANY_BIG : (size_t)(i * 37 % 3000);
+	char rel[64];
+
+	for (k = 0; k < n; k++)
+		many_buf[k] = (uint8_t)(i * 31 + k * 7 + gen);
+	snprintf(rel, sizeof(rel), "many/f%03u", i);
+	write_at(root, rel, (const char *)many_buf, n);
+}
+
+/* A folder of MANY files, with a folder among them and files above. */
+static void
+many_make(const char *root)
+{
+	unsigned i;
+
+	mkdir_at(root, "many");
+	mkdir_at(root, "many/f100sub");
+	write_at(root, "many/f100sub/inner", "inner", 5);
+	for (i = 0; i < MANY; i++)
+		many_write(root, i, 0);
+}
+
+/*
+ * Checks the record of root/key against the file: its stat, and the hash
+ * of its bytes; adds its size to *bytes.
+ */
+static void
+record_check(
+    struct manifest *m, const char *root, const char *key, uint64_t *bytes)
+{
+	struct manifest_local r;
+	struct stat st;
+	char path[2048];
+	uint8_t want[16];
+	ssize_t n;
+	int fd;
+
+	assert_int_equal(manifest_local_get(m, key, strlen(key), &r), FERRY_OK);
+	snprintf(path, sizeof(path), "%s/%s", root, key);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	n = read(fd, many_buf, sizeof(many_buf));
+	close(fd);
+	assert_true(n >= 0 && r.size == (uint64_t)n);
+	assert_true(r.size == (uint64_t)st.st_size);
+	assert_true(r.mtime_ns ==
+	            st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+	assert_true(r.ctime_ns ==
+	            st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec);
+	assert_true(r.ino == (uint64_t)st.st_ino);
+	assert_true(r.mode == (uint32_t)st.st_mode);
+	xxh128_of(many_buf, (size_t)n, want);
+	assert_memory_equal(r.hash, want, 16);
+	*bytes += r.size;
+}
+
+/* Checks every record under many/ and returns their bytes. */
+static uint64_t
+many_check(struct manifest *m, const char *root)
+{
+	uint64_t bytes = 0;
+	char key[64];
+	unsigned i;
+
+	for (i = 0; i < MANY; i++) {
+		snprintf(key, sizeof(key), "many/f%03u", i);
+		record_check(m, root, key, &bytes);
+	}
+	record_check(m, root, "many/f100sub/inner", &bytes);
+	return bytes;
+}
+
+/* Sets the mtime of many/f%03u to ns past a fixed second. */
+static void
+many_touch(const char *root, unsigned i, long ns)
+{
+	struct timespec times[2] = {{1500000000, ns}, {1500000000, ns}};
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/many/f%03u", root, i);
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+/*
+ * The files of a folder read on workers get the records one read at a
+ * time gets: new, touched, rewritten, with --checksum, deleted.
+ */
+static void
+test_scan_many(void **state)
+{
+	struct scan_fixture f;
+	uint64_t bytes;
+	char path[512];
+	unsigned i, n;
+	size_t txn;
+
+	(void)state;
+	fixture_open(&f);
+	many_make(f.root);
+	scan_ok(&f);
+	assert_true(f.st.hashed == TREE_FILES + MANY + 1);
+	assert_true(f.st.files == f.st.hashed && f.st.errors == 0);
+	assert_true(f.st.bytes == f.st.hashed_bytes);
+	bytes = many_check(f.m, f.root);
+	for (i = 0; i < f.nkeys; i++)
+		record_check(f.m, f.root, f.keys[i], &bytes);
+	assert_true(bytes == f.st.bytes);
+
+	/* Unchanged: nothing read, nothing written. */
+	txn = last_txnid(f.m);
+	scan_ok(&f);
+	assert_true(f.st.hashed == 0 && f.st.hashed_bytes == 0);
+	assert_true(last_txnid(f.m) == txn);
+
+	/* Every third touched, every fifth rewritten. */
+	for (i = n = 0; i < MANY; i++) {
+		if (i % 5 == 0)
+			many_write(f.root, i, 1);
+		if (i % 3 == 0)
+			many_touch(f.root, i, (long)i);
+		n += i % 5 == 0 || i % 3 == 0;
+	}
+	scan_ok(&f);
+	assert_true(f.st.hashed == n && f.st.errors == 0);
+	assert_true(f.st.files == TREE_FILES + MANY + 1);
+	bytes = many_check(f.m, f.root);
+
+	/* --checksum reads everything, and writes nothing that is right. */
+	f.opts.checksum = 1;
+	txn = last_txnid(f.m);
+	scan_ok(&f);
+	assert_true(f.st.hashed == TREE_FILES + MANY + 1);
+	assert_true(f.st.hashed_bytes == f.st.bytes);
+	assert_true(last_txnid(f.m) == txn);
+	assert_true(many_check(f.m, f.root) == bytes);
+	f.opts.checksum = 0;
+
+	/* Deleted while others are read. */
+	for (i = 0; i < MANY; i += 2) {
+		snprintf(path, sizeof(path), "%s/many/f%03u", f.root, i);
+		assert_int_equal(unlink(path), 0);
+		if (i % 4 == 2)
+			many_touch(f.root, i + 1, 1);
+	}
+	scan_ok(&f);
+	assert_true(f.st.hashed == MANY / 4 && f.st.errors == 0);
+	assert_true(f.st.files == TREE_FILES + MANY / 2 + 1);
+	assert_int_equal(manifest_local_get(
+	                     f.m, "many/f000", 9, &(struct manifest_local){0}),
+	    FERRY_ENOTFOUND);
+	fixture_close(&f);
+}
+
+struct churn {
+	char path[512];
+	atomic_int writes; /* made so far */
+	atomic_int stop;
+};
+
+/* Rewrites the file's first bytes until told to stop. */
+static void *
+churn(void *arg)
+{
+	struct churn *c = arg;
+	int fd, k = 0;
+
+	fd = open(c->path, O_WRONLY);
+	assert_true(fd >= 0);
+	while (!atomic_load(&c->stop))
+		if (pwrite(fd, &k, sizeof(k), 0) == sizeof(k))
+			k = atomic_fetch_add(&c->writes, 1);
+	close(fd);
+	return NULL;
+}
+
+/*
+ * A file that keeps changing while the workers read it is reported as
+ * before, and keeps its record; the others are read.
+ */
+static void
+test_scan_many_changing(void **state)
+{
+	struct manifest_local before, after;
+	struct scan_fixture f;
+	struct churn c;
+	pthread_t t;
+
+	(void)state;
+	fixture_open(&f);
+	many_make(f.root);
+	scan_ok(&f);
+	assert_int_equal(
+	    manifest_local_get(f.m, "many/f005", 9, &before), FERRY_OK);
+	memset(&c, 0, sizeof(c));
+	snprintf(c.path, sizeof(c.path), "%s/many/f005", f.root);
+	assert_int_equal(pthread_create(&t, NULL, churn, &c), 0);
+	while (atomic_load(&c.writes) == 0)
+		usleep(1000);
+	f.opts.checksum = 1;
+	scan_ok(&f);
+	atomic_store(&c.stop, 1);
+	pthread_join(t, NULL);
+	assert_int_equal(f.st.errors, 1);
+	assert_int_equal(f.rep.n, 1);
+	assert_int_equal(f.rep.e, FERRY_ECHANGED);
+	assert_string_equal(f.rep.last, "many/f005");
+	assert_string_equal(f.rep.msg, "many/f005 keeps changing while read");
+	assert_true(f.st.hashed == TREE_FILES + MANY);
+	assert_true(f.st.files == TREE_FILES + MANY + 1);
+	assert_int_equal(
+	    manifest_local_get(f.m, "many/f005", 9, &after), FERRY_OK);
+	assert_memory_equal(&before, &after, sizeof(before));
+	fixture_close(&f);
+}
+
+/*
+ * Files that cannot be read among many are reported as before: one
+ * whose read fails (with -L, a link to /proc/self/mem, which says EIO at
+ * its start, even to root), and, when not root, one that cannot be
+ * opened, whose record is kept.
+ */
+static void
+test_scan_many_unreadable(void **state)
+{
+	struct manifest_local r;
+	struct scan_fixture f;
+	char path[512];
+	int root = geteuid() == 0;
+	uint64_t files;
+
+	(void)state;
+	fixture_open(&f);
+	many_make(f.root);
+	f.opts.follow = 1;
+	scan_ok(&f);
+	files = f.st.files;
+	snprintf(path, sizeof(path), "%s/many/f050", f.root);
+	if (!root)
+		assert_int_equal(chmod(path, 0), 0);
+	snprintf(path, sizeof(path), "%s/many/mem", f.root);
+	assert_int_equal(symlink("/proc/self/mem", path), 0);
+	f.opts.checksum = 1;
+	scan_ok(&f);
+	assert_int_equal(f.st.errors, root ? 1 : 2);
+	assert_int_equal(f.rep.n, root ? 1 : 2);
+	assert_int_equal(f.rep.e, FERRY_ESYS);
+	assert_string_equal(f.rep.last, "many/mem");
+	assert_string_equal(
+	    f.rep.msg, "cannot read many/mem: read: Input/output error");
+	assert_true(f.st.hashed == files - (root ? 0 : 1));
+	assert_true(f.st.files == files);
+	assert_int_equal(
+	    manifest_local_get(f.m, "many/mem", 8, &r), FERRY_ENOTFOUND);
+	assert_int_equal(manifest_local_get(f.m, "many/f050", 9, &r), FERRY_OK);
+	fixture_close(&f);
+}
+
+/* A damaged record stops the scan while workers read: they are waited. */
+static void
+test_scan_many_stopped(void **state)
+{
+	MDB_val k = {9, "many/f120"}, v = {3, "bad"};
+	struct scan_fixture f;
+	MDB_txn *txn;
+
+	(void)state;
+	fixture_open(&f);
+	many_make(f.root);
+	scan_ok(&f);
+	assert_int_equal(manifest_txn_write(f.m, &txn), FERRY_OK);
+	assert_int_equal(mdb_put(txn, f.m->dbi[DB_LOCAL], &k, &v, 0), 0);
+	assert_int_equal(manifest_commit(f.m), FERRY_OK);
+	f.opts.checksum = 1;
+	assert_int_equal(
+	    manifest_scan(f.m, f.rootfd, &f.opts, &f.st), FERRY_EDB);
+	fixture_close(&f);
+}
+
 int
 main(void)
 {
@@ -1305,6 +1599,10 @@ main(void)
 	    cmocka_unit_test(test_scan_filter),
 	    cmocka_unit_test(test_scan_limits),
 	    cmocka_unit_test(test_scan_unreadable),
+	    cmocka_unit_test(test_scan_many),
+	    cmocka_unit_test(test_scan_many_changing),
+	    cmocka_unit_test(test_scan_many_unreadable),
+	    cmocka_unit_test(test_scan_many_stopped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,49 @@
+/*
+ * filehash.h: reading and hashing one file of a folder for the scanner,
+ * so that the hash is known to be of the bytes its stat describes.  Kept
+ * within manifest/.
+ */
+#ifndef FERRY_MANIFEST_FILEHASH_H
+#define FERRY_MANIFEST_FILEHASH_H
+
+#include "common/workq.h"
+#include "manifest/manifest.h"
+
+/*
+ * The hashing of one file, a workq job that touches nothing but itself:
+ * it runs on a worker, or is called on any thread.  A failure is kept in
+ * parts, since the detail of ferry_fail() belongs to the thread that ran
+ * it; filehash_result() makes the message on the thread that reads it.
+ */
+struct filehash {
+	struct workq_job j; /* j.run is filehash_run; j.done the caller's */
+	int dirfd;          /* the folder, open while the job is */
+	const char *name;   /* the file in it, kept by the caller */
+	int oflags;         /* to open it */
+	struct manifest_local r; /* its stat and hash, when e is FERRY_OK */
+	uint64_t nread;          /* bytes read, every try counted */
+	ferry_err e;
+	const char *what; /* "cannot read", ... for a failure with a message */
+	int err;          /* the errno of what, or 0: detail says */
+	char detail[128];
+};
+
+/* Sets h up to hash name in the folder dirfd, through a symlink if follow. */
+void filehash_init(struct filehash *h, int dirfd, const char *name, int follow);
+
+/* Hashes the file of the job j, a struct filehash, into its fields. */
+void filehash_run(struct workq_job *j);
+
+/*
+ * Returns the outcome of h, once run, recording a failure with ferry_fail()
+ * and naming the file path: FERRY_OK with h->r set, FERRY_ENOTFOUND when
+ * it is gone or no longer a regular file, FERRY_ECHANGED when it kept
+ * changing while read, else FERRY_ESYS or FERRY_ENOMEM.
+ */
+ferry_err filehash_result(const struct filehash *h, const char *path) FERRY_WUR;
+
+/* Whether a and b have the same size, mtime, ctime, inode and device. */
+int filehash_same_stat(
+    const struct manifest_local *a, const struct manifest_local *b);
+
+#endif
