@@ -133,7 +133,7 @@ source_as_planned(const struct push *p, const char *rel, size_t rellen,
 		close(fd);
 		return ferry_fail(FERRY_ECHANGED, "no longer a regular file");
 	}
-	pull_local_from_stat(now, &st);
+	manifest_local_from_stat(now, &st);
 	if (now->size != s->size || now->mtime_ns != s->mtime_ns)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "the file changed since the plan (size or mtime): "
@@ -476,7 +476,7 @@ apply_local_delete(struct pull *p, const struct planfile_line *l)
 		    have < 0 ? FERRY_ESYS : FERRY_ECHANGED);
 		return FERRY_OK;
 	}
-	pull_local_from_stat(&now, &st);
+	manifest_local_from_stat(&now, &st);
 	pull_delete_local(p, l->key, &now);
 	return FERRY_OK;
 }

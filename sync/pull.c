@@ -22,24 +22,6 @@ pull_note_completion(struct pull *p)
 	sync_note_completion(p->m, &p->commits);
 }
 
-static int64_t
-ts_ns(const struct timespec *t)
-{
-	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
-}
-
-void
-pull_local_from_stat(struct manifest_local *l, const struct stat *st)
-{
-	memset(l, 0, sizeof(*l));
-	l->size = (uint64_t)st->st_size;
-	l->mtime_ns = ts_ns(&st->st_mtim);
-	l->ctime_ns = ts_ns(&st->st_ctim);
-	l->ino = (uint64_t)st->st_ino;
-	l->dev = (uint64_t)st->st_dev;
-	l->mode = (uint32_t)st->st_mode;
-}
-
 /* What the next scan will see, so that it does not read the file again. */
 void
 pull_record_local(
@@ -52,7 +34,7 @@ pull_record_local(
 		log_warn("%s: cannot stat: %s", key, strerror(errno));
 		return;
 	}
-	pull_local_from_stat(&l, &st);
+	manifest_local_from_stat(&l, &st);
 	memcpy(l.hash, h, 16);
 	if (manifest_local_put(p->m, key, keylen, &l) != FERRY_OK)
 		log_warn("manifest: %s", ferry_errmsg());
@@ -459,7 +441,7 @@ pull_delete_local(
 	if (fstatat(dirfd, key + dirlen, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		e = ferry_fail(FERRY_ESYS, "stat: %s", strerror(errno));
 	} else {
-		pull_local_from_stat(&now, &st);
+		manifest_local_from_stat(&now, &st);
 		/* a file written since the scan is not the one to delete */
 		if (now.ino != l->ino || now.size != l->size ||
 		    now.mtime_ns != l->mtime_ns)

@@ -216,9 +216,6 @@ void pull_delete_local(
  * Returns the exit status.
  */
 int pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *));
-/* The record of a file as st describes it, without its hash. */
-struct stat;
-void pull_local_from_stat(struct manifest_local *l, const struct stat *st);
 /* The local record of the file at key, from fd (after the rename). */
 void pull_record_local(
     struct pull *p, const char *key, size_t keylen, int fd, const uint8_t *h);
