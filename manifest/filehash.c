@@ -117,7 +117,6 @@ void
 filehash_init(struct filehash *h, int dirfd, const char *name, int follow)
 {
 	memset(h, 0, sizeof(*h));
-	h->j.run = filehash_run;
 	h->dirfd = dirfd;
 	h->name = name;
 	/* O_NONBLOCK: a fifo swapped in for the file must not hang us. */
@@ -126,9 +125,8 @@ filehash_init(struct filehash *h, int dirfd, const char *name, int follow)
 }
 
 void
-filehash_run(struct workq_job *j)
+filehash_run(struct filehash *h)
 {
-	struct filehash *h = (struct filehash *)j;
 	int fd;
 
 	fd = openat(h->dirfd, h->name, h->oflags);

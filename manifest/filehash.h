@@ -6,20 +6,18 @@
 #ifndef FERRY_MANIFEST_FILEHASH_H
 #define FERRY_MANIFEST_FILEHASH_H
 
-#include "common/workq.h"
 #include "manifest/manifest.h"
 
 /*
- * The hashing of one file, a workq job that touches nothing but itself:
- * it runs on a worker, or is called on any thread.  A failure is kept in
- * parts, since the detail of ferry_fail() belongs to the thread that ran
- * it; filehash_result() makes the message on the thread that reads it.
+ * The hashing of one file, which touches nothing but itself: it can run
+ * on a worker thread.  A failure is kept in parts, since the detail of
+ * ferry_fail() belongs to the thread that ran it; filehash_result() makes
+ * the message on the thread that reads it.
  */
 struct filehash {
-	struct workq_job j; /* j.run is filehash_run; j.done the caller's */
-	int dirfd;          /* the folder, open while the job is */
-	const char *name;   /* the file in it, kept by the caller */
-	int oflags;         /* to open it */
+	int dirfd;               /* the folder, open until it has run */
+	const char *name;        /* the file in it, kept by the caller */
+	int oflags;              /* to open it */
 	struct manifest_local r; /* its stat and hash, when e is FERRY_OK */
 	uint64_t nread;          /* bytes read, every try counted */
 	ferry_err e;
@@ -31,8 +29,8 @@ struct filehash {
 /* Sets h up to hash name in the folder dirfd, through a symlink if follow. */
 void filehash_init(struct filehash *h, int dirfd, const char *name, int follow);
 
-/* Hashes the file of the job j, a struct filehash, into its fields. */
-void filehash_run(struct workq_job *j);
+/* Hashes the file of h into its fields. */
+void filehash_run(struct filehash *h);
 
 /*
  * Returns the outcome of h, once run, recording a failure with ferry_fail()

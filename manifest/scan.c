@@ -23,6 +23,14 @@
 #include "manifest/manifest.h"
 
 #define SCAN_DEPTH_MAX 256
+/*
+ * A job of the workers hashes a few files one after the other, at most
+ * this many or, once it holds one, no more than about this many bytes: a
+ * job each would cost more to hand over and wait for than small files
+ * cost to read.
+ */
+#define SCAN_BATCH_FILES 16
+#define SCAN_BATCH_BYTES (1u << 20)
 
 /* One entry of a folder, as fstatat saw it. */
 struct ent {
@@ -33,10 +41,20 @@ struct ent {
 	struct manifest_local st; /* stat fields; hash unset */
 };
 
-/* A file of a folder hashed ahead, on a worker. */
-struct hash_job {
-	struct filehash h; /* first: the workq job */
+struct batch;
+
+/* A file of a folder hashed ahead, by a worker. */
+struct ahead {
+	struct filehash h;
 	const struct ent *ent;
+	struct batch *batch; /* the job that hashes it */
+};
+
+/* Files of a folder hashed one after the other by a worker. */
+struct batch {
+	struct workq_job j;
+	struct ahead *files;
+	size_t n;
 	int finished; /* its done has run: the worker is through with it */
 };
 
@@ -51,9 +69,11 @@ struct level {
 	size_t base; /* length of the folder's path with its '/' */
 	int protect; /* an entry was unreadable: keep vanished records */
 	int depth;
-	struct hash_job *jobs; /* files hashed ahead, in the order of ents */
-	size_t njobs, jcap;
-	size_t jnext; /* the first job visit_file() has not reached */
+	struct ahead *ahead; /* files hashed ahead, in the order of ents */
+	size_t nahead, acap;
+	size_t anext; /* the first of them visit_file() has not reached */
+	struct batch *batches; /* the jobs that hash them */
+	size_t nbatches;
 };
 
 struct scan {
@@ -379,10 +399,21 @@ level_read(struct scan *s, struct level *lv)
 	return FERRY_OK;
 }
 
+/* Hashes the files of a batch (a workq run function). */
 static void
-hash_finished(struct workq_job *j)
+batch_run(struct workq_job *j)
 {
-	((struct hash_job *)j)->finished = 1;
+	struct batch *b = (struct batch *)j;
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		filehash_run(&b->files[i].h);
+}
+
+static void
+batch_done(struct workq_job *j)
+{
+	((struct batch *)j)->finished = 1;
 }
 
 /*
@@ -396,17 +427,17 @@ hash_entry(struct scan *s, struct level *lv, const struct ent *ent,
 {
 	struct filehash now, *h;
 
-	/* Jobs are in the order of ents; any the loop passed stay unread. */
-	while (lv->jnext < lv->njobs && lv->jobs[lv->jnext].ent < ent)
-		lv->jnext++;
-	if (lv->jnext < lv->njobs && lv->jobs[lv->jnext].ent == ent) {
-		while (!lv->jobs[lv->jnext].finished)
+	/* In the order of ents; any the loop passed stay unread. */
+	while (lv->anext < lv->nahead && lv->ahead[lv->anext].ent < ent)
+		lv->anext++;
+	if (lv->anext < lv->nahead && lv->ahead[lv->anext].ent == ent) {
+		while (!lv->ahead[lv->anext].batch->finished)
 			workq_wait(s->wq);
-		h = &lv->jobs[lv->jnext++].h;
+		h = &lv->ahead[lv->anext++].h;
 	} else {
 		h = &now;
 		filehash_init(h, lv->fd, ent->name, s->opts->follow);
-		filehash_run(&h->j);
+		filehash_run(h);
 	}
 	s->stats->hashed_bytes += h->nread;
 	*r = h->r;
@@ -443,21 +474,69 @@ file_stale(struct scan *s, struct level *lv, const struct ent *ent, int under)
 	return stale(s, e == FERRY_OK ? &rec : NULL, ent);
 }
 
-/* Appends a job for the file ent to lv->jobs. */
+/* Appends the file ent to lv->ahead. */
 static ferry_err
-job_add(struct scan *s, struct level *lv, const struct ent *ent)
+ahead_add(struct scan *s, struct level *lv, const struct ent *ent)
 {
-	struct hash_job *hj;
+	struct ahead *a;
 
-	hj = room_for_one(lv->jobs, lv->njobs, &lv->jcap, sizeof(*lv->jobs));
-	if (hj == NULL)
+	a = room_for_one(lv->ahead, lv->nahead, &lv->acap, sizeof(*lv->ahead));
+	if (a == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	lv->jobs = hj;
-	hj = &lv->jobs[lv->njobs++];
-	filehash_init(&hj->h, lv->fd, ent->name, s->opts->follow);
-	hj->h.j.done = hash_finished;
-	hj->ent = ent;
-	hj->finished = 0;
+	lv->ahead = a;
+	a = &lv->ahead[lv->nahead++];
+	filehash_init(&a->h, lv->fd, ent->name, s->opts->follow);
+	a->ent = ent;
+	return FERRY_OK;
+}
+
+/* Whether the file of size bytes starts a new batch after b. */
+static int
+batch_full(const struct batch *b, uint64_t bytes, uint64_t size)
+{
+	return b->n == SCAN_BATCH_FILES ||
+	       (b->n > 0 && bytes + size > SCAN_BATCH_BYTES);
+}
+
+/*
+ * Cuts lv->ahead into batches, in out when not NULL; returns how many.
+ */
+static size_t
+batches_cut(struct level *lv, struct batch *out)
+{
+	struct batch one = {0}, *b = NULL;
+	uint64_t bytes = 0, size;
+	size_t i, n = 0;
+
+	for (i = 0; i < lv->nahead; i++) {
+		size = lv->ahead[i].ent->st.size;
+		if (b == NULL || batch_full(b, bytes, size)) {
+			b = out != NULL ? &out[n] : &one;
+			b->n = 0;
+			b->files = &lv->ahead[i];
+			bytes = 0;
+			n++;
+		}
+		lv->ahead[i].batch = b;
+		b->n++;
+		bytes += size;
+	}
+	return n;
+}
+
+/* Cuts lv->ahead into the jobs of lv->batches. */
+static ferry_err
+batches_make(struct level *lv)
+{
+	size_t i, n = batches_cut(lv, NULL);
+
+	if ((lv->batches = calloc(n, sizeof(*lv->batches))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	lv->nbatches = batches_cut(lv, lv->batches);
+	for (i = 0; i < lv->nbatches; i++) {
+		lv->batches[i].j.run = batch_run;
+		lv->batches[i].j.done = batch_done;
+	}
 	return FERRY_OK;
 }
 
@@ -473,9 +552,10 @@ workers(struct scan *s)
 
 /*
  * Starts hashing on workers the files of lv that visit_file() will read,
- * when there are two or more: one is read as before, on this thread, and
- * a folder of unchanged files starts no thread and reads no file.
- * Workers hold open only the files they are reading.
+ * when they make two batches or more: a folder with one small file or a
+ * few to read has them read on this thread as before, and one of
+ * unchanged files starts no thread and reads no file.  Workers hold open
+ * only the files they are reading.
  */
 static ferry_err
 level_hash_ahead(struct scan *s, struct level *lv)
@@ -490,15 +570,18 @@ level_hash_ahead(struct scan *s, struct level *lv)
 	for (i = 0; i < lv->n; i++)
 		if (!lv->ents[i].is_dir &&
 		    file_stale(s, lv, &lv->ents[i], under) &&
-		    (e = job_add(s, lv, &lv->ents[i])) != FERRY_OK)
+		    (e = ahead_add(s, lv, &lv->ents[i])) != FERRY_OK)
 			return e;
+	if (lv->nahead > 1 && (e = batches_make(lv)) != FERRY_OK)
+		return e;
 	/* Without workers, visit_file() hashes each file itself. */
-	if (lv->njobs < 2 || !workers(s)) {
-		lv->njobs = 0;
+	if (lv->nbatches < 2 || !workers(s)) {
+		lv->nahead = 0;
+		lv->nbatches = 0;
 		return FERRY_OK;
 	}
-	for (i = 0; i < lv->njobs; i++)
-		workq_submit(s->wq, &lv->jobs[i].h.j);
+	for (i = 0; i < lv->nbatches; i++)
+		workq_submit(s->wq, &lv->batches[i].j);
 	return FERRY_OK;
 }
 
@@ -508,10 +591,11 @@ level_free(struct scan *s, struct level *lv)
 {
 	size_t i;
 
-	for (i = 0; i < lv->njobs; i++)
-		while (!lv->jobs[i].finished)
+	for (i = 0; i < lv->nbatches; i++)
+		while (!lv->batches[i].finished)
 			workq_wait(s->wq);
-	free(lv->jobs);
+	free(lv->batches);
+	free(lv->ahead);
 	if (lv->dir != NULL)
 		closedir(lv->dir);
 	else if (lv->fd >= 0)
