@@ -74,6 +74,7 @@ struct level {
 	size_t anext; /* the first of them visit_file() has not reached */
 	struct batch *batches; /* the jobs that hash them */
 	size_t nbatches;
+	int ahead_done; /* level_hash_ahead() ran */
 };
 
 struct scan {
@@ -551,27 +552,31 @@ workers(struct scan *s)
 }
 
 /*
- * Starts hashing on workers the files of lv that visit_file() will read,
- * when they make two batches or more: a folder with one small file or a
- * few to read has them read on this thread as before, and one of
- * unchanged files starts no thread and reads no file.  Workers hold open
- * only the files they are reading.
+ * Starts hashing on workers the files of lv from first on that
+ * visit_file() will read, when they make two batches or more: a folder
+ * with one small file or a few to read has them read on this thread as
+ * before.  It runs when the walk meets the first file of the folder to
+ * read, so that a folder of unchanged files costs no lookup, starts no
+ * thread and reads no file.  Workers hold open only the files they are
+ * reading.  s->path is left at first's path.
  */
 static ferry_err
-level_hash_ahead(struct scan *s, struct level *lv)
+level_hash_ahead(struct scan *s, struct level *lv, const struct ent *first)
 {
 	ferry_err e;
 	size_t i;
 	int under;
 
-	/* The cursor is at the first record from the folder's path on. */
+	lv->ahead_done = 1;
+	/* The cursor is at the first record from first's path on. */
 	under = s->key != NULL && s->keylen >= lv->base &&
 	        memcmp(s->key, s->path, lv->base) == 0;
-	for (i = 0; i < lv->n; i++)
+	for (i = (size_t)(first - lv->ents); i < lv->n; i++)
 		if (!lv->ents[i].is_dir &&
 		    file_stale(s, lv, &lv->ents[i], under) &&
 		    (e = ahead_add(s, lv, &lv->ents[i])) != FERRY_OK)
 			return e;
+	path_set(s, lv->base, first->name, first->namelen, 0);
 	if (lv->nahead > 1 && (e = batches_make(lv)) != FERRY_OK)
 		return e;
 	/* Without workers, visit_file() hashes each file itself. */
@@ -620,6 +625,8 @@ visit_file(struct scan *s, struct level *lv, const struct ent *ent)
 		r = s->rec;
 		goto counted;
 	}
+	if (!lv->ahead_done && (e = level_hash_ahead(s, lv, ent)) != FERRY_OK)
+		return e;
 	e = hash_entry(s, lv, ent, &r);
 	if (e == FERRY_ENOTFOUND)
 		return have ? tab_vanished(s, 0) : FERRY_OK;
@@ -727,8 +734,6 @@ scan_dir(struct scan *s, int fd, int depth)
 		report(s, e);
 		lv.protect = 1;
 	}
-	if ((e = level_hash_ahead(s, &lv)) != FERRY_OK)
-		goto out;
 	for (i = 0; i < lv.n; i++) {
 		path_set(s, lv.base, lv.ents[i].name, lv.ents[i].namelen,
 		    lv.ents[i].is_dir);
