@@ -42,6 +42,7 @@ struct remote_stats {
 	uint64_t retries;
 	uint64_t bytes_sent;
 	uint64_t bytes_received;
+	uint64_t body_out; /* request body bytes handed to curl so far */
 };
 
 struct remote;

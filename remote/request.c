@@ -334,6 +334,7 @@ on_read(char *p, size_t size, size_t n, void *arg)
 		len = (size_t)got;
 	}
 	q->body_off += len;
+	q->r->stats.body_out += len;
 	if (q->body_off == q->body_len && q->body_end) {
 		void (*fn)(void *) = q->body_end;
 

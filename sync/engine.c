@@ -277,6 +277,7 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 	memset(&p, 0, sizeof(p));
 	p.o = o;
 	p.rootfd = -1;
+	streams_init(&p.streams);
 	output_init(&p.out, o);
 	p.commits.last_ns = now_mono_ns();
 	if ((e = open(&p)) != FERRY_OK) {

@@ -59,8 +59,8 @@ size_of_parts(uint64_t size, uint64_t want, uint64_t split, uint64_t max)
  * to 128M parts: fewer, larger requests for large objects (each part is a
  * request, an object written at the server and an entry in its upload's
  * index, and a Ceph gateway spends more CPU the more part requests it
- * serves at once).  With the default --memory, two parts of 128M are sent
- * side by side.
+ * serves at once).  With the default --memory, two parts of 128M may be
+ * sent side by side, when that is faster (streams.h).
  */
 uint64_t
 sync_part_size(uint64_t size, uint64_t want)
@@ -490,6 +490,7 @@ part_sent(void *arg)
 
 	if (pt->out) {
 		pt->x->p->parts_out -= pt->len;
+		pt->x->p->parts_sending--;
 		pt->out = 0;
 	}
 }
@@ -653,6 +654,7 @@ part_go(struct xfer *x, uint32_t number, int again)
 	pt->again = again;
 	x->p->parts_out += pt->len;
 	x->p->parts_alive += pt->len;
+	x->p->parts_sending++;
 	pt->out = 1;
 	x->parts_inflight++;
 	if (pt->early)

@@ -12,6 +12,7 @@
 #include "sync/internal.h"
 #include "sync/loop.h"
 #include "sync/merge.h"
+#include "sync/streams.h"
 
 enum xfer_state {
 	XF_CHECK,       /* compare content before deciding */
@@ -122,6 +123,9 @@ struct push {
 	 * --memory, for the server's sake), and in flight, their replies
 	 * awaited too (within twice that) */
 	uint64_t parts_out, parts_alive;
+	/* the parts of files being sent, and how many may be (streams.h) */
+	unsigned parts_sending;
+	struct streams streams;
 	/* the server's part ETags proved not to be MD5s: no part goes out
 	 * before its MD5 is known */
 	int etag_not_md5;

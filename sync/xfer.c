@@ -442,7 +442,8 @@ parts_to_start(const struct push *p, const struct xfer *x)
 	unsigned k = 0, ready = parts_ready(x), room = push_room(p);
 	uint64_t more;
 
-	for (; k < ready && k < room; k++) {
+	for (; k < ready && k < room && p->parts_sending + k < p->streams.cap;
+	     k++) {
 		more = (uint64_t)k * x->part_size;
 		if (!sync_within(
 		        p->parts_out + more, x->part_size, p->o->memory) ||
@@ -497,6 +498,14 @@ xfer_advance(struct push *p)
 		workq_collect(p->wq);
 	for (x = p->active; x && push_has_room(p); x = x->next)
 		advance_one(p, x);
+	if (p->streams.settled ||
+	    (p->parts_sending == 0 && !p->streams.running))
+		return;
+	streams_sample(&p->streams, remote_stats(p->r)->body_out, now_mono_ns(),
+	    p->parts_sending);
+	if (p->streams.settled)
+		log_info("parts sent at once: %u (%.0f MB/s)", p->streams.cap,
+		    p->streams.best_rate / 1e6);
 }
 
 void

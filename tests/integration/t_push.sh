@@ -250,21 +250,47 @@ for opts in "--memory 16M" "--jobs 1" "--jobs 4" ""; do
 		'import json, sys; print(json.load(sys.stdin)["etag"])')
 	is "$etag" "$want" "... and the ETag is the MD5 of its parts' MD5s"
 	# the bytes of parts being sent stay within --memory (16M: three of
-	# 5M), and with those whose replies are awaited, within twice that;
-	# with the defaults, the first batch of eight goes together
+	# 5M), and with those whose replies are awaited, within twice that
 	case $opts in
 	--memory*)
 		n_in=$(in_flight "$m" 'partNumber=')
 		check "... with at most 6 parts in flight (saw $n_in)" \
 			test "$n_in" -le 6 -a "$n_in" -ge 1
 		;;
-	"")
-		n_in=$(in_flight "$m" 'partNumber=')
-		check "... with more than 3 parts in flight (saw $n_in)" \
-			test "$n_in" -gt 3
-		;;
 	esac
 done
+# Parts go one at a time at first, then twice as many for as long as
+# that sends faster: through a proxy that holds each part for a second,
+# as a far endpoint would, the parts sent side by side grow past three.
+mkdir -p "$WORK/mpd"
+head -c $((80 << 20)) /dev/urandom >"$WORK/mpd/wide.bin"
+m=$(mark)
+start_proxy mpd --always --kinds delay --delay 1 --only-methods PUT \
+	--match 'partNumber='
+timeout 300 "$FERRY" sync "$WORK/mpd" "s3://$B/mpd" --part-size 5M \
+	--endpoint-url "$PROXY" -v 2>"$WORK/mpd.err"
+is "$?" 0 "16 parts through a proxy that holds each 1 s: exit 0"
+stop_proxy
+# waves PATTERN: of the requests matching PATTERN since $m, how many
+# began within half a second of the first, and the most that did within
+# any half second (the proxy lets each part go on a second after ferry
+# sent it, so the parts ferry sends together arrive together)
+waves() {
+	"$COUNT" --dump "$FERRY_TEST_LOG" "$m" | python3 -c '
+import datetime, re, sys
+pat = re.compile(sys.argv[1])
+t = sorted(datetime.datetime.strptime(l.split()[4], "%d/%b/%Y:%H:%M:%S.%f")
+           .timestamp() for l in sys.stdin if pat.search(l.split()[2]))
+print(sum(1 for x in t if x < t[0] + 0.5),
+      max(sum(1 for y in t if x <= y < x + 0.5) for x in t))' "$1"
+}
+read -r first most <<EOF_WAVES
+$(waves 'partNumber=')
+EOF_WAVES
+is "$first" 1 "... the first part went alone"
+check "... and later ones went 6 or more at once (saw $most)" \
+	test "$most" -ge 6
+rm -rf "$WORK/mpd"
 s3 get "$B" mp1/odd.bin "$WORK/mp.got"
 check "an independent client downloads it byte-identical" \
 	cmp -s "$WORK/mp.got" "$WORK/mp/odd.bin"
