@@ -315,6 +315,16 @@ out:
 		xfer_fail(x, e);
 }
 
+/* Whether etag, as the server gave it, is the MD5 of part 1 of x. */
+static int
+part1_etag_is_md5(const struct xfer *x, const char *etag)
+{
+	char want[MANIFEST_ETAG_MAX];
+
+	md5_etag(x->part_md5[0], want, sizeof(want));
+	return strcasecmp(etag, want) == 0;
+}
+
 /*
  * Part 1 of x went out with no Content-MD5, so that the send did not wait
  * for its MD5, and is answered: now that the MD5 is known, the server's
@@ -328,9 +338,9 @@ early_check(struct xfer *x)
 	ferry_err e;
 
 	x->early = 0;
-	md5_etag(x->part_md5[0], want, sizeof(want));
-	if (strcasecmp(x->early_etag, want) == 0)
+	if (part1_etag_is_md5(x, x->early_etag))
 		return part_finished(x, FERRY_OK);
+	md5_etag(x->part_md5[0], want, sizeof(want));
 	log_info("%s: the server's ETag %s for part 1 is not the MD5 of its "
 	         "bytes, %s; sending it again with its Content-MD5",
 	    x->fullkey, x->early_etag[0] ? x->early_etag : "(none)", want);
@@ -348,10 +358,7 @@ early_check(struct xfer *x)
 static void
 again_answered(struct xfer *x, const char *etag)
 {
-	char want[MANIFEST_ETAG_MAX];
-
-	md5_etag(x->part_md5[0], want, sizeof(want));
-	if (strcasecmp(etag, want) != 0 && !x->p->etag_not_md5) {
+	if (!part1_etag_is_md5(x, etag) && !x->p->etag_not_md5) {
 		x->p->etag_not_md5 = 1;
 		log_info("the server's part ETags are not their MD5s: parts "
 		         "now go out once hashed");

@@ -35,12 +35,10 @@ streams_sample(struct streams *s, uint64_t sent, int64_t now, unsigned busy)
 	if (!s->running) {
 		if (busy == 0)
 			return s->cap;
-		*s = (struct streams){.cap = s->cap,
-		    .best = s->best,
-		    .best_rate = s->best_rate,
-		    .running = 1,
-		    .t0 = now,
-		    .b0 = sent};
+		s->running = 1;
+		s->short_of = 0;
+		s->t0 = now;
+		s->b0 = sent;
 	}
 	if (busy < s->cap)
 		s->short_of = 1;
@@ -50,6 +48,5 @@ streams_sample(struct streams *s, uint64_t sent, int64_t now, unsigned busy)
 	s->running = 0;
 	if (!s->short_of)
 		judge(s, (double)(sent - s->b0) * 1e9 / (double)(now - s->t0));
-	s->short_of = 0;
 	return s->cap;
 }
