@@ -547,6 +547,16 @@ batch_hashed(struct workq_job *j)
 }
 
 /*
+ * Whether x's part 1 may go before its MD5 at all: a new upload (not a
+ * resumed one) to a server whose part ETags are MD5s as far as known.
+ */
+static int
+early_upload(const struct xfer *x)
+{
+	return x->part_etag == NULL && !x->p->etag_not_md5;
+}
+
+/*
  * How many parts the next batch of x hashes: eight, or what is left.
  * Lanes end together, so the first part of a full batch is ready only
  * when all eight are: 0.45 s for eight of 128M on this machine's core,
@@ -560,8 +570,7 @@ batch_hashed(struct workq_job *j)
 static unsigned
 batch_len(const struct xfer *x)
 {
-	if (x->hashed == 0 && x->p->parts_out == 0 &&
-	    (x->part_etag != NULL || x->p->etag_not_md5))
+	if (x->hashed == 0 && x->p->parts_out == 0 && !early_upload(x))
 		return 1;
 	return x->nparts - x->hashed < MD5MB_LANES ? x->nparts - x->hashed
 	                                           : MD5MB_LANES;
@@ -632,7 +641,7 @@ static int
 early_allowed(const struct xfer *x)
 {
 	return x->next_part == 0 && x->hashed == 0 && x->hashing > 0 &&
-	       x->part_etag == NULL && !x->p->etag_not_md5;
+	       early_upload(x);
 }
 
 unsigned
