@@ -99,6 +99,8 @@ struct remote_resp {
 	char meta_hash[40];  /* x-amz-meta-ferry-xxh128 */
 	char meta_mtime[32]; /* x-amz-meta-ferry-mtime */
 	char bucket_region[64];
+	char sse[32];     /* x-amz-server-side-encryption */
+	int sse_customer; /* x-amz-server-side-encryption-customer-algorithm */
 	uint64_t content_length;
 	int has_content_length;
 	/* with remote_req_keep_meta(): "name: value\n" lines, names in
@@ -194,6 +196,12 @@ ferry_err remote_req_submit(
 
 /* The response; valid in done and until remote_req_free(). */
 const struct remote_resp *remote_req_resp(const struct remote_req *q);
+/*
+ * Whether the response says its object is encrypted with a KMS key
+ * (aws:kms, aws:kms:dsse) or a customer's key (SSE-C): S3 then gives ETags
+ * that are not the MD5s of the bytes, for objects and for parts alike.
+ */
+int remote_resp_etag_opaque(const struct remote_resp *s);
 /* The key the request was made for. */
 const char *remote_req_key(const struct remote_req *q, size_t *len);
 

@@ -264,8 +264,8 @@ on_header(char *p, size_t size, size_t n, void *arg)
 
 	if (len >= 5 && memcmp(p, "HTTP/", 5) == 0) {
 		s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
-		s->meta_hash[0] = s->meta_mtime[0] = '\0';
-		s->has_content_length = 0;
+		s->meta_hash[0] = s->meta_mtime[0] = s->sse[0] = '\0';
+		s->has_content_length = s->sse_customer = 0;
 		buf_reset(&s->meta);
 		s->meta_overflow = 0;
 		return len;
@@ -286,9 +286,22 @@ on_header(char *p, size_t size, size_t n, void *arg)
 	    take_header(p, len, "x-amz-meta-ferry-mtime", s->meta_mtime,
 	        sizeof(s->meta_mtime)))
 		return len;
+	if (take_header(p, len,
+	        "x-amz-server-side-encryption-customer-algorithm", num,
+	        sizeof(num)))
+		s->sse_customer = 1;
+	if (take_header(
+	        p, len, "x-amz-server-side-encryption", s->sse, sizeof(s->sse)))
+		return len;
 	take_header(p, len, "x-amz-bucket-region", s->bucket_region,
 	    sizeof(s->bucket_region));
 	return len;
+}
+
+int
+remote_resp_etag_opaque(const struct remote_resp *s)
+{
+	return s->sse_customer || strncasecmp(s->sse, "aws:kms", 7) == 0;
 }
 
 static size_t

@@ -298,6 +298,7 @@ dl_take_meta(struct dl *d, const struct remote_resp *s)
 	    m->last_modified, sizeof(m->last_modified), "%s", s->last_modified);
 	m->content_length = s->content_length;
 	m->has_content_length = s->has_content_length;
+	m->etag_opaque = remote_resp_etag_opaque(s);
 }
 
 /* The ETag the bytes came with: the response's, else the listed one. */
@@ -305,6 +306,13 @@ static const char *
 got_etag(const struct dl *d)
 {
 	return d->meta.etag[0] ? d->meta.etag : d->etag;
+}
+
+/* Whether the ETag the bytes came with is their MD5, to check them by. */
+static int
+etag_checks_md5(const struct dl *d)
+{
+	return etag_is_md5(got_etag(d)) && !d->meta.etag_opaque;
 }
 
 /*
@@ -345,7 +353,7 @@ is_xxh128_hex(const char *s)
  * from the bytes of the file uploaded to the bytes written here, and
  * needs no MD5.  Without one, against a single-part ETag (the MD5 of what
  * the server received).  A multipart object from another tool has
- * neither.
+ * neither, nor has an object encrypted with a KMS or a customer's key.
  */
 static ferry_err
 verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
@@ -362,7 +370,7 @@ verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
 			    hex, d->meta.hash);
 		return FERRY_OK;
 	}
-	if (!etag_is_md5(etag))
+	if (!etag_checks_md5(d))
 		return FERRY_OK;
 	if (md5 == NULL)
 		return ferry_fail(FERRY_EPARSE,
@@ -534,7 +542,9 @@ pending_add(struct dl *d, struct dl_pending *w, const char *data, size_t len)
 static ferry_err
 digests_begin(struct dl *d)
 {
-	d->md5_on = !is_xxh128_hex(remote_req_resp(d->get)->meta_hash);
+	const struct remote_resp *s = remote_req_resp(d->get);
+
+	d->md5_on = !is_xxh128_hex(s->meta_hash) && !remote_resp_etag_opaque(s);
 	if (XXH3_128bits_reset(d->xxh) != XXH_OK)
 		return ferry_fail(FERRY_ESYS, "cannot start a digest");
 	if (!d->md5_on)
@@ -677,7 +687,7 @@ start_get(struct dl *d)
 static void
 complete_ranged(struct dl *d)
 {
-	int want_md5 = !is_xxh128_hex(d->meta.hash) && etag_is_md5(got_etag(d));
+	int want_md5 = !is_xxh128_hex(d->meta.hash) && etag_checks_md5(d);
 	uint8_t xxh[16], md5[16];
 	uint64_t n = 0;
 	ferry_err e;

@@ -246,7 +246,8 @@ on_complete(struct remote_req *q, void *arg)
 		return xfer_fail(x, e);
 	}
 	multipart_etag(x, want, sizeof(want));
-	if (etag && etag[0] && strcmp(etag, want) != 0)
+	/* parts named by other ETags than their MD5s make another one */
+	if (etag && etag[0] && strcmp(etag, want) != 0 && !x->given_etag)
 		log_warn("%s: the server's ETag %s differs from %s", x->fullkey,
 		    etag, want);
 	xfer_record(x, x->local.size, etag && etag[0] ? etag : want,
@@ -288,7 +289,9 @@ start_complete(struct xfer *x)
 	}
 	for (i = 0; i < x->nparts; i++) {
 		md5_etag(x->part_md5[i], etags[i], sizeof(etags[i]));
-		ptrs[i] = etags[i];
+		ptrs[i] = x->given_etag && x->given_etag[i][0]
+		              ? x->given_etag[i]
+		              : etags[i];
 	}
 	q = upload_req(x, REMOTE_POST, "POST");
 	if (q == NULL) {
@@ -365,6 +368,32 @@ again_answered(struct xfer *x, const char *etag)
 	}
 }
 
+/*
+ * Keeps the server's ETag for a part sent with its Content-MD5, where it
+ * is not that MD5: the server took the bytes, but names the part by
+ * another ETag (an encrypted object's, as with SSE-KMS), and the Complete
+ * must name it so.
+ */
+static ferry_err
+keep_part_etag(struct xfer *x, uint32_t number, const char *etag)
+{
+	char md5[MANIFEST_ETAG_MAX];
+
+	md5_etag(x->part_md5[number - 1], md5, sizeof(md5));
+	if (etag[0] == '\0' || strcasecmp(etag, md5) == 0)
+		return FERRY_OK;
+	if (strlen(etag) >= sizeof(md5))
+		return ferry_fail(FERRY_EHTTP,
+		    "the server's ETag %s for part %u is too long", etag,
+		    number);
+	if (x->given_etag == NULL &&
+	    (x->given_etag = calloc(x->nparts, sizeof(*x->given_etag))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	snprintf(
+	    x->given_etag[number - 1], sizeof(x->given_etag[0]), "%s", etag);
+	return FERRY_OK;
+}
+
 static void
 on_part(struct remote_req *q, void *arg)
 {
@@ -379,6 +408,8 @@ on_part(struct remote_req *q, void *arg)
 		snprintf(x->early_etag, sizeof(x->early_etag), "%s", etag);
 	if (e == FERRY_OK && pt->again)
 		again_answered(x, etag);
+	if (e == FERRY_OK && !early)
+		e = keep_part_etag(x, pt->number, etag);
 	remote_req_free(q);
 	part_release(pt);
 	if (!early)

@@ -55,6 +55,7 @@ struct dl_meta {
 	char last_modified[64];
 	uint64_t content_length;
 	int has_content_length;
+	int etag_opaque; /* remote_resp_etag_opaque(): no MD5 to check */
 };
 
 /*

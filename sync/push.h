@@ -77,6 +77,10 @@ struct xfer {
 	char early_etag[96]; /* as remote_resp.etag */
 	/* resuming: the ETags of the parts the server holds ("": none) */
 	char (*part_etag)[36];
+	/* the server's ETags for parts where they are not the parts' MD5s
+	 * (an encrypted object's), to name them by in the Complete ("":
+	 * the MD5); NULL while there are none */
+	char (*given_etag)[MANIFEST_ETAG_MAX];
 	uint32_t list_marker, parts_reused;
 	int failed;
 	ferry_err err;

@@ -37,10 +37,20 @@ on_put(struct remote_req *q, void *arg)
 	x->p->mem_used -= held(x);
 	e = remote_req_result(q, 0);
 	md5_etag(x->md5, want, sizeof(want));
-	if (e == FERRY_OK && s->etag[0] && strcmp(s->etag, want) != 0)
-		e = ferry_fail(FERRY_EHTTP,
-		    "the server's ETag %s is not the MD5 %s of what was sent",
-		    s->etag, want);
+	/* the server took the Content-MD5; an encrypted object's ETag is
+	 * another, and is what listings show from now on */
+	if (e == FERRY_OK && s->etag[0] && strcmp(s->etag, want) != 0) {
+		if (!remote_resp_etag_opaque(s))
+			e = ferry_fail(FERRY_EHTTP,
+			    "the server's ETag %s is not the MD5 %s of what "
+			    "was sent",
+			    s->etag, want);
+		else if (strlen(s->etag) >= sizeof(want))
+			e = ferry_fail(FERRY_EHTTP,
+			    "the server's ETag %s is too long", s->etag);
+		else
+			snprintf(want, sizeof(want), "%s", s->etag);
+	}
 	remote_req_free(q);
 	free(x->buf);
 	x->buf = NULL;

@@ -30,6 +30,7 @@ xfer_free(struct xfer *x)
 	free(x->upload_id);
 	free(x->part_md5);
 	free(x->part_etag);
+	free(x->given_etag);
 	free(x->src_key);
 	free(x->meta);
 	free(x);
@@ -295,10 +296,12 @@ retry_changed(struct xfer *x)
 	free(x->upload_id);
 	free(x->part_md5);
 	free(x->part_etag);
+	free(x->given_etag);
 	free(x->buf);
 	x->upload_id = NULL;
 	x->part_md5 = NULL;
 	x->part_etag = NULL;
+	x->given_etag = NULL;
 	x->buf = NULL;
 	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK)
 		return xfer_fail(x, e);

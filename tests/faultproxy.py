@@ -21,10 +21,17 @@ request that matches --only-methods and --match, a seeded RNG decides, at
   flipup forward the request with one bit of its body flipped (a body
          framed by Content-Length), as a link that corrupts what it
          carries would; not part of "all"
-  etag   forward, then relay a 2xx reply with its ETag replaced by 32
-         other hex digits, as a server whose ETags are no MD5s (SSE-KMS)
-         would; not part of "all"
 
+
+With --kms, the proxy plays a bucket whose objects are encrypted with
+SSE-KMS, as AWS answers for one: each 2xx reply carries
+x-amz-server-side-encryption: aws:kms, and every ETag it names (in the
+ETag header, and in XML bodies: listings, ListParts, Complete, copies) is
+another of the same length, so that none is an MD5 of the bytes.  A
+CompleteMultipartUpload must name each part by the ETag it was given: those
+are put back for the gateway; one that names a part by the gateway's own
+ETag (its MD5) is refused 400 InvalidPart, as S3 refuses it, and logged as
+"kms-refused TARGET".
 
 With --bucket-region (or FAULTPROXY_BUCKET_REGION), the proxy also plays
 buckets that live in another region than the one ferry signs for, as AWS
@@ -54,7 +61,7 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--always] [--delay SECONDS] [--log FILE] [--port-file FILE]
            [--port N] [--lifetime SECONDS]
            [--bucket-region [BUCKET=]REGION]...
-           [--wrong-region-reply 301|301-bare|400]
+           [--wrong-region-reply 301|301-bare|400] [--kms]
 """
 import argparse
 import hashlib
@@ -71,7 +78,7 @@ import threading
 import time
 import urllib.parse
 
-KINDS = ("500", "503", "reset", "cut", "delay", "flip", "flipup", "etag")
+KINDS = ("500", "503", "reset", "cut", "delay", "flip", "flipup")
 ALL_KINDS = ("500", "503", "reset", "cut", "delay")
 MAX_HEAD = 64 << 10
 BLOCK = 64 << 10
@@ -231,6 +238,18 @@ def body_pieces(conn, msg, is_response=False, method="", status=0):
         yield data
 
 
+def dechunk(raw):
+    """The payload of a whole chunked body (trailers dropped)."""
+    out, i = [], 0
+    while True:
+        j = raw.index(b"\r\n", i)
+        size = int(raw[i:j].split(b";")[0].strip(), 16)
+        if size == 0:
+            return b"".join(out)
+        out.append(raw[j + 2:j + 2 + size])
+        i = j + 2 + size + 2
+
+
 class Faults:
     """The seeded decisions, shared by all connections."""
 
@@ -329,6 +348,82 @@ class Regions:
         return moved_reply(self.reply, method, bucket, region, m.group(1), n)
 
 
+class Kms:
+    """The ETags of an SSE-KMS bucket: each of the gateway's (32 hex
+    digits, then any "-N") stands for another, the same length, both ways."""
+
+    ETAG_XML = re.compile(rb"(<ETag>(?:&quot;|&#34;|\")?)([0-9a-fA-F]{32})")
+    ETAG_HEAD = re.compile(rb"(?im)^(etag:[ \t]*\"?)([0-9a-fA-F]{32})")
+
+    def __init__(self, log):
+        self.lock = threading.Lock()
+        self.given = {}  # the gateway's ETag -> the one given out
+        self.real = {}   # the one given out -> the gateway's
+        self.log = log
+
+    def other(self, m):
+        real = m.group(2).lower()
+        with self.lock:
+            fake = self.given.get(real)
+            if fake is None:
+                fake = hashlib.md5(b"kms:" + real).hexdigest().encode()
+                self.given[real] = fake
+                self.real[fake] = real
+        return m.group(1) + fake
+
+    def reply_head(self, raw):
+        """A 2xx reply's head with its ETag swapped and the header that
+        says the object is encrypted with KMS."""
+        raw = self.ETAG_HEAD.sub(self.other, raw, count=1)
+        return raw[:-2] + b"x-amz-server-side-encryption: aws:kms\r\n\r\n"
+
+    def reply_body(self, body):
+        return self.ETAG_XML.sub(self.other, body)
+
+    def complete_body(self, target, body):
+        """The body of a Complete with the ETags given out put back, or
+        None when it names a part by the gateway's own ETag."""
+        bad = []
+
+        def back(m):
+            tag = m.group(2).lower()
+            with self.lock:
+                if tag in self.given:
+                    bad.append(tag)
+                return m.group(1) + self.real.get(tag, tag)
+        out = self.ETAG_XML.sub(back, body)
+        if bad:
+            self.log.write("kms-refused %s\n" % target)
+            self.log.flush()
+            return None
+        return out
+
+    @staticmethod
+    def object_etag(body):
+        """The ETag the gateway lists for the object a Complete (with the
+        gateway's part ETags) makes: the MD5 of their MD5s, "-N"."""
+        parts = [bytes.fromhex(m.group(2).decode())
+                 for m in Kms.ETAG_XML.finditer(body)]
+        return b"&quot;%s-%d&quot;" % (
+            hashlib.md5(b"".join(parts)).hexdigest().encode(), len(parts))
+
+
+def invalid_part_reply(target):
+    path = urllib.parse.urlsplit(target).path
+    body = ('<?xml version="1.0" encoding="UTF-8"?>\n<Error>'
+            "<Code>InvalidPart</Code><Message>One or more of the specified "
+            "parts could not be found.  The part may not have been "
+            "uploaded, or the specified entity tag may not match the "
+            "part's entity tag.</Message><Resource>%s</Resource>"
+            "<RequestId>faultproxy-kms</RequestId></Error>" %
+            _xml(path)).encode()
+    head = ("HTTP/1.1 400 Bad Request\r\n"
+            "Content-Type: application/xml\r\n"
+            "Content-Length: %d\r\n"
+            "Connection: keep-alive\r\n\r\n" % len(body))
+    return head.encode() + body
+
+
 def moved_reply(kind, method, bucket, region, signed, n):
     if kind == "400":
         status, code = "400 Bad Request", "AuthorizationHeaderMalformed"
@@ -358,15 +453,6 @@ def moved_reply(kind, method, bucket, region, signed, n):
             "x-amz-request-id: faultproxy-r%d\r\n"
             "Connection: keep-alive\r\n\r\n" % (status, len(body), header, n))
     return head.encode() + body
-
-
-def other_etag(head):
-    """The reply head with its ETag's value replaced by another 32 hex
-    digits (the MD5 of the old value), quoted."""
-    def swap(m):
-        new = hashlib.md5(m.group(2)).hexdigest().encode()
-        return m.group(1) + b'"' + new + b'"'
-    return re.sub(rb"(?im)^(etag:[ \t]*)([^\r\n]*)", swap, head, count=1)
 
 
 def error_reply(kind, method, target, n):
@@ -460,7 +546,7 @@ class Handler(socketserver.BaseRequestHandler):
                             params["fraction"] if kind == "cut" else None,
                             params["fraction"] if kind == "flip" else None,
                             params["fraction"] if kind == "flipup" else None,
-                            kind == "etag")
+                            target)
 
     def continue_if_expected(self, req):
         """Answers Expect: 100-continue here, since the body is read
@@ -483,18 +569,30 @@ class Handler(socketserver.BaseRequestHandler):
             pass
 
     def forward(self, req, method, cut, flip=None, flip_up=None,
-                etag=False):
+                target=""):
         """Sends the request upstream and relays the reply; with cut (a
         fraction), relays only part of it and ends the connection; with
         flip (a fraction), flips one bit of a 2xx body at that point; with
-        flip_up, one bit of the request's body; with etag, replaces the
-        ETag of a 2xx reply."""
+        flip_up, one bit of the request's body.  Under --kms, a Complete's
+        ETags and the 2xx replies go through Kms."""
+        kms = self.server.kms
+        made = None
+        pieces = body_pieces(self.client, req)
+        if kms and method == "POST" and "uploadId=" in target and \
+                not req.chunked():
+            self.continue_if_expected(req)
+            body = kms.complete_body(target, b"".join(pieces))
+            if body is None:
+                self.request.sendall(invalid_part_reply(target))
+                return not req.close_after()
+            pieces = [body]
+            made = Kms.object_etag(body)
         up = self.upstream()
         self.continue_if_expected(req)
         up.sock.sendall(req.raw)
         at_up = int((req.length() or 0) * flip_up) \
             if flip_up is not None and not req.chunked() else -1
-        for data in body_pieces(self.client, req):
+        for data in pieces:
             if 0 <= at_up < len(data):
                 data = data[:at_up] + bytes([data[at_up] ^ 0x10]) + \
                     data[at_up + 1:]
@@ -508,8 +606,9 @@ class Handler(socketserver.BaseRequestHandler):
         if cut is not None:
             self.relay_cut(resp, method, status, cut)
             return False
-        if etag and status // 100 == 2:
-            resp = Message(other_etag(resp.raw))
+        if kms and status // 100 == 2:
+            self.relay_kms(resp, method, target, status, up, made)
+            return not req.close_after()
         self.request.sendall(resp.raw)
         at = -1
         if flip is not None and status // 100 == 2 and not resp.chunked() \
@@ -524,6 +623,40 @@ class Handler(socketserver.BaseRequestHandler):
                                   not resp.chunked()):
             self.close_upstream()
         return not req.close_after()
+
+    def relay_kms(self, resp, method, target, status, up, made=None):
+        """Relays a 2xx reply as a bucket under SSE-KMS gives it: the XML
+        body of an S3 call (not an object's bytes) is read whole and its
+        ETags swapped (a chunked one goes on as one chunk), others pass as
+        they come.  A Complete's reply names the object's ETag, made, as
+        AWS's does where the gateway's leaves it empty."""
+        kms = self.server.kms
+        head = kms.reply_head(resp.raw)
+        pieces = body_pieces(up, resp, True, method, status)
+        call = method in ("PUT", "POST") or "?" in target
+        if not call or "xml" not in resp.header("content-type").lower() or \
+                (resp.length() is None and not resp.chunked()):
+            self.request.sendall(head)
+            for data in pieces:
+                self.request.sendall(data)
+        else:
+            raw = b"".join(pieces)
+            if resp.chunked():
+                raw = dechunk(raw)
+                body = kms.reply_body(raw)
+                raw = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body) \
+                    if body else b"0\r\n\r\n"
+            else:
+                if made is not None:
+                    raw = raw.replace(b"<ETag></ETag>",
+                                      b"<ETag>%s</ETag>" % made)
+                    head = re.sub(rb"(?im)^(content-length:[ \t]*)\d+",
+                                  b"\\g<1>%d" % len(raw), head, count=1)
+                raw = kms.reply_body(raw)
+            self.request.sendall(head + raw)
+        if resp.close_after() or (resp.length() is None and
+                                  not resp.chunked()):
+            self.close_upstream()
 
     def relay_cut(self, resp, method, status, fraction):
         body = b"".join(body_pieces(self.up, resp, True, method, status))
@@ -574,6 +707,7 @@ def main():
                     default=[env] if env else [])
     ap.add_argument("--wrong-region-reply", default="301",
                     choices=("301", "301-bare", "400"))
+    ap.add_argument("--kms", action="store_true")
     args = ap.parse_args()
 
     upstream = parse_upstream(args.upstream)
@@ -594,6 +728,7 @@ def main():
     srv.upstream = upstream
     srv.faults = faults
     srv.regions = regions
+    srv.kms = Kms(faults.log) if args.kms else None
     port = srv.server_address[1]
     if args.port_file:
         tmp = args.port_file + ".tmp"

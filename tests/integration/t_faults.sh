@@ -301,9 +301,9 @@ is "$(s3 uploads "$B" | grep -c j/cut.bin)" 0 \
 # (k) part 1 of an upload goes out before its MD5 is known, with no
 # Content-MD5, and the server's ETag for it is checked against the MD5
 # afterwards.  A bit flipped on its way there makes the ETag another: the
-# part goes again, with its Content-MD5.  A server whose part ETags are no
-# MD5s (as with SSE-KMS) gets part 1 of the first file twice, then every
-# part once hashed.
+# part goes again, with its Content-MD5.  A bucket under SSE-KMS, whose
+# ETags are no MD5s, gets part 1 of the first file twice, then every part
+# once hashed, and its Complete names the parts by the ETags it gave.
 lap "(k)"
 TK=$WORK/tree-k
 mkdir -p "$TK"
@@ -331,20 +331,57 @@ check "... and the object downloads byte-identical" \
 	cmp -s "$WORK/k-got" "$TK/a.bin"
 rm -f "$WORK/k-got"
 m=$(mark)
-start_proxy k --always --kinds etag --only-methods PUT --match "partNumber="
+start_proxy k2 --kms --rate 0
 "$FERRY" sync "$TK" "s3://$B/k2" --endpoint-url "$PROXY" --part-size 5M \
 	--jobs 1 --json -v >"$WORK/k2.json" 2>"$WORK/k2.err"
-is "$?" 0 "a server whose part ETags are no MD5s: the push exits 0"
+is "$?" 0 "a bucket under SSE-KMS, its ETags no MD5s: the push exits 0"
 is "$(grep -c "is not the MD5 of its bytes" "$WORK/k2.err")" 1 \
 	"... part 1 of the first file went again"
 check "... then ferry stopped sending parts early" \
 	grep -q "part ETags are not their MD5s" "$WORK/k2.err"
 is "$(part1_puts "$m")" 3 "... 3 PUTs of a part 1 for 2 files"
+is "$(grep -c kms-refused "$WORK/k2.log")" 0 \
+	"... each Complete named the parts by the ETags given"
 stop_proxy
 s3 get "$B" k2/b.bin "$WORK/k-got"
 check "... and the objects download byte-identical" \
 	cmp -s "$WORK/k-got" "$TK/b.bin"
 rm -f "$WORK/k-got"
+
+# (l) a bucket under SSE-KMS end to end: objects PUT whole and in parts
+# come back with ETags that are no MD5s, which ferry records as they are,
+# so that the next run finds nothing to do; a pull checks the objects of
+# another tool by no MD5, and those of ferry by their stored XXH3.  The
+# pull takes each object whole: a ranged GET's If-Match, with the ETag
+# given, is signed, and the proxy cannot put the gateway's in its place.
+lap "(l)"
+TL=$WORK/tree-l
+mkdir -p "$TL/d"
+head -c 3000 /dev/urandom >"$TL/small.txt"
+head -c 70000 /dev/urandom >"$TL/d/mid.bin"
+head -c $((11 << 20)) /dev/urandom >"$TL/d/big.bin"
+start_proxy l --kms --rate 0
+"$FERRY" sync "$TL" "s3://$B/l" --endpoint-url "$PROXY" --part-size 5M \
+	--json >"$WORK/l1.json" 2>"$WORK/l1.err"
+is "$?" 0 "SSE-KMS: the push of whole and multipart objects exits 0"
+is "$(summary "$WORK/l1.json" uploaded)" 3 "... 3 files uploaded"
+m=$(mark)
+"$FERRY" sync "$TL" "s3://$B/l" --endpoint-url "$PROXY" --part-size 5M \
+	--json >"$WORK/l2.json" 2>"$WORK/l2.err"
+is "$?" 0 "... the push again exits 0"
+is "$(summary "$WORK/l2.json" uploaded)" 0 "... and uploads nothing"
+is "$("$COUNT" --dump "$FERRY_TEST_LOG" "$m" | awk '$2 != "GET"' | wc -l)" \
+	0 "... nor sends a request but listings"
+s3 put "$B" l/other.bin "$TL/d/mid.bin" >/dev/null
+"$FERRY" sync "s3://$B/l" "$WORK/l-got" --endpoint-url "$PROXY" \
+	--multipart-threshold 64M --json >"$WORK/l3.json" 2>"$WORK/l3.err"
+is "$?" 0 "... a pull of them, one from another tool, exits 0"
+check "... the files pulled are byte-identical" \
+	diff -r "$TL" "$WORK/l-got" -x other.bin
+check "... the other tool's too" \
+	cmp -s "$WORK/l-got/other.bin" "$TL/d/mid.bin"
+is "$(grep -c kms-refused "$WORK/l.log")" 0 "... no Complete was refused"
+stop_proxy
 lap ""
 
 if [ "$_fails" -gt 0 ]; then
