@@ -61,7 +61,10 @@ on_head(struct remote_req *q, void *arg)
 
 	e = remote_req_result(q, 0);
 	hex_encode(x->local.hash, 16, hex);
-	if (e == FERRY_OK && s->meta_hash[0] && strcmp(s->meta_hash, hex) == 0)
+	if (e == FERRY_OK && x->md5_differs && !remote_resp_etag_opaque(s))
+		checked_differs(x, "content differs");
+	else if (e == FERRY_OK && s->meta_hash[0] &&
+	         strcmp(s->meta_hash, hex) == 0)
 		checked_same(x, x->local.hash);
 	else if (e == FERRY_OK && s->meta_hash[0])
 		checked_differs(x, "content hash differs");
@@ -100,7 +103,9 @@ start_check(struct xfer *x)
 		md5_etag(md5, want, sizeof(want));
 		if (strcmp(want, x->dst_etag) == 0)
 			return checked_same(x, xxh);
-		return checked_differs(x, "content differs");
+		/* a HEAD tells whether the ETag is an MD5 at all (an
+		 * encrypted object's is not) */
+		x->md5_differs = 1;
 	}
 	q = remote_req_new(x->p->r, REMOTE_HEAD, "HEAD", x->p->loc.bucket,
 	    x->fullkey, strlen(x->fullkey));

@@ -1,7 +1,9 @@
 /*
  * getcheck.c: the checks of a pull: whether a local file already holds
  * the listed object, by its MD5 against a single-part ETag, else by the
- * stored x-amz-meta-ferry-xxh128 from a HEAD, else by size and time.
+ * stored x-amz-meta-ferry-xxh128 from a HEAD, else by size and time.  An
+ * MD5 that is not the ETag takes the HEAD too: an object encrypted with
+ * a KMS or a customer's key has an ETag that is no MD5.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,8 +76,10 @@ on_head(struct remote_req *q, void *arg)
 		dl_take_meta(d, remote_req_resp(q));
 	remote_req_free(q);
 	hex_encode(d->local.hash, 16, hex);
-	if (e == FERRY_OK && d->meta.hash[0] &&
-	    strcasecmp(d->meta.hash, hex) == 0)
+	if (e == FERRY_OK && d->md5_differs && !d->meta.etag_opaque)
+		checked_differs(d, "content differs");
+	else if (e == FERRY_OK && d->meta.hash[0] &&
+	         strcasecmp(d->meta.hash, hex) == 0)
 		checked_same(d, d->local.hash);
 	else if (e == FERRY_OK && d->meta.hash[0])
 		checked_differs(d, "content hash differs");
@@ -128,7 +132,9 @@ dl_check_start(struct dl *d)
 		md5_etag(md5, want, sizeof(want));
 		if (strcasecmp(want, d->etag) == 0)
 			return checked_same(d, xxh);
-		return checked_differs(d, "content differs");
+		/* a HEAD tells whether the ETag is an MD5 at all (an
+		 * encrypted object's is not) */
+		d->md5_differs = 1;
 	}
 	q = remote_req_new(d->p->r, REMOTE_HEAD, "HEAD", d->p->loc.bucket,
 	    d->fullkey, strlen(d->fullkey));

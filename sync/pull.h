@@ -96,6 +96,7 @@ struct dl {
 	struct dl_pending pend; /* single GET */
 	struct remote_req *get; /* single GET: the one in flight */
 	int md5_on;             /* its response has no XXH3-128 of ferry's */
+	int md5_differs; /* the check found the file's MD5 not the ETag */
 	EVP_MD_CTX *md5; /* single GET: digests of the bytes as written */
 	XXH3_state_t *xxh;
 	struct dl_meta meta;

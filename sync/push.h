@@ -81,6 +81,9 @@ struct xfer {
 	 * (an encrypted object's), to name them by in the Complete ("":
 	 * the MD5); NULL while there are none */
 	char (*given_etag)[MANIFEST_ETAG_MAX];
+	/* the check found the file's MD5 not the listed ETag: a HEAD tells
+	 * whether that ETag is an MD5 at all (an encrypted object's is not) */
+	int md5_differs;
 	uint32_t list_marker, parts_reused;
 	int failed;
 	ferry_err err;

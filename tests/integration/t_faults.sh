@@ -381,6 +381,21 @@ check "... the files pulled are byte-identical" \
 check "... the other tool's too" \
 	cmp -s "$WORK/l-got/other.bin" "$TL/d/mid.bin"
 is "$(grep -c kms-refused "$WORK/l.log")" 0 "... no Complete was refused"
+# without a manifest, a file's MD5 is not such an object's ETag: a HEAD
+# tells the object is encrypted, and its stored XXH3 (or, from another
+# tool, its time) decides
+m=$(mark)
+"$FERRY" sync "$TL" "s3://$B/l" --endpoint-url "$PROXY" --part-size 5M \
+	--rebuild-manifest --json >"$WORK/l4.json" 2>"$WORK/l4.err"
+is "$?" 0 "... a push with a new manifest exits 0"
+is "$(summary "$WORK/l4.json" uploaded)" 0 "... and uploads nothing"
+is "$("$COUNT" --dump "$FERRY_TEST_LOG" "$m" | awk '$2 == "HEAD"' | wc -l)" \
+	3 "... after a HEAD of each object"
+"$FERRY" sync "s3://$B/l" "$WORK/l-got" --endpoint-url "$PROXY" \
+	--multipart-threshold 64M --rebuild-manifest \
+	--json >"$WORK/l5.json" 2>"$WORK/l5.err"
+is "$?" 0 "... a pull with a new manifest exits 0"
+is "$(summary "$WORK/l5.json" downloaded)" 0 "... and downloads nothing"
 stop_proxy
 lap ""
 
