@@ -577,10 +577,10 @@ class Handler(socketserver.BaseRequestHandler):
         ETags and the 2xx replies go through Kms."""
         kms = self.server.kms
         made = None
+        self.continue_if_expected(req)
         pieces = body_pieces(self.client, req)
         if kms and method == "POST" and "uploadId=" in target and \
                 not req.chunked():
-            self.continue_if_expected(req)
             body = kms.complete_body(target, b"".join(pieces))
             if body is None:
                 self.request.sendall(invalid_part_reply(target))
@@ -588,7 +588,6 @@ class Handler(socketserver.BaseRequestHandler):
             pieces = [body]
             made = Kms.object_etag(body)
         up = self.upstream()
-        self.continue_if_expected(req)
         up.sock.sendall(req.raw)
         at_up = int((req.length() or 0) * flip_up) \
             if flip_up is not None and not req.chunked() else -1
@@ -640,19 +639,20 @@ class Handler(socketserver.BaseRequestHandler):
             for data in pieces:
                 self.request.sendall(data)
         else:
-            raw = b"".join(pieces)
+            body = b"".join(pieces)
             if resp.chunked():
-                raw = dechunk(raw)
-                body = kms.reply_body(raw)
+                body = dechunk(body)
+            if made is not None:
+                body = body.replace(b"<ETag></ETag>",
+                                    b"<ETag>%s</ETag>" % made)
+            body = kms.reply_body(body)
+            if resp.chunked():
                 raw = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body) \
                     if body else b"0\r\n\r\n"
             else:
-                if made is not None:
-                    raw = raw.replace(b"<ETag></ETag>",
-                                      b"<ETag>%s</ETag>" % made)
-                    head = re.sub(rb"(?im)^(content-length:[ \t]*)\d+",
-                                  b"\\g<1>%d" % len(raw), head, count=1)
-                raw = kms.reply_body(raw)
+                raw = body
+                head = re.sub(rb"(?im)^(content-length:[ \t]*)\d+",
+                              b"\\g<1>%d" % len(raw), head, count=1)
             self.request.sendall(head + raw)
         if resp.close_after() or (resp.length() is None and
                                   not resp.chunked()):
