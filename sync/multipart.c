@@ -27,7 +27,7 @@ struct part {
 	int again;  /* part 1 sent again, its early ETag not its MD5 */
 };
 
-enum { EARLY_SENT = 1, EARLY_ANSWERED };
+enum { EARLY_SENT = 1, EARLY_ANSWERED, EARLY_AGAIN };
 
 static ferry_err submit_part(struct part *pt);
 static ferry_err part_go(struct xfer *x, uint32_t number, int again);
@@ -349,8 +349,11 @@ early_check(struct xfer *x)
 	    x->fullkey, x->early_etag[0] ? x->early_etag : "(none)", want);
 	/* the early part's place in flight goes to the part sent again */
 	x->parts_inflight--;
-	if ((e = part_go(x, 1, 1)) != FERRY_OK)
+	x->early = EARLY_AGAIN;
+	if ((e = part_go(x, 1, 1)) != FERRY_OK) {
+		x->early = 0;
 		xfer_fail(x, e);
+	}
 }
 
 /*
@@ -408,6 +411,8 @@ on_part(struct remote_req *q, void *arg)
 		snprintf(x->early_etag, sizeof(x->early_etag), "%s", etag);
 	if (e == FERRY_OK && pt->again)
 		again_answered(x, etag);
+	if (pt->again)
+		x->early = 0;
 	if (e == FERRY_OK && !early)
 		e = keep_part_etag(x, pt->number, etag);
 	remote_req_free(q);
@@ -661,6 +666,23 @@ part_len(const struct xfer *x, uint32_t number)
 }
 
 /*
+ * Whether some file's early part 1 is answered and waits for its check, or
+ * goes again after it: until that settles whether the server's part ETags
+ * are MD5s, no other part 1 goes early (to a server whose ETags are not,
+ * each would go twice).
+ */
+static int
+early_unsettled(const struct push *p)
+{
+	const struct xfer *x;
+
+	for (x = p->active; x; x = x->next)
+		if (x->early == EARLY_ANSWERED || x->early == EARLY_AGAIN)
+			return 1;
+	return 0;
+}
+
+/*
  * Whether part 1 of x may go before its MD5 is known: its hash is under
  * way, the upload is a new one (a resumed one compares the parts the
  * server holds by MD5), and the server's ETags are MD5s as far as known.
@@ -672,7 +694,7 @@ static int
 early_allowed(const struct xfer *x)
 {
 	return x->next_part == 0 && x->hashed == 0 && x->hashing > 0 &&
-	       early_upload(x);
+	       early_upload(x) && !early_unsettled(x->p);
 }
 
 unsigned

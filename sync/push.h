@@ -72,7 +72,8 @@ struct xfer {
 	uint8_t (*part_md5)[16];
 	/* part 1 went out before its MD5 was known: EARLY_SENT, then
 	 * EARLY_ANSWERED with the server's ETag for it, to be checked
-	 * against the MD5 once hashed */
+	 * against the MD5 once hashed, and EARLY_AGAIN while it goes again
+	 * with its Content-MD5 after the check failed */
 	int early;
 	char early_etag[96]; /* as remote_resp.etag */
 	/* resuming: the ETags of the parts the server holds ("": none) */

@@ -303,7 +303,8 @@ is "$(s3 uploads "$B" | grep -c j/cut.bin)" 0 \
 # afterwards.  A bit flipped on its way there makes the ETag another: the
 # part goes again, with its Content-MD5.  A bucket under SSE-KMS, whose
 # ETags are no MD5s, gets part 1 of the first file twice, then every part
-# once hashed, and its Complete names the parts by the ETags it gave.
+# once hashed (no other part 1 goes early while the first one's check is
+# pending), and its Complete names the parts by the ETags it gave.
 lap "(k)"
 TK=$WORK/tree-k
 mkdir -p "$TK"
