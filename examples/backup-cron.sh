@@ -20,15 +20,25 @@
 #   AWS_SECRET_ACCESS_KEY=...
 #   AWS_ENDPOINT_URL=https://s3.example.net
 #
+# cron's PATH is short (/usr/bin:/bin): without FERRY, the script looks
+# for ferry on PATH, then in /usr/local/bin (where "make install" puts it)
+# and ~/.local/bin.
+#
 # Settings, all optional:
-#   FERRY           the ferry binary (default: ferry from PATH)
+#   FERRY           the ferry binary (default: found as said above)
 #   FERRY_ENV_FILE  a file of VAR=value lines to export first
-#   BACKUP_LOG_DIR  where the log, the last run's events and the lock go
-#                   (default: ${XDG_STATE_HOME:-~/.local/state}/ferry-backup)
+#   BACKUP_LOG_DIR  where the log, each pair's last run's events and locks
+#                   go (default: ${XDG_STATE_HOME:-~/.local/state}/ferry-backup)
+#
+# Each (source, destination) pair has its own lock and its own file of
+# last-run events, named by a checksum of the pair
+# (last-run.CKSUM.jsonl), so that backups of other folders run beside it;
+# the log, backup.log, names the pair on each line.
 #
 # Exit status: ferry's (0 in step, 1 some objects failed, 2 usage or
 # configuration error, 3 aborted, for instance deletes refused by the
-# delete guard), or 75 when the previous run still holds the lock.
+# delete guard), 2 when ferry cannot be found, or 75 when the previous
+# backup of the same pair still holds its lock.
 set -u
 
 if [ $# -lt 2 ]; then
@@ -39,11 +49,12 @@ src=$1
 dst=$2
 shift 2
 
-FERRY=${FERRY:-ferry}
 state_home=${XDG_STATE_HOME:-$HOME/.local/state}
 log_dir=${BACKUP_LOG_DIR:-$state_home/ferry-backup}
 log=$log_dir/backup.log
-events=$log_dir/last-run.jsonl
+# One lock and one events file per pair: a checksum of the two names.
+pair=$(printf '%s\n%s\n' "$src" "$dst" | cksum | cut -d' ' -f1)
+events=$log_dir/last-run.$pair.jsonl
 
 umask 077
 mkdir -p "$log_dir" || exit 2
@@ -65,14 +76,30 @@ if [ -n "${FERRY_ENV_FILE:-}" ]; then
 	set +a
 fi
 
-# One backup at a time: if last night's is still running, say so and
-# stop rather than queue up behind it.  (ferry's own run lock would also
-# refuse a second run of the same pair, but with exit status 2, which
-# reads like a configuration error.)
-exec 9>>"$log_dir/lock"
+# ferry itself: cron's PATH lacks /usr/local/bin.
+if [ -z "${FERRY:-}" ]; then
+	for f in "$(command -v ferry)" /usr/local/bin/ferry "$HOME/.local/bin/ferry"; do
+		if [ -n "$f" ] && [ -x "$f" ]; then
+			FERRY=$f
+			break
+		fi
+	done
+fi
+if [ -z "${FERRY:-}" ]; then
+	say "ferry not found (PATH=$PATH, /usr/local/bin, ~/.local/bin)"
+	echo "backup: ferry not found on PATH ($PATH), in /usr/local/bin or ~/.local/bin; set FERRY=/path/to/ferry" >&2
+	exit 2
+fi
+
+# One backup of a pair at a time: if last night's is still running, say
+# so and stop rather than queue up behind it.  Backups of other pairs
+# have other locks and run.  (ferry's own run lock would also refuse a
+# second run of the same pair, but with exit status 2, which reads like a
+# configuration error.)
+exec 9>>"$log_dir/lock.$pair"
 if ! flock -n 9; then
-	say "skipped $src -> $dst: the previous backup is still running"
-	echo "backup: skipped, the previous backup of $src is still running" >&2
+	say "skipped $src -> $dst: the previous backup of this pair is still running"
+	echo "backup: skipped, the previous backup of $src to $dst is still running" >&2
 	exit 75
 fi
 

@@ -2,8 +2,9 @@
 # Examples and manuals: the scripts in examples/ parse (bash -n) and
 # pass the shellcheck linter, the systemd units verify, the Kubernetes
 # Job is valid YAML, the man pages lint clean, and ferry.1, "ferry --help"
-# and the bash completion name the same options.  Needs no S3 server.  A
-# check whose tool this machine lacks is reported as skipped.
+# and the bash completion name the same options; then the backups run as
+# cron and systemd would start them, against the test gateway.  A check
+# whose tool this machine lacks is reported as skipped.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -46,28 +47,31 @@ for f in "$EX"/*.sh "$EX"/ferry.bash-completion; do
 	fi
 done
 
-# 3. the systemd units.  A copy runs the built ferry when none is
+# 3. the systemd units, a template: verified as an instance of it
+# (ferry-backup@photos).  A copy runs the built ferry when none is
 # installed, and MANPATH holds our pages, so that ExecStart= and
 # Documentation=man: both resolve.
 if have systemd-analyze; then
 	units=$WORK/units
 	mkdir -p "$units" "$WORK/man/man1" "$WORK/man/man5"
-	cp "$EX/ferry-backup.service" "$EX/ferry-backup.timer" "$units/"
+	cp "$EX/ferry-backup@.service" "$units/ferry-backup@photos.service"
+	cp "$EX/ferry-backup@.timer" "$units/ferry-backup@photos.timer"
 	cp "$MAN/ferry.1" "$WORK/man/man1/"
 	cp "$MAN/ferry-manifest.5" "$WORK/man/man5/"
 	if [ ! -x /usr/local/bin/ferry ]; then
 		bin=$(cd "$(dirname "$FERRY")" && pwd)/$(basename "$FERRY")
 		sed -i "s#^ExecStart=/usr/local/bin/ferry #ExecStart=$bin #" \
-			"$units/ferry-backup.service"
+			"$units/ferry-backup@photos.service"
 	fi
 	manopt=
 	have man || manopt=--man=no
 	# shellcheck disable=SC2086
-	check_quiet "systemd-analyze verify examples/ferry-backup.{service,timer}" \
+	check_quiet "systemd-analyze verify examples/ferry-backup@.{service,timer}" \
 		env MANPATH="$WORK/man" systemd-analyze verify $manopt \
-		"$units/ferry-backup.service" "$units/ferry-backup.timer"
+		"$units/ferry-backup@photos.service" \
+		"$units/ferry-backup@photos.timer"
 else
-	skip "systemd-analyze verify examples/ferry-backup.{service,timer}" \
+	skip "systemd-analyze verify examples/ferry-backup@.{service,timer}" \
 		"systemd-analyze is not installed"
 fi
 
@@ -206,5 +210,87 @@ check "ls --help leaves out what only syncs" bash -c \
 out=$("$FERRY" sync --bogus 2>&1)
 is "$?:$(printf '%s\n' "$out" | tail -n 1)" "2:Try 'ferry --help'." \
 	"a usage error exits 2 with the hint"
+
+# 8. the backups, started as cron and systemd start them, against the
+# gateway.  The keys and the endpoint come from the AWS files, as a user
+# would set them up; nothing else of this test's environment reaches them.
+B=examples-$$
+mkbucket "$B"
+for d in photos music; do
+	mkdir -p "$WORK/src/$d/sub"
+	for i in 1 2 3; do echo "$d $i" >"$WORK/src/$d/sub/f$i.txt"; done
+done
+# aws_files DIR PROFILE: a config and a credentials file in DIR for the
+# gateway, under PROFILE.
+aws_files() {
+	local sec=$2
+	[ "$2" = default ] || sec="profile $2"
+	mkdir -p "$1"
+	printf '[%s]\nregion = us-east-1\nendpoint_url = %s\ns3 =\n  addressing_style = path\n' \
+		"$sec" "$FERRY_TEST_ENDPOINT" >"$1/config"
+	printf '[%s]\naws_access_key_id = %s\naws_secret_access_key = %s\n' \
+		"$2" "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" >"$1/credentials"
+	chmod 600 "$1/credentials"
+}
+
+# cron: "env -i" with cron's PATH, HOME, SHELL and LOGNAME, ferry in
+# ~/.local/bin (not on cron's PATH), the keys in ~/.aws.
+CH=$WORK/cronhome
+mkdir -p "$CH/.local/bin"
+cp "$FERRY" "$CH/.local/bin/ferry"
+aws_files "$CH/.aws" default
+# shellcheck disable=SC2016 # expanded by the inner sh
+cron() {
+	env -i PATH=/usr/bin:/bin HOME="$CH" SHELL=/bin/sh LOGNAME=root \
+		/bin/sh -c '"$0" "$@"' "$EX/backup-cron.sh" "$@"
+}
+out=$(cron "$WORK/src/photos" "s3://$B/cron/photos" --delete 2>&1)
+is "$?:$out" "0:" "backup-cron.sh under cron's environment backs up, silently"
+check "... the bucket equals the folder" python3 \
+	"$TOP/tests/integration/bucket_equals_tree.py" "$WORK/src/photos" \
+	"$B" cron/photos/
+LD=$CH/.local/state/ferry-backup
+like "$(cat "$LD/backup.log")" "exit=0 $WORK/src/photos -> s3://$B/cron/photos" \
+	"... and logs the run, naming the pair"
+# A backup of the pair still running: its lock is held.  Another folder's
+# backup runs beside it; the same pair's is skipped with exit 75.
+pair=$(printf '%s\n%s\n' "$WORK/src/photos" "s3://$B/cron/photos" |
+	cksum | cut -d' ' -f1)
+exec 8>>"$LD/lock.$pair"
+flock -n 8
+out=$(cron "$WORK/src/music" "s3://$B/cron/music" 2>&1)
+is "$?:$out" "0:" "... another folder's backup runs while one is running"
+out=$(cron "$WORK/src/photos" "s3://$B/cron/photos" 2>&1)
+is "$?" 75 "... the same pair's second backup is skipped (exit 75)"
+like "$out" "previous backup of $WORK/src/photos to s3://$B/cron/photos is still running" \
+	"... saying which backup is still running"
+exec 8>&-
+if [ ! -x /usr/local/bin/ferry ] && ! [ -x /usr/bin/ferry ]; then
+	rm "$CH/.local/bin/ferry"
+	out=$(cron "$WORK/src/photos" "s3://$B/cron/photos" 2>&1)
+	is "$?" 2 "... without ferry anywhere it looks: exit 2"
+	like "$out" "ferry not found.*set FERRY=" "... saying where it looked"
+fi
+
+# systemd: the template's ExecStart= as systemd runs it for an instance
+# (tests/integration/unit_exec.py), the instance's file and the AWS files
+# under a stand-in for /etc.  Two instances, each its own folder.
+R=$WORK/root
+aws_files "$R/etc/ferry/aws" archive
+mkdir -p "$R/etc/ferry/backup"
+for d in photos music; do
+	printf 'FERRY_SOURCE=%s\nFERRY_DESTINATION=s3://%s/systemd/%s\nFERRY_OPTIONS=--delete --jobs 4\nAWS_PROFILE=archive\n' \
+		"$WORK/src/$d" "$B" "$d" >"$R/etc/ferry/backup/$d.conf"
+	UNIT_EXEC_BINARY=$FERRY python3 "$TOP/tests/integration/unit_exec.py" \
+		"$EX/ferry-backup@.service" "$d" "$R" >"$WORK/unit-$d.json" \
+		2>"$WORK/unit-$d.err"
+	is "$?" 0 "ferry-backup@$d.service's ExecStart runs the backup"
+	is "$(summary "$WORK/unit-$d.json" uploaded)" 3 "... uploading its folder"
+	check "... the bucket equals the folder" python3 \
+		"$TOP/tests/integration/bucket_equals_tree.py" "$WORK/src/$d" \
+		"$B" "systemd/$d/"
+done
+check "... each manifest in the state folder" test \
+	"$(find "$R/var/lib/ferry" -name data.mdb | wc -l)" -eq 2
 
 done_testing
