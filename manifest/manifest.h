@@ -188,6 +188,8 @@ ferry_err manifest_hash_fd(
 struct stat;
 void manifest_local_from_stat(struct manifest_local *r, const struct stat *st);
 
+struct manifest_scan_stats;
+
 struct manifest_scan_opts {
 	int checksum; /* re-hash every file, trust no stat cache */
 	/*
@@ -212,6 +214,12 @@ struct manifest_scan_opts {
 	 * "dangling symlink" or "symlink loop").  NULL: ignored.
 	 */
 	void (*left_out)(const char *relpath, const char *what, void *arg);
+	/*
+	 * Called, with report_arg, after each file counted, with the counts
+	 * so far (for a progress line), on the scanning thread; NULL: not
+	 * called.
+	 */
+	void (*progress)(const struct manifest_scan_stats *st, void *arg);
 	void *report_arg;
 };
 

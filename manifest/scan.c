@@ -644,6 +644,8 @@ visit_file(struct scan *s, struct level *lv, const struct ent *ent)
 counted:
 	s->stats->files++;
 	s->stats->bytes += r.size;
+	if (s->opts->progress != NULL)
+		s->opts->progress(s->stats, s->opts->report_arg);
 	return have ? tab_next(s) : FERRY_OK;
 }
 

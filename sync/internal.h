@@ -89,10 +89,18 @@ struct output {
 /*
  * Redraws the progress line (at most five times a second) with what c
  * counts so far and planned, the number of objects planned for transfer
- * and their bytes (0 while the merge goes on).
+ * and their bytes.  Until planned_all (nothing left to plan) those are
+ * only what is planned so far: the line says so ("12+ objects") and
+ * shows no ETA.
  */
 void output_progress(struct output *o, const struct sync_counts *c,
-    uint64_t planned, uint64_t planned_bytes, int force);
+    uint64_t planned, uint64_t planned_bytes, int planned_all, int force);
+/*
+ * Redraws the progress line, at most five times a second, while the
+ * local folder is scanned: files counted, their bytes, files read.
+ */
+void output_scan_progress(
+    struct output *o, uint64_t files, uint64_t bytes, uint64_t hashed);
 
 void output_init(struct output *o, const struct sync_opts *opts);
 /* An object written, deleted, or planned (dry run). */

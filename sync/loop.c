@@ -31,7 +31,7 @@ static void
 progress(const struct sync_loop *l, int force)
 {
 	output_progress(
-	    l->out, l->counts, *l->planned, *l->planned_bytes, force);
+	    l->out, l->counts, *l->planned, *l->planned_bytes, *l->done, force);
 }
 
 /* Plans keys while there is room, starting their transfers. */

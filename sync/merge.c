@@ -173,6 +173,14 @@ report_cb(const char *path, ferry_err e, const char *msg, void *arg)
 }
 
 static void
+progress_cb(const struct manifest_scan_stats *st, void *arg)
+{
+	struct scan_report *r = arg;
+
+	output_scan_progress(r->out, st->files, st->bytes, st->hashed);
+}
+
+static void
 left_out_cb(const char *path, const char *what, void *arg)
 {
 	struct scan_report *r = arg;
@@ -197,6 +205,8 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 		so.filter_arg = (void *)o;
 	}
 	so.report = report_cb;
+	if (out->progress)
+		so.progress = progress_cb;
 	/* what a push leaves out; a pull's folder only receives */
 	if (!remote_is_url(o->src))
 		so.left_out = left_out_cb;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cJSON.h>
@@ -169,32 +170,96 @@ output_planned(struct output *o, const char *type, const char *key,
 	    reason ? ")" : "");
 }
 
-void
-output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
-    uint64_t planned_bytes, int force)
+/*
+ * The columns the progress line may fill: stderr's terminal's width, else
+ * $COLUMNS, else 0 (no limit).
+ */
+static unsigned
+term_width(void)
+{
+	struct winsize ws;
+	const char *c;
+	long n;
+
+	if (ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if ((c = getenv("COLUMNS")) != NULL && (n = strtol(c, NULL, 10)) > 0 &&
+	    n < 10000)
+		return (unsigned)n;
+	return 0;
+}
+
+/*
+ * Whether the progress line is due now (at most five times a second, or
+ * force); notes the time when it is.
+ */
+static int
+progress_due(struct output *o, int force)
 {
 	int64_t now = now_mono_ns();
-	double secs = (double)(now - o->started_ns) / 1e9, rate;
-	uint64_t done = c->uploaded + c->downloaded + c->copied;
-	char bytes[32], total[32], speed[32], eta[32] = "";
 
 	if (!o->progress || (!force && now - o->last_progress_ns < 200000000))
-		return;
+		return 0;
 	o->last_progress_ns = now;
+	return 1;
+}
+
+/*
+ * Puts line in place of the progress line, cut short of the terminal's
+ * last column: a line that wrapped would not be overwritten by the next,
+ * and they would pile up.  The line is ASCII: a byte is a column.
+ */
+static void
+progress_show(struct output *o, const char *line)
+{
+	unsigned w = term_width();
+	size_t n = strlen(line);
+
+	if (w > 0 && n > w - 1)
+		n = w - 1;
+	fprintf(stderr, "\r\033[K%.*s", (int)n, line);
+	o->progress_shown = 1;
+}
+
+void
+output_scan_progress(
+    struct output *o, uint64_t files, uint64_t bytes, uint64_t hashed)
+{
+	char line[160], size[32];
+
+	if (!progress_due(o, 0))
+		return;
+	format_size(bytes, size, sizeof(size));
+	snprintf(line, sizeof(line), "scanning: %llu files, %s, %llu read",
+	    (unsigned long long)files, size, (unsigned long long)hashed);
+	progress_show(o, line);
+}
+
+void
+output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
+    uint64_t planned_bytes, int planned_all, int force)
+{
+	double secs = (double)(now_mono_ns() - o->started_ns) / 1e9, rate;
+	uint64_t done = c->uploaded + c->downloaded + c->copied;
+	char bytes[32], total[32], speed[32], eta[32] = "", line[256];
+	const char *more = planned_all ? "" : "+";
+
+	if (!progress_due(o, force))
+		return;
 	rate = secs > 0 ? (double)c->bytes / secs : 0;
 	format_size(c->bytes, bytes, sizeof(bytes));
 	format_size(planned_bytes, total, sizeof(total));
 	format_size((uint64_t)rate, speed, sizeof(speed));
-	if (rate > 0 && planned_bytes > c->bytes)
+	/* an ETA only once the total is known */
+	if (planned_all && rate > 0 && planned_bytes > c->bytes)
 		snprintf(eta, sizeof(eta), ", ETA %.0fs",
 		    (double)(planned_bytes - c->bytes) / rate);
-	fprintf(stderr,
-	    "\r\033[K%llu/%llu objects, %s/%s, %s/s%s, %llu deleted, "
-	    "%llu failed",
-	    (unsigned long long)done, (unsigned long long)planned, bytes, total,
-	    speed, eta, (unsigned long long)c->deleted,
+	snprintf(line, sizeof(line),
+	    "%llu/%llu%s objects, %s/%s%s, %s/s%s, %llu deleted, %llu failed",
+	    (unsigned long long)done, (unsigned long long)planned, more, bytes,
+	    total, more, speed, eta, (unsigned long long)c->deleted,
 	    (unsigned long long)c->failed);
-	o->progress_shown = 1;
+	progress_show(o, line);
 }
 
 void

@@ -59,4 +59,23 @@ assert d["local_entries"] == 3 and d["last_status"] == "0", d' "$out"
 "$FERRY" manifest info --manifest "$WORK/none" >/dev/null 2>&1
 is "$?" 1 "manifest info on a folder without one exits 1"
 
+# --progress off a terminal: the scan phase is shown, every line is cut
+# short of the width ($COLUMNS here), and the last line, with the total
+# known, has no "+".  Lines are separated by CR and begin with ESC [K.
+P=$WORK/progress
+python3 "$TOP/tests/integration/gen_tree.py" "$P" 300 3
+COLUMNS=40 "$FERRY" sync "$P" "s3://$B/progress" --progress \
+	2>"$WORK/progress.err"
+is "$?" 0 "a push with --progress exits 0"
+tr '\r' '\n' <"$WORK/progress.err" | sed 's/^\x1b\[K//' | grep . \
+	>"$WORK/progress.lines"
+like "$(cat "$WORK/progress.lines")" '^scanning: [0-9]+ files' \
+	"... showing the scan"
+is "$(grep 'objects' "$WORK/progress.lines" | awk 'length > 39' | wc -l)" 0 \
+	"... each line cut to the width less one"
+like "$(grep 'objects' "$WORK/progress.lines" | tail -n 1)" \
+	'^300/300 objects, ' "... the last one with the known total"
+is "$(grep -c '+ objects.*ETA' "$WORK/progress.lines")" 0 \
+	"... and no ETA while the total is not known"
+
 done_testing
