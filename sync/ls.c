@@ -20,9 +20,13 @@ print_obj(
 	if (obj->last_modified >= 0 && gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (!o->json) {
-		printf("%12llu  %s  %s  %s%.*s\n",
-		    (unsigned long long)obj->size, when, obj->etag, prefix,
-		    (int)obj->keylen, obj->key);
+		/* the ETag and the key are the server's words: escaped */
+		printf("%12llu  %s  ", (unsigned long long)obj->size, when);
+		text_print(stdout, obj->etag, strlen(obj->etag));
+		fputs("  ", stdout);
+		text_print(stdout, prefix, strlen(prefix));
+		text_print(stdout, obj->key, obj->keylen);
+		putchar('\n');
 		return;
 	}
 	if ((key = malloc(strlen(prefix) + obj->keylen + 1)) == NULL)
