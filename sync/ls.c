@@ -63,9 +63,10 @@ sync_ls(const struct sync_opts *o)
 	}
 	if ((e = remote_list_open(r, loc.bucket, loc.prefix, &l)) != FERRY_OK)
 		goto out;
-	while ((e = remote_list_next(l, &obj)) == FERRY_OK)
+	/* a reader that went away (ferry ls | head) ends the listing */
+	while (!ferror(stdout) && (e = remote_list_next(l, &obj)) == FERRY_OK)
 		print_obj(o, loc.prefix, &obj);
-	if (e == FERRY_ENOTFOUND) {
+	if (e == FERRY_ENOTFOUND || e == FERRY_OK) {
 		e = FERRY_OK;
 		status = EXIT_SYNCED;
 	}
