@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define FERRY_VERSION "0.1.0"
@@ -101,6 +102,22 @@ void hex_encode(const uint8_t *in, size_t n, char *out);
  * (overlong forms, surrogates and values past U+10FFFF included).
  */
 long utf8_next(const unsigned char *u, size_t n, size_t *len);
+
+/*
+ * Text output of bytes from outside (keys, paths, a server's messages):
+ * valid UTF-8 that prints shows as is; a backslash is doubled; tab, line
+ * feed and carriage return show as \t, \n and \r; every other control
+ * (C0, DEL, and C1 as its two bytes) and every byte that is not part of
+ * valid UTF-8 shows as \xNN.  The text so made has no control byte and
+ * reads back to the exact bytes.
+ *
+ * text_escape() writes the text of s[0..n) and a NUL into out, which has
+ * room for TEXT_ESCAPE_SIZE(n) bytes, and returns its length.
+ * text_print() writes it to f; returns 0, or -1 when a write failed.
+ */
+#define TEXT_ESCAPE_SIZE(n) (4 * (n) + 1)
+size_t text_escape(char *out, const char *s, size_t n);
+int text_print(FILE *f, const char *s, size_t n);
 
 /* strdup that returns NULL for NULL. */
 char *xstrdup(const char *s);

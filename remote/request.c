@@ -631,6 +631,8 @@ set_options(struct remote_req *q, CURL *c, const char *url)
 	struct remote *r = q->r;
 
 	curl_easy_setopt(c, CURLOPT_URL, url);
+	/* S3 keys may hold "/./" or "/../": sent as signed, not squashed */
+	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, q->slist);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "ferry/" FERRY_VERSION);
 	curl_easy_setopt(c, CURLOPT_PRIVATE, q);

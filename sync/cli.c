@@ -202,8 +202,12 @@ usage(FILE *f, const char *command)
 static int
 bad(const char *fmt, const char *arg)
 {
+	char msg[512];
+
+	/* what the command line said, escaped; shown whatever the level */
+	snprintf(msg, sizeof(msg), fmt, arg);
 	fputs("ferry: ", stderr);
-	fprintf(stderr, fmt, arg);
+	text_print(stderr, msg, strlen(msg));
 	fputs("\nTry 'ferry --help'.\n", stderr);
 	return EXIT_USAGE;
 }

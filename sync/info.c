@@ -137,10 +137,13 @@ print_info(const struct sync_opts *o, struct manifest *m)
 	} else {
 		cJSON_ArrayForEach(it, j)
 		{
-			if (cJSON_IsString(it))
-				printf(
-				    "%-15s %s\n", it->string, it->valuestring);
-			else
+			if (cJSON_IsString(it)) {
+				/* paths and bucket names: escaped */
+				printf("%-15s ", it->string);
+				text_print(stdout, it->valuestring,
+				    strlen(it->valuestring));
+				putchar('\n');
+			} else
 				printf("%-15s %.0f\n", it->string,
 				    it->valuedouble);
 		}

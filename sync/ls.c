@@ -20,9 +20,13 @@ print_obj(
 	if (obj->last_modified >= 0 && gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (!o->json) {
-		printf("%12llu  %s  %s  %s%.*s\n",
-		    (unsigned long long)obj->size, when, obj->etag, prefix,
-		    (int)obj->keylen, obj->key);
+		/* the ETag and the key are the server's words: escaped */
+		printf("%12llu  %s  ", (unsigned long long)obj->size, when);
+		text_print(stdout, obj->etag, strlen(obj->etag));
+		fputs("  ", stdout);
+		text_print(stdout, prefix, strlen(prefix));
+		text_print(stdout, obj->key, obj->keylen);
+		putchar('\n');
 		return;
 	}
 	if ((key = malloc(strlen(prefix) + obj->keylen + 1)) == NULL)
@@ -59,9 +63,10 @@ sync_ls(const struct sync_opts *o)
 	}
 	if ((e = remote_list_open(r, loc.bucket, loc.prefix, &l)) != FERRY_OK)
 		goto out;
-	while ((e = remote_list_next(l, &obj)) == FERRY_OK)
+	/* a reader that went away (ferry ls | head) ends the listing */
+	while (!ferror(stdout) && (e = remote_list_next(l, &obj)) == FERRY_OK)
 		print_obj(o, loc.prefix, &obj);
-	if (e == FERRY_ENOTFOUND) {
+	if (e == FERRY_ENOTFOUND || e == FERRY_OK) {
 		e = FERRY_OK;
 		status = EXIT_SYNCED;
 	}

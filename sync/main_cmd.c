@@ -1,8 +1,63 @@
 /* main_cmd.c: from the command line to the command. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sync/internal.h"
 #include "sync/sync.h"
+
+/*
+ * Standard input, output or error closed by the caller would be the next
+ * file ferry opens, and a message would land in it: /dev/null read-only
+ * stands in, so that a write there fails instead.
+ */
+static void
+hold_std_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+}
+
+/* Whether fd is a pipe or socket whose reader has gone (poll(2) POLLERR). */
+static int
+reader_gone(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLOUT};
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
+}
+
+/*
+ * The status to end with, given rc: a write to standard output or error
+ * that failed (a full disk, a closed pipe) makes it at least
+ * EXIT_PARTIAL, since what the run had to say was not all said.  A closed
+ * pipe is not reported; another failure on stdout is, on stderr.
+ */
+static int
+close_std_streams(int rc)
+{
+	int out_bad = ferror(stdout), err = 0;
+
+	if (fflush(stdout) != 0) {
+		out_bad = 1;
+		err = errno;
+	}
+	if (out_bad && err != EPIPE && !reader_gone(STDOUT_FILENO))
+		log_error("could not write to standard output%s%s",
+		    err ? ": " : "", err ? strerror(err) : "");
+	if (fflush(stderr) != 0 || ferror(stderr))
+		out_bad = 1;
+	if (out_bad && rc == EXIT_SYNCED)
+		rc = EXIT_PARTIAL;
+	return rc;
+}
 
 int
 sync_main(int argc, char **argv)
@@ -10,9 +65,10 @@ sync_main(int argc, char **argv)
 	struct sync_opts o;
 	int rc;
 
+	hold_std_fds();
 	if ((rc = cli_parse(argc, argv, &o)) >= 0) {
 		cli_clear(&o);
-		return rc;
+		return close_std_streams(rc);
 	}
 	ferry_catch_signals();
 	if (strcmp(o.command, "ls") == 0) {
@@ -32,5 +88,5 @@ sync_main(int argc, char **argv)
 		rc = sync_push(&o);
 	}
 	cli_clear(&o);
-	return rc;
+	return close_std_streams(rc);
 }

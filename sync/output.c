@@ -1,7 +1,8 @@
 /*
  * output.c: what a run tells: JSON lines on stdout (--json), or words on
- * stderr.  Keys are printed as their bytes, in JSON as valid UTF-8 with
- * the exact bytes beside when they are not; secrets never pass through.
+ * stderr.  Keys are printed escaped (text_print), in JSON as valid UTF-8
+ * with the exact bytes beside when they are not; secrets never pass
+ * through.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,8 +166,9 @@ output_planned(struct output *o, const char *type, const char *key,
 	if (o->quiet || (!o->dry_run && !o->verbose))
 		return;
 	clear_progress(o);
-	printf("%s%s: %.*s%s%s%s\n", o->dry_run ? "(dry run) " : "", type,
-	    (int)keylen, key, reason ? " (" : "", reason ? reason : "",
+	printf("%s%s: ", o->dry_run ? "(dry run) " : "", type);
+	text_print(stdout, key, keylen);
+	printf("%s%s%s\n", reason ? " (" : "", reason ? reason : "",
 	    reason ? ")" : "");
 }
 
@@ -279,7 +281,9 @@ output_left_out(struct output *o, const char *path, const char *what)
 	if (o->quiet || !o->verbose)
 		return;
 	clear_progress(o);
-	printf("left out: %s (a %s, not a file)\n", path, what);
+	fputs("left out: ", stdout);
+	text_print(stdout, path, strlen(path));
+	printf(" (a %s, not a file)\n", what);
 }
 
 void

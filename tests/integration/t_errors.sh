@@ -67,24 +67,33 @@ is "$rc" 0 "--help exits 0"
 like "$out" "usage: ferry sync" "... and prints the usage"
 
 # An unreadable file: reported, the rest goes up, exit 1.  Root reads
-# everything, so as root the run drops to nobody for this case.
-U=$WORK/unreadable
-mkdir -p "$U/sub"
-for i in 1 2 3; do echo "file $i" >"$U/sub/f$i.txt"; done
-chmod 000 "$U/sub/f2.txt"
+# everything, so as root the run drops to nobody for this case.  nobody
+# may not reach the checkout (a clone in /root, mode 0700) nor $TMPDIR:
+# the binary, the tree and the state go into a fresh folder of /tmp,
+# which every user can traverse, and the run starts there.
+NB=$WORK
+ferry=$FERRY
 as=()
 if [ "$(id -u)" -eq 0 ]; then
-	chmod 755 "$WORK"
-	chmod -R a+rX "$U" && chmod 000 "$U/sub/f2.txt"
-	mkdir -p "$WORK/nobody-state" && chown nobody "$WORK/nobody-state"
+	NB=$(mktemp -d /tmp/ferry-nobody.XXXXXX)
+	trap 'stop_proxy; rm -rf "$WORK" "$NB"' EXIT
+	chmod 755 "$NB"
+	ferry=$NB/ferry
+	cp "$FERRY" "$ferry" && chmod 755 "$ferry"
+	mkdir -p "$NB/state" && chown nobody "$NB/state"
 	# the gateway's folder is root's: the keys come from the environment
-	: >"$WORK/empty" && chmod 644 "$WORK/empty"
+	: >"$NB/empty" && chmod 644 "$NB/empty"
 	as=(setpriv --reuid=nobody --regid=nogroup --clear-groups
-		env FERRY_STATE_DIR="$WORK/nobody-state"
-		AWS_SHARED_CREDENTIALS_FILE="$WORK/empty"
-		AWS_CONFIG_FILE="$WORK/empty")
+		env FERRY_STATE_DIR="$NB/state"
+		AWS_SHARED_CREDENTIALS_FILE="$NB/empty"
+		AWS_CONFIG_FILE="$NB/empty")
 fi
-"${as[@]}" "$FERRY" sync "$U" "s3://$B/u" --json >"$WORK/u.json" 2>/dev/null
+U=$NB/unreadable
+mkdir -p "$U/sub"
+for i in 1 2 3; do echo "file $i" >"$U/sub/f$i.txt"; done
+chmod -R a+rX "$U" && chmod 000 "$U/sub/f2.txt"
+(cd "$NB" && "${as[@]}" "$ferry" sync "$U" "s3://$B/u" --json) \
+	>"$WORK/u.json" 2>"$WORK/u.err"
 is "$?" 1 "an unreadable file makes the run exit 1"
 like "$(grep '"type":"error"' "$WORK/u.json")" 'f2\.txt' "... reporting that file"
 is "$(summary "$WORK/u.json" uploaded)" 2 "... and the other two go up"

@@ -624,6 +624,10 @@ test_canonical_rules(void **state)
 	    {"/bucket/./a/../b//c d+e%41\xc3\xbc", {{"host", "h"}}, 1,
 	        "GET\n/bucket/./a/../b//c%20d%2Be%2541%C3%BC\n\nhost:h\n\n"
 	        "host\nUNSIGNED-PAYLOAD"},
+	    {"/b/../y/./x/.", {{"host", "h"}}, 1,
+	        "GET\n/b/../y/./x/.\n\nhost:h\n\nhost\nUNSIGNED-PAYLOAD"},
+	    {"/b/x/..", {{"host", "h"}}, 1,
+	        "GET\n/b/x/..\n\nhost:h\n\nhost\nUNSIGNED-PAYLOAD"},
 	    {"", {{"host", "h"}}, 1,
 	        "GET\n/\n\nhost:h\n\nhost\nUNSIGNED-PAYLOAD"},
 	    {NULL, {{0}}, 0, "GET\n/\n\n\n\nUNSIGNED-PAYLOAD"},
