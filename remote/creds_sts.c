@@ -83,8 +83,10 @@ creds_sts_parse(const char *xml, size_t len, struct config_keys *out)
 	if (len > CREDS_MAX_OUTPUT)
 		return ferry_fail(FERRY_EPARSE, "more than %u bytes",
 		    (unsigned)CREDS_MAX_OUTPUT);
-	if ((e = xml_sax_init(&s, &sts_spec, NULL)) == FERRY_OK &&
-	    (e = xml_sax_feed(&s, xml, len, 1)) == FERRY_OK)
+	e = xml_sax_init(&s, &sts_spec, NULL);
+	/* A session token may be longer than the slots' default bound. */
+	buf_init(&s.slot[S_TOK], CREDS_MAX_TOKEN);
+	if (e == FERRY_OK && (e = xml_sax_feed(&s, xml, len, 1)) == FERRY_OK)
 		e = take(&s, out);
 	/* The slots held the secret and the token. */
 	for (i = 0; i < XML_SAX_SLOTS; i++)
