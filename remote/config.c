@@ -12,6 +12,8 @@
 #include <strings.h>
 
 #include "remote/config.h"
+#include "remote/creds.h"
+#include "remote/creds_http.h"
 #include "remote/url.h"
 
 #define DEFAULT_REGION "us-east-1"
@@ -26,7 +28,12 @@ struct resolve {
 	struct ini *cred;
 	struct ini *conf;
 	char *conf_section; /* "profile NAME" */
+	int depth;          /* source_profile links followed to get here */
+	int self;           /* a role's source_profile naming its own */
 };
+
+/* How many source_profile links a chain of roles may follow. */
+#define ROLE_CHAIN_MAX 5
 
 static const char *
 real_getenv(const char *name)
@@ -123,6 +130,16 @@ load_file(const char *path, struct ini **ini)
 	return ferry_fail(FERRY_EUSAGE, "%s", why);
 }
 
+/* Non-zero when r's profile has a section in either file. */
+static int
+profile_exists(const struct resolve *r)
+{
+	return ini_has_section(r->cred, r->profile) ||
+	       ini_has_section(r->conf, r->conf_section) ||
+	       (strcmp(r->profile, "default") == 0 &&
+	           ini_has_section(r->conf, "default"));
+}
+
 /* Chooses the profile, loads both files and checks the profile exists. */
 static ferry_err
 open_files(struct resolve *r)
@@ -145,11 +162,7 @@ open_files(struct resolve *r)
 	if ((e = load_file(r->cred_path, &r->cred)) != FERRY_OK ||
 	    (e = load_file(r->conf_path, &r->conf)) != FERRY_OK)
 		return e;
-	if ((r->f->profile || env_profile) &&
-	    !ini_has_section(r->cred, r->profile) &&
-	    !ini_has_section(r->conf, r->conf_section) &&
-	    !(strcmp(r->profile, "default") == 0 &&
-	        ini_has_section(r->conf, "default")))
+	if ((r->f->profile || env_profile) && !profile_exists(r))
 		return ferry_fail(FERRY_EUSAGE,
 		    "profile '%s' not found in %s or %s", r->profile,
 		    r->cred_path ? r->cred_path : "~/.aws/credentials",
@@ -197,10 +210,11 @@ resolve_region(const struct resolve *r, struct config *c)
 
 /*
  * The "services" key of a profile names a "[services NAME]" section of
- * the config file whose "s3 =" block may set endpoint_url.
+ * the config file whose service block ("s3 =", "sts =") may set
+ * endpoint_url: key is "s3.endpoint_url" or "sts.endpoint_url".
  */
 static ferry_err
-services_endpoint(const struct resolve *r, const char **v)
+services_endpoint(const struct resolve *r, const char *key, const char **v)
 {
 	const char *name = profile_get(r, "services");
 	ferry_err e = FERRY_OK;
@@ -217,19 +231,21 @@ services_endpoint(const struct resolve *r, const char **v)
 		    "%s",
 		    r->profile, name, r->conf_path ? r->conf_path : "(none)");
 	else
-		*v = nonempty(ini_get(r->conf, sec, "s3.endpoint_url"));
+		*v = nonempty(ini_get(r->conf, sec, key));
 	free(sec);
 	return e;
 }
 
 /*
- * The endpoint set outside the command line, in the AWS CLI's order:
- * AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the services section, then the
- * profile (its "s3 =" block before its own endpoint_url).  *v stays NULL
- * when nothing is set or ignore_configured_endpoint_urls is true.
+ * The endpoint of one service set outside the command line, in the AWS
+ * CLI's order: the service's variable (env: AWS_ENDPOINT_URL_S3),
+ * AWS_ENDPOINT_URL, the services section, then the profile (its service
+ * block, key: "s3.endpoint_url", before its own endpoint_url).  *v stays
+ * NULL when nothing is set or ignore_configured_endpoint_urls is true.
  */
 static ferry_err
-configured_endpoint(const struct resolve *r, const char **v, const char **src)
+configured_endpoint(const struct resolve *r, const char *env, const char *key,
+    const char **v, const char **src)
 {
 	const char *ign = env_get(r, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
 	ferry_err e;
@@ -239,16 +255,16 @@ configured_endpoint(const struct resolve *r, const char **v, const char **src)
 		ign = profile_get(r, "ignore_configured_endpoint_urls");
 	if (ign != NULL && strcasecmp(ign, "true") == 0)
 		return FERRY_OK;
-	*src = "AWS_ENDPOINT_URL_S3";
-	if ((*v = env_get(r, "AWS_ENDPOINT_URL_S3")) != NULL)
+	*src = env;
+	if ((*v = env_get(r, env)) != NULL)
 		return FERRY_OK;
 	*src = "AWS_ENDPOINT_URL";
 	if ((*v = env_get(r, "AWS_ENDPOINT_URL")) != NULL)
 		return FERRY_OK;
 	*src = "the profile";
-	if ((e = services_endpoint(r, v)) != FERRY_OK || *v != NULL)
+	if ((e = services_endpoint(r, key, v)) != FERRY_OK || *v != NULL)
 		return e;
-	if ((*v = profile_get(r, "s3.endpoint_url")) == NULL)
+	if ((*v = profile_get(r, key)) == NULL)
 		*v = profile_get(r, "endpoint_url");
 	return FERRY_OK;
 }
@@ -278,7 +294,8 @@ resolve_endpoint(const struct resolve *r, struct config *c)
 	struct endpoint ep;
 	ferry_err e;
 
-	if (v == NULL && (e = configured_endpoint(r, &v, &src)) != FERRY_OK)
+	if (v == NULL && (e = configured_endpoint(r, "AWS_ENDPOINT_URL_S3",
+	                      "s3.endpoint_url", &v, &src)) != FERRY_OK)
 		return e;
 	if (v == NULL) {
 		/* China regions live under their own domain. */
@@ -466,40 +483,259 @@ imds_creds(const struct resolve *r, struct config *c)
 	return FERRY_OK;
 }
 
+/* Sets *out to a copy of v (NULL stays NULL). */
+static ferry_err
+dup_opt(const char *v, char **out)
+{
+	if (v != NULL && (*out = strdup(v)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	return FERRY_OK;
+}
+
+/* The container credentials endpoint; *found when one is set. */
+static ferry_err
+container_creds(const struct resolve *r, struct config *c, int *found)
+{
+	const char *rel = env_get(r, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
+	const char *full = env_get(r, "AWS_CONTAINER_CREDENTIALS_FULL_URI");
+	const char *tok = env_get(r, "AWS_CONTAINER_AUTHORIZATION_TOKEN");
+	const char *tf = env_get(r, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
+	ferry_err e;
+
+	if (!(*found = rel != NULL || full != NULL))
+		return FERRY_OK;
+	if (rel != NULL && rel[0] != '/')
+		return ferry_fail(FERRY_EUSAGE,
+		    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI does not start "
+		    "with '/'");
+	if (rel == NULL && !creds_container_url_ok(full))
+		return ferry_fail(FERRY_EUSAGE,
+		    "AWS_CONTAINER_CREDENTIALS_FULL_URI is neither https nor "
+		    "http to a loopback address, 169.254.170.2, "
+		    "169.254.170.23 or fd00:ec2::23");
+	if (tf == NULL && tok != NULL && !creds_token_ok(tok, strlen(tok)))
+		return ferry_fail(FERRY_EUSAGE,
+		    "AWS_CONTAINER_AUTHORIZATION_TOKEN is not one printable "
+		    "line");
+	c->source = CONFIG_CONTAINER;
+	c->container_url =
+	    rel ? concat(CONFIG_CONTAINER_ENDPOINT, rel) : strdup(full);
+	if (c->container_url == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = dup_opt(tf, &c->container_token_file)) != FERRY_OK)
+		return e;
+	return tf ? FERRY_OK : dup_opt(tok, &c->container_token);
+}
+
 /*
- * Credentials in the AWS CLI's provider order: environment, then the
- * providers ferry lacks that would come before static keys (assume role,
- * web identity, SSO), the credentials file, credential_process, the config
- * file, the instance metadata service.
+ * Where STS is, and the region its requests are signed for: set as the S3
+ * endpoint is, else the region's (the global one when
+ * sts_regional_endpoints is "legacy").  c->region must be set.
+ */
+static ferry_err
+resolve_sts(const struct resolve *r, struct config *c)
+{
+	const char *v, *src = "the region", *sign = c->region, *mode;
+	char def[128], why[768];
+	struct endpoint ep;
+	ferry_err e;
+
+	if ((e = configured_endpoint(r, "AWS_ENDPOINT_URL_STS",
+	         "sts.endpoint_url", &v, &src)) != FERRY_OK)
+		return e;
+	if ((mode = env_get(r, "AWS_STS_REGIONAL_ENDPOINTS")) == NULL)
+		mode = profile_get(r, "sts_regional_endpoints");
+	if (v == NULL && mode != NULL && strcasecmp(mode, "legacy") == 0) {
+		v = "https://sts.amazonaws.com";
+		sign = "us-east-1";
+	} else if (v == NULL) {
+		snprintf(def, sizeof(def), "https://sts.%s.amazonaws.com%s",
+		    c->region, strncmp(c->region, "cn-", 3) == 0 ? ".cn" : "");
+		v = def;
+	}
+	if ((e = endpoint_parse(v, &ep)) != FERRY_OK) {
+		snprintf(why, sizeof(why), "%s", ferry_errmsg());
+		return ferry_fail(e, "STS endpoint: %s (set by %s)", why, src);
+	}
+	e = endpoint_format(&ep, &c->sts_endpoint);
+	endpoint_clear(&ep);
+	if (e == FERRY_OK)
+		e = dup_opt(sign, &c->sts_region);
+	return e;
+}
+
+/* The role_arn, role_session_name and STS of a role to assume. */
+static ferry_err
+role_settings(const struct resolve *r, const char *arn, const char *name,
+    struct config *c)
+{
+	ferry_err e;
+
+	if ((e = dup_opt(arn, &c->role_arn)) != FERRY_OK ||
+	    (e = dup_opt(name, &c->role_session_name)) != FERRY_OK)
+		return e;
+	return resolve_sts(r, c);
+}
+
+/*
+ * Web identity, with the token in file: the role from AWS_ROLE_ARN, else
+ * the profile's role_arn (from the profile only within a chain of roles).
+ */
+static ferry_err
+web_identity_creds(const struct resolve *r, const char *file, struct config *c)
+{
+	const char *arn = r->depth ? NULL : env_get(r, "AWS_ROLE_ARN");
+	const char *name =
+	    r->depth ? NULL : env_get(r, "AWS_ROLE_SESSION_NAME");
+	ferry_err e;
+
+	if (arn == NULL)
+		arn = profile_get(r, "role_arn");
+	if (name == NULL)
+		name = profile_get(r, "role_session_name");
+	if (arn == NULL)
+		return ferry_fail(FERRY_EUSAGE,
+		    "a web identity token file is set for profile '%s' but no "
+		    "role: set AWS_ROLE_ARN or role_arn",
+		    r->profile);
+	c->source = CONFIG_WEB_IDENTITY;
+	if ((e = dup_opt(file, &c->token_file)) != FERRY_OK)
+		return e;
+	return role_settings(r, arn, name, c);
+}
+
+static ferry_err container_creds(
+    const struct resolve *r, struct config *c, int *found);
+static ferry_err imds_creds(const struct resolve *r, struct config *c);
+static ferry_err resolve_creds(const struct resolve *r, struct config *c);
+
+/* The keys a role is assumed with, as credential_source names them. */
+static ferry_err
+credential_source(const struct resolve *r, const char *cs, struct config *c)
+{
+	int found = 0;
+	ferry_err e;
+
+	c->source = CONFIG_STATIC;
+	if (strcmp(cs, "Ec2InstanceMetadata") == 0)
+		return imds_creds(r, c);
+	if (strcmp(cs, "Environment") == 0)
+		e = env_creds(r, c, &found);
+	else if (strcmp(cs, "EcsContainer") == 0)
+		e = container_creds(r, c, &found);
+	else
+		return ferry_fail(FERRY_EUSAGE,
+		    "profile '%s': unknown credential_source '%s' (expected "
+		    "Environment, Ec2InstanceMetadata or EcsContainer)",
+		    r->profile, cs);
+	if (e == FERRY_OK && !found)
+		e = ferry_fail(FERRY_EUSAGE,
+		    "profile '%s': credential_source %s has no credentials",
+		    r->profile, cs);
+	return e;
+}
+
+/* The keys of source_profile sp, resolved as a profile of its own. */
+static ferry_err
+source_profile(const struct resolve *r, const char *sp, struct config *c)
+{
+	struct resolve sub = *r;
+	ferry_err e;
+
+	if (r->depth >= ROLE_CHAIN_MAX)
+		return ferry_fail(FERRY_EUSAGE,
+		    "profile '%s': more than %d roles chained by "
+		    "source_profile (a loop?)",
+		    r->profile, ROLE_CHAIN_MAX);
+	sub.profile = sp;
+	sub.depth = r->depth + 1;
+	sub.self = strcmp(sp, r->profile) == 0;
+	if ((sub.conf_section = concat("profile ", sp)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (!profile_exists(&sub))
+		e = ferry_fail(FERRY_EUSAGE,
+		    "profile '%s' names source_profile '%s', which is not in "
+		    "%s or %s",
+		    r->profile, sp, r->cred_path ? r->cred_path : "(none)",
+		    r->conf_path ? r->conf_path : "(none)");
+	else
+		e = resolve_creds(&sub, c);
+	free(sub.conf_section);
+	return e;
+}
+
+/*
+ * The profile's role_arn, assumed with the keys of its source_profile or
+ * credential_source, which c->role_source gets.
+ */
+static ferry_err
+assume_role_creds(const struct resolve *r, const char *arn, struct config *c)
+{
+	const char *sp = profile_get(r, "source_profile");
+	const char *cs = profile_get(r, "credential_source");
+	struct config *src;
+	ferry_err e;
+
+	if ((sp == NULL) == (cs == NULL))
+		return ferry_fail(FERRY_EUSAGE,
+		    "profile '%s' has role_arn: give it source_profile or "
+		    "credential_source (one of them)",
+		    r->profile);
+	if ((src = c->role_source = calloc(1, sizeof(*src))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	c->source = CONFIG_ASSUME_ROLE;
+	if ((e = dup_opt(c->region, &src->region)) != FERRY_OK ||
+	    (e = dup_opt(sp ? sp : r->profile, &src->profile)) != FERRY_OK ||
+	    (e = dup_opt(c->ca_bundle, &src->ca_bundle)) != FERRY_OK ||
+	    (e = sp ? source_profile(r, sp, src)
+	            : credential_source(r, cs, src)) != FERRY_OK)
+		return e;
+	return role_settings(r, arn, profile_get(r, "role_session_name"), c);
+}
+
+/*
+ * Credentials in the AWS CLI's provider order: environment, the
+ * profile's role to assume, web identity, then (SSO being unsupported)
+ * the credentials file, credential_process, the config file, the
+ * container endpoint, the instance metadata service.  Within a chain of
+ * roles (r->depth) the environment and the endpoints are not looked at,
+ * and a profile that is its own source_profile gives its static keys.
  */
 static ferry_err
 resolve_creds(const struct resolve *r, struct config *c)
 {
-	static const char *const before_files[] = {"role_arn",
-	    "web_identity_token_file", "sso_session", "sso_start_url"};
-	const char *cmd;
+	const char *cmd, *arn = profile_get(r, "role_arn"), *wif;
 	int found = 0;
-	size_t i;
 	ferry_err e;
 
 	c->source = CONFIG_STATIC;
 	/* An explicit --profile outranks keys in the environment. */
-	if (r->f->profile == NULL &&
+	if (r->f->profile == NULL && r->depth == 0 &&
 	    ((e = env_creds(r, c, &found)) != FERRY_OK || found))
 		return e;
-	if (env_get(r, "AWS_WEB_IDENTITY_TOKEN_FILE") != NULL &&
-	    env_get(r, "AWS_ROLE_ARN") != NULL)
-		return unsupported(r, "AWS_WEB_IDENTITY_TOKEN_FILE");
-	for (i = 0; i < sizeof(before_files) / sizeof(before_files[0]); i++)
-		if (profile_get(r, before_files[i]) != NULL)
-			return unsupported(r, before_files[i]);
+	wif = r->depth ? NULL : env_get(r, "AWS_WEB_IDENTITY_TOKEN_FILE");
+	if (wif == NULL)
+		wif = profile_get(r, "web_identity_token_file");
+	if (!r->self && arn != NULL &&
+	    profile_get(r, "web_identity_token_file") == NULL)
+		return assume_role_creds(r, arn, c);
+	if (!r->self && wif != NULL)
+		return web_identity_creds(r, wif, c);
+	if (profile_get(r, "sso_session") || profile_get(r, "sso_start_url"))
+		return unsupported(r, "SSO (sso_session, sso_start_url)");
 	e = file_creds(r, cred_get, r->cred_path, c, &found);
 	if (e != FERRY_OK || found)
 		return e;
-	if ((cmd = profile_get(r, "credential_process")) != NULL)
+	if (!r->self && (cmd = profile_get(r, "credential_process")) != NULL)
 		return process_creds(r, cmd, c);
 	e = file_creds(r, conf_get, r->conf_path, c, &found);
 	if (e != FERRY_OK || found)
+		return e;
+	if (r->depth > 0)
+		return ferry_fail(FERRY_EUSAGE,
+		    "profile '%s', a source_profile, has no credentials",
+		    r->profile);
+	if ((e = container_creds(r, c, &found)) != FERRY_OK || found)
 		return e;
 	return imds_creds(r, c);
 }
@@ -529,19 +765,16 @@ config_resolve(const struct config_flags *f,
 	if ((e = open_files(&r)) != FERRY_OK ||
 	    (e = resolve_region(&r, c)) != FERRY_OK ||
 	    (e = resolve_endpoint(&r, c)) != FERRY_OK ||
-	    (e = resolve_creds(&r, c)) != FERRY_OK ||
 	    (e = int_setting(&r, "FERRY_CREDENTIAL_REFRESH_MARGIN", NULL, 0,
 	         86400, 300, &margin)) != FERRY_OK)
 		goto out;
 	c->refresh_margin = margin;
-	if ((c->profile = strdup(r.profile)) == NULL) {
-		e = ferry_fail(FERRY_ENOMEM, "out of memory");
-		goto out;
-	}
 	if ((ca = env_get(&r, "AWS_CA_BUNDLE")) == NULL)
 		ca = profile_get(&r, "ca_bundle");
-	if (ca != NULL && (c->ca_bundle = strdup(ca)) == NULL)
-		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = dup_opt(ca, &c->ca_bundle)) != FERRY_OK ||
+	    (e = dup_opt(r.profile, &c->profile)) != FERRY_OK)
+		goto out;
+	e = resolve_creds(&r, c);
 out:
 	resolve_free(&r);
 	if (e != FERRY_OK)
@@ -561,5 +794,17 @@ config_clear(struct config *c)
 	free(c->profile);
 	free(c->credential_process);
 	free(c->imds_endpoint);
+	free(c->role_arn);
+	free(c->role_session_name);
+	free(c->token_file);
+	free(c->sts_endpoint);
+	free(c->sts_region);
+	if (c->role_source != NULL) {
+		config_clear(c->role_source);
+		free(c->role_source);
+	}
+	free(c->container_url);
+	free_secret(c->container_token);
+	free(c->container_token_file);
 	memset(c, 0, sizeof(*c));
 }

@@ -62,12 +62,16 @@ void config_keys_clear(struct config_keys *k);
 
 /* Where the credentials come from. */
 enum config_source {
-	CONFIG_STATIC,  /* access_key, secret_key and session_token */
-	CONFIG_PROCESS, /* the profile's credential_process */
-	CONFIG_IMDS     /* the EC2 instance metadata service */
+	CONFIG_STATIC,       /* access_key, secret_key and session_token */
+	CONFIG_PROCESS,      /* the profile's credential_process */
+	CONFIG_IMDS,         /* the EC2 instance metadata service */
+	CONFIG_WEB_IDENTITY, /* STS AssumeRoleWithWebIdentity, a token file */
+	CONFIG_ASSUME_ROLE,  /* STS AssumeRole with role_source's keys */
+	CONFIG_CONTAINER     /* the container credentials endpoint */
 };
 
 #define CONFIG_IMDS_ENDPOINT "http://169.254.169.254"
+#define CONFIG_CONTAINER_ENDPOINT "http://169.254.170.2"
 #define CONFIG_NO_CREDS                                                        \
 	"no credentials found: set AWS_ACCESS_KEY_ID and "                     \
 	"AWS_SECRET_ACCESS_KEY, or give the profile keys or a "                \
@@ -88,6 +92,17 @@ struct config {
 	long imds_timeout_ms;     /* to connect, per request */
 	unsigned imds_attempts;   /* per request */
 	int64_t refresh_margin;   /* refresh when this many seconds remain */
+	/* CONFIG_WEB_IDENTITY and CONFIG_ASSUME_ROLE */
+	char *role_arn;
+	char *role_session_name;
+	char *token_file;           /* CONFIG_WEB_IDENTITY: read each time */
+	char *sts_endpoint;         /* "https://sts.REGION.amazonaws.com" */
+	char *sts_region;           /* what AssumeRole is signed for */
+	struct config *role_source; /* CONFIG_ASSUME_ROLE: owned */
+	/* CONFIG_CONTAINER */
+	char *container_url;        /* the whole URL, path included */
+	char *container_token;      /* Authorization; wiped on clear */
+	char *container_token_file; /* or read from here each time */
 };
 
 /*
@@ -104,12 +119,19 @@ struct config {
  * address or "localhost".  getenv_fn lets tests supply an environment
  * (NULL: getenv).
  *
- * Credentials: the environment's keys (unless a profile is named by
- * flag), the credentials file's keys, the profile's credential_process,
- * the config file's keys, then the instance metadata service
- * (AWS_EC2_METADATA_SERVICE_ENDPOINT, unless AWS_EC2_METADATA_DISABLED is
- * true).  Only the source is chosen here: nothing is run or asked.  With
- * none at all, FERRY_ENOTFOUND.
+ * Credentials, in the AWS CLI's order: the environment's keys (unless a
+ * profile is named by flag), the profile's role_arn with source_profile
+ * or credential_source (STS AssumeRole), web identity
+ * (AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN, else the profile's
+ * web_identity_token_file and role_arn), the credentials file's keys,
+ * the profile's credential_process, the config file's keys, the
+ * container endpoint (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI or _FULL_URI)
+ * then the instance metadata service (AWS_EC2_METADATA_SERVICE_ENDPOINT,
+ * unless AWS_EC2_METADATA_DISABLED is true).  STS is
+ * AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL, the profile's "sts =" block or
+ * endpoint_url, else https://sts.REGION.amazonaws.com.  Only the source is
+ * chosen here: nothing is run or asked.  With none at all,
+ * FERRY_ENOTFOUND.
  */
 ferry_err config_resolve(const struct config_flags *f,
     const char *(*getenv_fn)(const char *), struct config *c) FERRY_WUR;

@@ -183,6 +183,28 @@ creds_retry_at(int64_t expires, int64_t now)
 	return expires != 0 && expires < t ? expires : t;
 }
 
+static ferry_err fetch(const struct config *cfg, struct config_keys *v);
+
+/* The source profile's keys, then the role's for them. */
+static ferry_err
+assume_role(const struct config *cfg, struct config_keys *v)
+{
+	struct config_keys src;
+	char why[768];
+	ferry_err e;
+
+	if ((e = fetch(cfg->role_source, &src)) != FERRY_OK) {
+		if (e == FERRY_ENOMEM)
+			return e;
+		snprintf(why, sizeof(why), "%s", ferry_errmsg());
+		return ferry_fail(e, "source of role %s (profile '%s'): %s",
+		    cfg->role_arn, cfg->role_source->profile, why);
+	}
+	e = creds_sts_fetch(cfg, &src, v);
+	config_keys_clear(&src);
+	return e;
+}
+
 /* Fresh keys from where cfg says, with the reason on failure. */
 static ferry_err
 fetch(const struct config *cfg, struct config_keys *v)
@@ -198,6 +220,12 @@ fetch(const struct config *cfg, struct config_keys *v)
 	case CONFIG_PROCESS:
 		return creds_process_run(cfg->credential_process, cfg->profile,
 		    cfg->process_timeout, v);
+	case CONFIG_WEB_IDENTITY:
+		return creds_sts_fetch(cfg, NULL, v);
+	case CONFIG_ASSUME_ROLE:
+		return assume_role(cfg, v);
+	case CONFIG_CONTAINER:
+		return creds_container_fetch(cfg, v);
 	case CONFIG_IMDS:
 		e = creds_imds_fetch(cfg->imds_endpoint, cfg->imds_timeout_ms,
 		    cfg->imds_attempts, v);

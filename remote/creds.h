@@ -1,7 +1,9 @@
 /*
  * creds.h: the credentials a client signs with, and fresh ones before
- * they expire, from a credential_process or the EC2 instance metadata
- * service (IMDSv2).  Private to remote/.
+ * they expire, from a credential_process, STS (a role assumed with a web
+ * identity token or a source profile's keys), the container credentials
+ * endpoint or the EC2 instance metadata service (IMDSv2).  Private to
+ * remote/.
  */
 #ifndef FERRY_CREDS_H
 #define FERRY_CREDS_H
@@ -19,7 +21,10 @@
 /* After a refresh that failed, or gave keys already due: wait this long. */
 #define CREDS_RETRY_SECONDS 10
 
-/* The two JSON documents: a credential_process's and the IMDS's. */
+/*
+ * The two JSON documents: a credential_process's, and the IMDS's (which
+ * the container endpoint answers too).
+ */
 enum creds_format { CREDS_PROCESS, CREDS_IMDS };
 
 /*
@@ -66,6 +71,39 @@ ferry_err creds_process_run(const char *cmd, const char *profile, int timeout,
  */
 ferry_err creds_imds_fetch(const char *endpoint, long timeout_ms,
     unsigned attempts, struct config_keys *out) FERRY_WUR;
+
+/*
+ * Parses len bytes of an STS reply (AssumeRoleResponse or
+ * AssumeRoleWithWebIdentityResponse) into *out, Expiration included.
+ * FERRY_ES3 with "Code: Message" for an ErrorResponse; FERRY_EPARSE
+ * naming what is wrong, never quoting a value.  *out is zeroed on failure.
+ */
+ferry_err creds_sts_parse(
+    const char *xml, size_t len, struct config_keys *out) FERRY_WUR;
+
+/*
+ * Asks cfg's STS for the keys of cfg->role_arn: AssumeRole signed with
+ * src, or with src NULL AssumeRoleWithWebIdentity with the token read from
+ * cfg->token_file now.  The failure names the action, the role and the
+ * endpoint, never a token or a key.
+ */
+ferry_err creds_sts_fetch(const struct config *cfg,
+    const struct config_keys *src, struct config_keys *out) FERRY_WUR;
+
+/*
+ * Asks the container credentials endpoint cfg->container_url, with the
+ * authorization token (its file read now).  The failure names the URL.
+ */
+ferry_err creds_container_fetch(
+    const struct config *cfg, struct config_keys *out) FERRY_WUR;
+
+/*
+ * Non-zero when url may be asked for keys as the container endpoint, as
+ * the AWS SDKs allow: https, or http to a loopback address, "localhost",
+ * 169.254.170.2 (ECS) or 169.254.170.23 and fd00:ec2::23 (EKS Pod
+ * Identity).
+ */
+int creds_container_url_ok(const char *url);
 
 /*
  * The live credentials of one client.  Everything but cfg is guarded by

@@ -9,57 +9,11 @@
 #include <curl/curl.h>
 
 #include "remote/creds.h"
+#include "remote/creds_http.h"
 
 #define IMDS_TOKEN_PATH "/latest/api/token"
 #define IMDS_ROLE_PATH "/latest/meta-data/iam/security-credentials/"
 #define IMDS_TOKEN_TTL "X-aws-ec2-metadata-token-ttl-seconds: 21600"
-
-static size_t
-on_body(char *p, size_t size, size_t n, void *arg)
-{
-	return buf_append(arg, p, size * n) == FERRY_OK ? size * n : 0;
-}
-
-static size_t
-no_body(char *p, size_t size, size_t n, void *arg)
-{
-	(void)p;
-	(void)size;
-	(void)n;
-	(void)arg;
-	return 0;
-}
-
-/* One attempt of method on url; *status is the HTTP status. */
-static CURLcode
-attempt(CURL *c, const char *url, int put, struct curl_slist *hdr,
-    long timeout_ms, struct buf *out, long *status)
-{
-	CURLcode rc;
-
-	curl_easy_reset(c);
-	buf_reset(out);
-	*status = 0;
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "ferry/" FERRY_VERSION);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 2 * timeout_ms);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
-	if (put) {
-		curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-		curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)0);
-		curl_easy_setopt(c, CURLOPT_READFUNCTION, no_body);
-	}
-	rc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
-	return rc;
-}
 
 /*
  * Sends method to endpoint/path with one header line, up to attempts
@@ -69,34 +23,26 @@ static ferry_err
 call(CURL *c, const char *endpoint, const char *path, const char *header,
     long timeout_ms, unsigned attempts, struct buf *out)
 {
-	struct curl_slist *hdr = NULL;
+	struct creds_http q = {.timeout_ms = timeout_ms, .attempts = attempts};
 	struct buf url;
-	CURLcode rc = CURLE_OK;
 	long status = 0;
-	unsigned i;
 	ferry_err e;
 
 	buf_init(&url, 4096);
 	if ((e = buf_printf(&url, "%s%s", endpoint, path)) != FERRY_OK)
 		goto out;
-	if ((hdr = curl_slist_append(NULL, header)) == NULL) {
+	if ((q.headers = curl_slist_append(NULL, header)) == NULL) {
 		e = ferry_fail(FERRY_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < attempts; i++) {
-		rc = attempt(c, url.data, strcmp(path, IMDS_TOKEN_PATH) == 0,
-		    hdr, timeout_ms, out, &status);
-		if (rc == CURLE_OK && status < 500)
-			break;
-	}
-	if (rc != CURLE_OK)
-		e = ferry_fail(
-		    FERRY_ENET, "%s: %s", path, curl_easy_strerror(rc));
-	else if (status != 200)
+	q.url = url.data;
+	q.put = strcmp(path, IMDS_TOKEN_PATH) == 0;
+	if ((e = creds_http_call(c, &q, path, out, &status)) == FERRY_OK &&
+	    status != 200)
 		e = ferry_fail(
 		    FERRY_EHTTP, "%s: HTTP status %ld", path, status);
 out:
-	curl_slist_free_all(hdr);
+	curl_slist_free_all(q.headers);
 	buf_free(&url);
 	return e;
 }
@@ -123,12 +69,7 @@ role_name(struct buf *b)
 static ferry_err
 check_token(const struct buf *b)
 {
-	size_t i;
-
-	for (i = 0; i < b->len; i++)
-		if (!isprint((unsigned char)b->data[i]))
-			break;
-	if (b->len == 0 || i < b->len)
+	if (!creds_token_ok(b->data, b->len))
 		return ferry_fail(
 		    FERRY_EPARSE, "no usable token at %s", IMDS_TOKEN_PATH);
 	return FERRY_OK;

@@ -16,6 +16,9 @@
 
 extern char **environ;
 
+/* How long a timed-out process group has between SIGTERM and SIGKILL. */
+#define PROCESS_GRACE_MS 500
+
 /* Milliseconds left until deadline (monotonic ns), at least 0. */
 static int
 left_ms(int64_t deadline)
@@ -25,12 +28,17 @@ left_ms(int64_t deadline)
 	return left < 0 ? 0 : left > 1000 ? 1000 : (int)left;
 }
 
-/* Starts sh -c cmd with stdout into a pipe; *fd is its read end. */
+/*
+ * Starts sh -c cmd with stdout into a pipe; *fd is its read end.  It
+ * leads a process group of its own, so that a timeout ends whatever it
+ * started too.
+ */
 static ferry_err
 spawn(const char *cmd, const char *profile, pid_t *pid, int *fd)
 {
 	char *argv[] = {"sh", "-c", (char *)cmd, NULL};
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
 	int p[2], rc;
 
 	*fd = -1;
@@ -39,13 +47,20 @@ spawn(const char *cmd, const char *profile, pid_t *pid, int *fd)
 		    "credential_process of profile "
 		    "'%s': pipe: %s",
 		    profile, strerror(errno));
-	if ((rc = posix_spawn_file_actions_init(&fa)) == 0) {
-		if ((rc = posix_spawn_file_actions_addopen(
-		         &fa, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
-		    (rc = posix_spawn_file_actions_adddup2(&fa, p[1], 1)) == 0)
-			rc = posix_spawn(
-			    pid, "/bin/sh", &fa, NULL, argv, environ);
-		posix_spawn_file_actions_destroy(&fa);
+	if ((rc = posix_spawnattr_init(&at)) == 0) {
+		if ((rc = posix_spawnattr_setflags(
+		         &at, POSIX_SPAWN_SETPGROUP)) == 0 &&
+		    (rc = posix_spawnattr_setpgroup(&at, 0)) == 0 &&
+		    (rc = posix_spawn_file_actions_init(&fa)) == 0) {
+			if ((rc = posix_spawn_file_actions_addopen(
+			         &fa, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
+			    (rc = posix_spawn_file_actions_adddup2(
+			         &fa, p[1], 1)) == 0)
+				rc = posix_spawn(
+				    pid, "/bin/sh", &fa, &at, argv, environ);
+			posix_spawn_file_actions_destroy(&fa);
+		}
+		posix_spawnattr_destroy(&at);
 	}
 	close(p[1]);
 	if (rc != 0) {
@@ -98,18 +113,41 @@ read_all(int fd, int64_t deadline, struct buf *out, const char *profile)
 	}
 }
 
-/* Waits for pid until deadline; kills it after.  *status as waitpid's. */
+/* Non-zero once pid has exited; it is left unreaped. */
+static int
+exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+	           0 &&
+	       si.si_pid == pid;
+}
+
+/*
+ * Waits for pid until deadline (0: after a failure, not at all).  Then its
+ * process group (pid leads one) gets SIGTERM and, PROCESS_GRACE_MS later
+ * or once pid has gone, SIGKILL, so that nothing it started keeps running.
+ * pid is reaped either way.  *status as waitpid's.
+ */
 static ferry_err
 reap(pid_t pid, int64_t deadline, int *status)
 {
-	pid_t w;
+	int64_t grace;
+	pid_t w = 0;
 
-	while ((w = waitpid(pid, status, WNOHANG)) == 0 &&
+	while (deadline != 0 && (w = waitpid(pid, status, WNOHANG)) == 0 &&
 	       now_mono_ns() < deadline && !ferry_interrupted)
 		poll(NULL, 0, 10);
 	if (w == pid)
-		return FERRY_OK;
-	kill(pid, SIGKILL);
+		return FERRY_OK; /* what it left running is its own business */
+	/* Unreaped, pid still names the group: no other can take it. */
+	kill(-pid, SIGTERM);
+	grace = now_mono_ns() + PROCESS_GRACE_MS * 1000000LL;
+	while (!exited(pid) && now_mono_ns() < grace)
+		poll(NULL, 0, 10);
+	kill(-pid, SIGKILL);
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
 	return FERRY_ESYS;

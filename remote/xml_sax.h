@@ -21,7 +21,7 @@
 #define XML_SAX_SLOTS 8
 #define XML_SAX_ENC (XML_SAX_SLOTS - 1)
 /* Rules name elements at most this many levels below the root. */
-#define XML_PATH_LEVELS 2
+#define XML_PATH_LEVELS 3
 #define XML_NAME_LEN_MAX 64
 /* A listed key of XML_KEY_MAX bytes is at most three times longer encoded. */
 #define XML_KEY_RAW_MAX (3 * XML_KEY_MAX)

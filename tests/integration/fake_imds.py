@@ -50,22 +50,26 @@ class State:
             return self.counts[what]
 
 
+class Quiet(http.server.BaseHTTPRequestHandler):
+    """HTTP/1.1, no log, and reply() for a whole answer."""
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def reply(self, status, body, ctype="text/plain"):
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 def make_handler(state):
     args = state.args
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *a):
-            pass
-
-        def reply(self, status, body, ctype="text/plain"):
-            data = body.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    class Handler(Quiet):
 
         def do_POST(self):
             url = urllib.parse.urlsplit(self.path)
@@ -128,6 +132,27 @@ def make_handler(state):
     return Handler
 
 
+def serve(handler, port_file, lifetime):
+    """Serves handler on a loopback port, written to port_file once it
+    listens, until SIGTERM or lifetime seconds; then exits."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    srv.daemon_threads = True
+
+    def bye(*_):
+        threading.Thread(target=srv.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, bye)
+    timer = threading.Timer(lifetime, bye)
+    timer.daemon = True
+    timer.start()
+    tmp = port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % srv.server_address[1])
+    os.rename(tmp, port_file)
+    srv.serve_forever()
+    sys.exit(0)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port-file", required=True)
@@ -135,24 +160,7 @@ def main():
     ap.add_argument("--session-token", default="fake-imds-session-token")
     ap.add_argument("--lifetime", type=float, default=300)
     args = ap.parse_args()
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                          make_handler(State(args)))
-    srv.daemon_threads = True
-
-    def bye(*_):
-        threading.Thread(target=srv.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, bye)
-    timer = threading.Timer(args.lifetime, bye)
-    timer.daemon = True
-    timer.start()
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(tmp, args.port_file)
-    srv.serve_forever()
-    sys.exit(0)
-
+    serve(make_handler(State(args)), args.port_file, args.lifetime)
 
 if __name__ == "__main__":
     main()

@@ -80,6 +80,10 @@ process garbage "echo '{\"Version\": 1, \"AccessKeyId\": \"$AK\", \"SecretAccess
 process nosecret "echo '{\"Version\": 1, \"AccessKeyId\": \"$AK\"}'"
 process version2 "echo '{\"Version\": 2, \"AccessKeyId\": \"$AK\", \"SecretAccessKey\": \"$SK\"}'"
 process slow "sleep 5; echo '$good'"
+# A helper that starts a child of its own and never answers; the child's
+# command line carries $MARK, so that pgrep finds it.
+MARK=ferry-creds-orphan-$$
+process orphan "sh -c 'sleep 300; : $MARK' & sleep 300"
 CONF=$WORK/config
 
 # --- credential_process -------------------------------------------------
@@ -114,6 +118,14 @@ run bare env FERRY_CREDENTIAL_PROCESS_TIMEOUT=1 \
 is "$rc" 3 "a credential_process slower than its timeout: exit 3"
 like "$out" "did not finish in time" "... saying so"
 check "... after the timeout, not the 5 s it sleeps" [ "$secs" -lt 5 ]
+
+run bare env FERRY_CREDENTIAL_PROCESS_TIMEOUT=1 \
+	"$FERRY" sync "$T" "s3://$B/orphan" --profile orphan
+is "$rc" 3 "a credential_process whose child outlives it times out: exit 3"
+check "... within a few seconds" [ "$secs" -lt 5 ]
+left=$(pgrep -f "$MARK")
+is "$left" "" "... and no process it started is left running"
+[ -n "$left" ] && kill $left
 
 # The order: keys in the credentials file, then credential_process; keys
 # in the environment before both unless --profile is given.

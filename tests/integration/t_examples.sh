@@ -78,23 +78,37 @@ fi
 # 4. the Kubernetes Indexed Job
 if have python3 && python3 -c 'import yaml' 2>/dev/null; then
 	# shellcheck disable=SC2016 # $(...) is YAML text here
-	check_quiet "examples/k8s-indexed-job.yaml is an Indexed Job of 8 shards" \
+	check_quiet "examples/k8s-indexed-job.yaml is an Indexed Job of 8 shards with web identity" \
 		python3 -c '
 import sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
-assert len(docs) == 1, "one document"
-job = docs[0]
-assert job["apiVersion"] == "batch/v1" and job["kind"] == "Job", "a Job"
+assert [d["kind"] for d in docs] == ["ServiceAccount", "Job"], "kinds"
+sa, job = docs
+role = sa["metadata"]["annotations"]["eks.amazonaws.com/role-arn"]
+assert role.startswith("arn:aws:iam::"), "the service account names a role"
+assert job["apiVersion"] == "batch/v1", "a Job"
 spec = job["spec"]
 assert spec["completionMode"] == "Indexed", "completionMode"
 assert spec["completions"] == 8 and spec["parallelism"] == 8, "8 shards"
-c = spec["template"]["spec"]["containers"][0]
+pod = spec["template"]["spec"]
+assert pod["serviceAccountName"] == sa["metadata"]["name"], "the pod uses it"
+c = pod["containers"][0]
 args = c["args"]
 assert args[0] == "sync", "ferry sync"
 assert args[args.index("--shard") + 1] == "$(JOB_COMPLETION_INDEX)/8", "--shard"
+env = {e["name"]: e.get("value") for e in c["env"]}
+assert env["AWS_ROLE_ARN"] == role, "AWS_ROLE_ARN is the role"
+assert "AWS_SHARED_CREDENTIALS_FILE" not in env, "no credentials file"
+mounts = {m["name"]: m["mountPath"] for m in c["volumeMounts"]}
+tok = env["AWS_WEB_IDENTITY_TOKEN_FILE"]
+vol = [v for v in pod["volumes"] if v["name"] == "aws-iam-token"][0]
+src = vol["projected"]["sources"][0]["serviceAccountToken"]
+assert tok == mounts["aws-iam-token"] + "/" + src["path"], "the token file"
+assert src["audience"] == "sts.amazonaws.com", "audience"
+assert not any("secret" in v for v in pod["volumes"]), "no secret mounted"
 ' "$EX/k8s-indexed-job.yaml"
 else
-	skip "examples/k8s-indexed-job.yaml is an Indexed Job of 8 shards" \
+	skip "examples/k8s-indexed-job.yaml is an Indexed Job of 8 shards with web identity" \
 		"python3 with the yaml module is not installed"
 fi
 
