@@ -91,10 +91,10 @@ remote_complete_body(struct buf *out, const char *const *etags, size_t n)
 }
 
 ferry_err
-remote_delete_body(
-    struct buf *out, const char *const *keys, const size_t *key_lens, size_t n)
+remote_delete_body(struct buf *out, const char *const *keys,
+    const size_t *key_lens, const char *const *etags, size_t n)
 {
-	return xml_delete_body(out, keys, key_lens, n);
+	return xml_delete_body(out, keys, key_lens, etags, n);
 }
 
 struct deleted_ctx {
