@@ -91,9 +91,10 @@ remote_resp_check_range(
 {
 	const struct remote_range *r = &s->range;
 
-	/* a 200 is the whole object: acceptable only as the whole range */
+	/* a 200 is the whole object: acceptable only as the whole range
+	 * (a chunked one is held to it byte by byte by its caller) */
 	if (s->status == 200 && off == 0 && len == total &&
-	    s->has_content_length && s->content_length == total)
+	    (!s->has_content_length || s->content_length == total))
 		return FERRY_OK;
 	if (s->status == 200)
 		return ferry_fail(FERRY_EHTTP,

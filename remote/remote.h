@@ -350,7 +350,8 @@ int remote_parse_content_range(const char *s, struct remote_range *out);
 /*
  * Whether the reply s to a ranged GET carries exactly bytes [off, off +
  * len) of an object of total bytes: a 206 whose Content-Range says so, or
- * a 200 with the whole object when that is what was asked.  FERRY_OK, or
+ * a 200 with the whole object when that is what was asked (without a
+ * Content-Length, the caller counts the bytes).  FERRY_OK, or
  * the failure recorded with ferry_fail() (FERRY_EPARSE: a fault of the
  * server; FERRY_EHTTP: the Range header was ignored).
  */

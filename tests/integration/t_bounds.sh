@@ -50,6 +50,8 @@ lie() {
 	like "$(grep -c '"key":"p/big.bin"' "$WORK/$kind.json")" '^1$' \
 		"$kind: the ranged object is one of them"
 	is "$(strays "$d")" "" "$kind: no temporary file, none past its size"
+	is "$(grep -c Sanitizer "$WORK/$kind.err")" 0 \
+		"$kind: no sanitizer report"
 	check "$kind: a lie was told" grep -q "^lie $kind" "$WORK/$kind.log"
 	"$FERRY" sync "s3://$B/p" "$d" --multipart-threshold 8M \
 		--part-size 5M -q

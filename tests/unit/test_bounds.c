@@ -157,7 +157,8 @@ test_check_range(void **state)
 	    {206, "bytes */30", 1, 10, 10, 10, 30, FERRY_EPARSE},
 	    {200, NULL, 1, 30, 0, 30, 30, FERRY_OK},
 	    {200, NULL, 1, 31, 0, 30, 30, FERRY_EHTTP},
-	    {200, NULL, 0, 0, 0, 30, 30, FERRY_EHTTP},
+	    {200, NULL, 0, 0, 0, 30, 30, FERRY_OK},
+	    {200, NULL, 0, 0, 0, 29, 30, FERRY_EHTTP},
 	    {200, NULL, 1, 30, 10, 10, 30, FERRY_EHTTP},
 	    {304, NULL, 1, 10, 10, 10, 30, FERRY_EPARSE},
 	};
