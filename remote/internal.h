@@ -104,6 +104,7 @@ struct remote_req {
 	CURL *easy;
 	struct curl_slist *slist;
 	char errbuf[CURL_ERROR_SIZE];
+	char fault[160]; /* a reply header refused by bounds.c, or "" */
 	unsigned attempt;
 	char
 	    region[REGION_MAX]; /* the region the last attempt was signed for */
@@ -128,6 +129,14 @@ ferry_err bucket_region_set(
 /* meta.c */
 /* Keeps the header line p (len bytes) in q's resp.meta if it is one. */
 void meta_take(struct remote_req *q, const char *p, size_t len);
+
+/* bounds.c */
+/*
+ * Reads a reply header whose value carries a number (name in lower case)
+ * into q->resp, bounded: 1, or 0 with the reason in q->fault.
+ */
+size_t bounds_check_header(
+    struct remote_req *q, const char *name, const char *value);
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;

@@ -236,6 +236,11 @@ on_done(struct remote *r, CURL *easy, CURLcode rc)
 			    q->body_errno > 0
 			        ? strerror(q->body_errno)
 			        : "the file changed while it was read");
+		/* a reply header out of bounds: the server's fault */
+		if (q->fault[0] != '\0') {
+			q->resp.err = FERRY_EPARSE;
+			snprintf(q->errbuf, sizeof(q->errbuf), "%s", q->fault);
+		}
 		if (q->errbuf[0] == '\0')
 			snprintf(q->errbuf, sizeof(q->errbuf), "%s",
 			    curl_easy_strerror(rc));

@@ -86,8 +86,27 @@ ferry_err remote_loc_parse(const char *s, struct remote_loc *out) FERRY_WUR;
 void remote_loc_clear(struct remote_loc *l);
 
 /*
+ * Bounds on the numbers a server sends: an object is at most 5 TiB, a
+ * multipart upload has parts numbered 1 to 10,000 of at most 5 GiB, and a
+ * time is one whose nanoseconds since 1970 fit 64 bits (up to 2262).
+ */
+#define REMOTE_MAX_OBJECT (5ULL << 40)
+#define REMOTE_MAX_PART_SIZE (5ULL << 30)
+#define REMOTE_MAX_PARTS 10000u
+#define REMOTE_TIME_MAX (INT64_MAX / 1000000000LL)
+
+/* A Content-Range: bytes first-last/total, or (has_bytes 0) total alone. */
+struct remote_range {
+	uint64_t first, last, total;
+	int has_bytes;
+};
+
+/*
  * One request.  The response fields are valid in the completion callback
- * and until remote_req_free().
+ * and until remote_req_free().  The numbers in its headers are checked
+ * as they arrive (bounds.c): a reply whose Content-Length, Content-Range,
+ * Last-Modified or x-amz-meta-ferry-mtime is malformed or out of bounds
+ * ends the request with FERRY_EPARSE, naming the header.
  */
 struct remote_resp {
 	long status;     /* HTTP status, 0 if none was received */
@@ -101,8 +120,9 @@ struct remote_resp {
 	char bucket_region[64];
 	char sse[32];     /* x-amz-server-side-encryption */
 	int sse_customer; /* x-amz-server-side-encryption-customer-algorithm */
-	uint64_t content_length;
+	uint64_t content_length; /* at most REMOTE_MAX_OBJECT */
 	int has_content_length;
+	struct remote_range range; /* Content-Range, zeros without one */
 	/* with remote_req_keep_meta(): "name: value\n" lines, names in
 	 * lower case; meta_overflow when they passed REMOTE_META_MAX */
 	struct buf meta;
@@ -317,6 +337,28 @@ ferry_err remote_parse_parts(struct remote_req *q, remote_part_fn fn, void *arg,
 int64_t remote_parse_time(const char *s);
 
 /*
+ * Strict readers of the numbers in reply headers (bounds.c), pure and
+ * thread-safe.  remote_parse_size(): decimal digits only, at most max.
+ * remote_parse_mtime_ns(): an optional '-' and digits that fit int64.
+ * remote_parse_content_range(): "bytes F-L/T" with F <= L < T <=
+ * REMOTE_MAX_OBJECT, or a 416's form, "*" for F-L.  Each returns 0, or -1 with
+ * *out zeroed.
+ */
+int remote_parse_size(const char *s, uint64_t max, uint64_t *out);
+int remote_parse_mtime_ns(const char *s, int64_t *out);
+int remote_parse_content_range(const char *s, struct remote_range *out);
+/*
+ * Whether the reply s to a ranged GET carries exactly bytes [off, off +
+ * len) of an object of total bytes: a 206 whose Content-Range says so, or
+ * a 200 with the whole object when that is what was asked (without a
+ * Content-Length, the caller counts the bytes).  FERRY_OK, or
+ * the failure recorded with ferry_fail() (FERRY_EPARSE: a fault of the
+ * server; FERRY_EHTTP: the Range header was ignored).
+ */
+ferry_err remote_resp_check_range(const struct remote_resp *s, uint64_t off,
+    uint64_t len, uint64_t total) FERRY_WUR;
+
+/*
  * Small bodies of S3 replies (complete, copy, initiate), checked for an
  * <Error> that came with a 200.  Each malloc's its outputs.
  */
@@ -326,8 +368,14 @@ ferry_err remote_parse_complete(struct remote_req *q, char **etag) FERRY_WUR;
 ferry_err remote_parse_copy(struct remote_req *q, char **etag) FERRY_WUR;
 ferry_err remote_complete_body(
     struct buf *out, const char *const *etags, size_t nparts) FERRY_WUR;
+/*
+ * A DeleteObjects body for n keys (1 to 1000); etags NULL, or each key's
+ * listed ETag ("" or NULL: none), sent as its <ETag> so that a server
+ * that honours it deletes the object only while it has that ETag, and
+ * answers PreconditionFailed for that key otherwise.
+ */
 ferry_err remote_delete_body(struct buf *out, const char *const *keys,
-    const size_t *key_lens, size_t n) FERRY_WUR;
+    const size_t *key_lens, const char *const *etags, size_t n) FERRY_WUR;
 /* Per key of a DeleteObjects reply: ok, or the code and message. */
 typedef void (*remote_deleted_fn)(const char *key, size_t keylen, int ok,
     const char *code, const char *message, void *arg);

@@ -91,10 +91,10 @@ remote_complete_body(struct buf *out, const char *const *etags, size_t n)
 }
 
 ferry_err
-remote_delete_body(
-    struct buf *out, const char *const *keys, const size_t *key_lens, size_t n)
+remote_delete_body(struct buf *out, const char *const *keys,
+    const size_t *key_lens, const char *const *etags, size_t n)
 {
-	return xml_delete_body(out, keys, key_lens, n);
+	return xml_delete_body(out, keys, key_lens, etags, n);
 }
 
 struct deleted_ctx {
@@ -165,18 +165,59 @@ out:
 	return e;
 }
 
+/* Pages of one key's uploads in a row: a million uploads of one key. */
+#define UPLOADS_SAME_KEY_PAGES 1000
+
+/*
+ * Whether the markers of the next page, key and id, move on from the
+ * last, prev_key and prev_id: a server whose markers stand still or go
+ * back would be listed forever.  *same counts pages on one key.
+ */
+static ferry_err
+uploads_moved(const char *prev_key, const char *prev_id, const char *key,
+    const char *id, unsigned *same)
+{
+	int c = prev_key ? strcmp(key, prev_key) : 1;
+
+	if (c > 0) {
+		*same = 0;
+		return FERRY_OK;
+	}
+	if (c == 0 && ++*same < UPLOADS_SAME_KEY_PAGES && id &&
+	    (prev_id == NULL || strcmp(id, prev_id) != 0))
+		return FERRY_OK;
+	return ferry_fail(FERRY_EPARSE,
+	    "ListMultipartUploads: the next page's markers do not move on "
+	    "(NextKeyMarker '%.64s'): a fault of the server",
+	    key);
+}
+
 ferry_err
 remote_list_uploads(struct remote *r, const char *bucket, const char *prefix,
     remote_upload_fn fn, void *arg)
 {
 	struct uploads_ctx c = {fn, arg};
-	char *key_marker = NULL, *id_marker = NULL;
+	char *key_marker = NULL, *id_marker = NULL, *pk = NULL, *pi = NULL;
+	unsigned same = 0;
 	int more = 1;
 	ferry_err e = FERRY_OK;
 
-	while (more && e == FERRY_OK)
+	while (more && e == FERRY_OK) {
+		free(pk);
+		free(pi);
+		pk = key_marker ? strdup(key_marker) : NULL;
+		pi = id_marker ? strdup(id_marker) : NULL;
+		if ((key_marker && pk == NULL) || (id_marker && pi == NULL)) {
+			e = ferry_fail(FERRY_ENOMEM, "out of memory");
+			break;
+		}
 		e = uploads_page(
 		    r, bucket, prefix, &c, &key_marker, &id_marker, &more);
+		if (e == FERRY_OK && more)
+			e = uploads_moved(pk, pi, key_marker, id_marker, &same);
+	}
+	free(pk);
+	free(pi);
 	free(key_marker);
 	free(id_marker);
 	return e;

@@ -227,6 +227,7 @@ req_reset_response(struct remote_req *q)
 		q->sink_restart(q->sink_arg);
 	q->sunk = 0;
 	q->errbuf[0] = '\0';
+	q->fault[0] = '\0';
 }
 
 /* Copies a header value, trimmed, into dst if name matches. */
@@ -254,37 +255,81 @@ take_header(
 	return 1;
 }
 
+/* The status of a status line "HTTP/1.1 206 ...", or 0. */
+static long
+status_of(const char *p, size_t len)
+{
+	const char *sp = memchr(p, ' ', len);
+	long v = 0;
+	size_t i;
+
+	if (sp == NULL || (size_t)(sp - p) + 4 > len)
+		return 0;
+	for (i = 1; i <= 3; i++) {
+		if (sp[i] < '0' || sp[i] > '9')
+			return 0;
+		v = v * 10 + (sp[i] - '0');
+	}
+	return v;
+}
+
+/* A new reply (after a 100 Continue, or a redirect): its fields afresh. */
+static void
+begin_reply(struct remote_resp *s, const char *p, size_t len)
+{
+	s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
+	s->meta_hash[0] = s->meta_mtime[0] = s->sse[0] = '\0';
+	s->has_content_length = s->sse_customer = 0;
+	s->content_length = 0;
+	memset(&s->range, 0, sizeof(s->range));
+	s->status = status_of(p, len);
+	buf_reset(&s->meta);
+	s->meta_overflow = 0;
+}
+
+/* The headers whose numbers are bounded (bounds.c): 0 stops the reply. */
+static size_t
+take_bounded(struct remote_req *q, const char *p, size_t len)
+{
+	struct remote_resp *s = &q->resp;
+	char v[64];
+
+	if (take_header(p, len, "content-length", v, sizeof(v)))
+		return bounds_check_header(q, "content-length", v);
+	if (take_header(p, len, "content-range", v, sizeof(v)))
+		return bounds_check_header(q, "content-range", v);
+	if (take_header(p, len, "last-modified", s->last_modified,
+	        sizeof(s->last_modified)))
+		return bounds_check_header(
+		    q, "last-modified", s->last_modified);
+	if (take_header(p, len, "x-amz-meta-ferry-mtime", s->meta_mtime,
+	        sizeof(s->meta_mtime)))
+		return bounds_check_header(
+		    q, "x-amz-meta-ferry-mtime", s->meta_mtime);
+	return 2;
+}
+
 static size_t
 on_header(char *p, size_t size, size_t n, void *arg)
 {
 	struct remote_req *q = arg;
 	struct remote_resp *s = &q->resp;
-	size_t len = size * n;
+	size_t len = size * n, r;
 	char num[32];
 
 	if (len >= 5 && memcmp(p, "HTTP/", 5) == 0) {
-		s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
-		s->meta_hash[0] = s->meta_mtime[0] = s->sse[0] = '\0';
-		s->has_content_length = s->sse_customer = 0;
-		buf_reset(&s->meta);
-		s->meta_overflow = 0;
+		begin_reply(s, p, len);
 		return len;
 	}
 	if (q->keep_meta)
 		meta_take(q, p, len);
-	if (take_header(p, len, "content-length", num, sizeof(num))) {
-		s->content_length = strtoull(num, NULL, 10);
-		s->has_content_length = 1;
-	}
+	if ((r = take_bounded(q, p, len)) != 2)
+		return r ? len : 0;
 	if (take_header(p, len, "etag", s->etag, sizeof(s->etag)) ||
-	    take_header(p, len, "last-modified", s->last_modified,
-	        sizeof(s->last_modified)) ||
 	    take_header(p, len, "content-type", s->content_type,
 	        sizeof(s->content_type)) ||
 	    take_header(p, len, "x-amz-meta-ferry-xxh128", s->meta_hash,
-	        sizeof(s->meta_hash)) ||
-	    take_header(p, len, "x-amz-meta-ferry-mtime", s->meta_mtime,
-	        sizeof(s->meta_mtime)))
+	        sizeof(s->meta_hash)))
 		return len;
 	if (take_header(p, len,
 	        "x-amz-server-side-encryption-customer-algorithm", num,

@@ -145,10 +145,11 @@ ferry_err xml_delete_result_parse(
 /*
  * <Delete><Quiet>false</Quiet><Object><Key>..</Key></Object>...</Delete>
  * for 1 to 1000 keys (else FERRY_EUSAGE); key_lens may be NULL for
- * NUL-terminated keys.
+ * NUL-terminated keys; etags NULL, or an <ETag> for each key whose entry
+ * is neither NULL nor "".
  */
 ferry_err xml_delete_body(struct buf *out, const char *const *keys,
-    const size_t *key_lens, size_t n) FERRY_WUR;
+    const size_t *key_lens, const char *const *etags, size_t n) FERRY_WUR;
 /*
  * <CompleteMultipartUpload><Part><PartNumber>..</PartNumber><ETag>..
  * for parts 1 to nparts (1 to 10000, else FERRY_EUSAGE), etags[i] being

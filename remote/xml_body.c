@@ -77,8 +77,8 @@ xml_escape(struct buf *out, const char *s, size_t n)
 }
 
 ferry_err
-xml_delete_body(
-    struct buf *out, const char *const *keys, const size_t *key_lens, size_t n)
+xml_delete_body(struct buf *out, const char *const *keys,
+    const size_t *key_lens, const char *const *etags, size_t n)
 {
 	size_t i, len;
 	ferry_err e;
@@ -92,9 +92,17 @@ xml_delete_body(
 	for (i = 0; i < n && e == FERRY_OK; i++) {
 		len = key_lens != NULL ? key_lens[i] : strlen(keys[i]);
 		if ((e = buf_puts(out, "<Object><Key>")) != FERRY_OK ||
-		    (e = xml_escape(out, keys[i], len)) != FERRY_OK)
+		    (e = xml_escape(out, keys[i], len)) != FERRY_OK ||
+		    (e = buf_puts(out, "</Key>")) != FERRY_OK)
 			break;
-		e = buf_puts(out, "</Key></Object>");
+		/* the condition: deleted only while it has this ETag */
+		if (etags != NULL && etags[i] != NULL && etags[i][0] != '\0' &&
+		    ((e = buf_puts(out, "<ETag>")) != FERRY_OK ||
+		        (e = xml_escape(out, etags[i], strlen(etags[i]))) !=
+		            FERRY_OK ||
+		        (e = buf_puts(out, "</ETag>")) != FERRY_OK))
+			break;
+		e = buf_puts(out, "</Object>");
 	}
 	if (e == FERRY_OK)
 		e = buf_puts(out, "</Delete>");

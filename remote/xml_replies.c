@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote/remote.h"
 #include "xml_sax.h"
 
 /* Single results: InitiateMultipartUpload, CompleteMultipartUpload, Copy */
@@ -133,9 +134,14 @@ part_record(struct xml_sax *s, int kind)
 	    (e = xml_sax_u64("Size", xml_sax_str(s, P_SIZE), &part.size)) !=
 	        FERRY_OK)
 		return e;
-	if (n == 0 || n > UINT32_MAX)
-		return ferry_fail(
-		    FERRY_EPARSE, "part number %llu", (unsigned long long)n);
+	if (n == 0 || n > REMOTE_MAX_PARTS)
+		return ferry_fail(FERRY_EPARSE,
+		    "ListParts: part number %llu, not from 1 to 10000",
+		    (unsigned long long)n);
+	if (part.size > REMOTE_MAX_PART_SIZE)
+		return ferry_fail(FERRY_EPARSE,
+		    "ListParts: part %llu of %llu bytes, more than 5 GiB",
+		    (unsigned long long)n, (unsigned long long)part.size);
 	if (s->slot[P_ETAG].len >= sizeof(part.etag))
 		return ferry_fail(FERRY_EPARSE, "part ETag too long");
 	part.number = (uint32_t)n;
@@ -157,9 +163,10 @@ parts_tail(const struct xml_sax *s, int *truncated, uint32_t *next_marker)
 	    (e = xml_sax_u64("NextPartNumberMarker", xml_sax_str(s, P_NEXT),
 	         &n)) != FERRY_OK)
 		return e;
-	if (n > UINT32_MAX)
-		return ferry_fail(
-		    FERRY_EPARSE, "NextPartNumberMarker too large");
+	if (n > REMOTE_MAX_PARTS)
+		return ferry_fail(FERRY_EPARSE,
+		    "ListParts: NextPartNumberMarker %llu, not a part number",
+		    (unsigned long long)n);
 	if (*truncated && n == 0)
 		return ferry_fail(FERRY_EPARSE,
 		    "part list truncated without NextPartNumberMarker");

@@ -256,8 +256,9 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 }
 
 /*
- * A delete of an object, only while it has the planned ETag.  S3 has no
- * condition on DELETE that the gateway honours: HEAD, then DELETE.
+ * A delete of an object, only while it has the planned ETag: a HEAD
+ * first, then a DELETE with If-Match, which AWS honours (412 when the
+ * object changed in between) and the test gateway ignores.
  */
 static ferry_err
 apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
@@ -287,7 +288,15 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 	    p->r, REMOTE_DELETE, "DELETE", p->loc.bucket, l->key, l->keylen);
 	if (q == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	e = remote_perform(p->r, q, 0);
+	e = l->dst.etag[0] ? remote_req_header(q, "If-Match", l->dst.etag)
+	                   : FERRY_OK;
+	if (e == FERRY_OK)
+		e = remote_perform(p->r, q, 0);
+	if (e != FERRY_OK && remote_req_resp(q)->status == 412)
+		e = ferry_fail(FERRY_ECHANGED,
+		    "replaced since the plan (its ETag is no longer %s): not "
+		    "deleted",
+		    l->dst.etag);
 	remote_req_free(q);
 	if (e != FERRY_OK) {
 		refuse(&p->out, &p->counts, l->key, e);

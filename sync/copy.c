@@ -301,6 +301,10 @@ on_part_get(struct remote_req *q, void *arg)
 
 	x->p->mem_used -= len;
 	e = remote_req_result(q, 0);
+	if (e == FERRY_OK)
+		e = remote_resp_check_range(s,
+		    (uint64_t)(cp->number - 1) * x->part_size, len,
+		    x->local.size);
 	if (e == FERRY_OK && s->body.len != len)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "the source object changed while it was read");

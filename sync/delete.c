@@ -1,7 +1,9 @@
 /*
  * delete.c: the deletes of a push, run last, in DeleteObjects batches of
  * up to 1,000 keys, and only when nothing suggests the source is not what
- * it seems (a listing or a read that failed).
+ * it seems (a listing or a read that failed).  Each key carries its
+ * listed ETag as a condition, so that a server that honours it never
+ * deletes an object rewritten since the listing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,30 @@ struct batch {
 	size_t n;
 };
 
+/*
+ * A key the server did not delete: PreconditionFailed means the object
+ * is no longer the one listed (its ETag, sent as the condition, changed),
+ * and a changed object is never deleted; it is reported and counted as
+ * failed, so the run ends with exit 1.
+ */
+static void
+not_deleted(struct push *p, const char *key, size_t keylen, const char *code,
+    const char *message)
+{
+	ferry_err e = FERRY_ES3;
+
+	if (code && strcmp(code, "PreconditionFailed") == 0) {
+		e = FERRY_ECHANGED;
+		ferry_fail(e, "changed since it was listed (its ETag is no "
+		              "longer the listed one): not deleted");
+	} else {
+		ferry_fail(e, "delete: %s: %s", code ? code : "error",
+		    message ? message : "");
+	}
+	output_error(&p->out, key, keylen, e, ferry_errmsg());
+	p->counts.failed++;
+}
+
 static void
 on_deleted(const char *key, size_t keylen, int ok, const char *code,
     const char *message, void *arg)
@@ -28,13 +54,10 @@ on_deleted(const char *key, size_t keylen, int ok, const char *code,
 	struct push *p = b->p;
 	size_t plen = strlen(p->loc.prefix);
 
-	if (!ok) {
-		ferry_fail(FERRY_ES3, "delete: %s: %s", code ? code : "error",
-		    message ? message : "");
-		output_error(&p->out, key, keylen, FERRY_ES3, ferry_errmsg());
-		p->counts.failed++;
-		return;
-	}
+	/* with a condition, a key gone meanwhile is NoSuchKey: gone all
+	 * the same */
+	if (!ok && !(code && strcmp(code, "NoSuchKey") == 0))
+		return not_deleted(p, key, keylen, code, message);
 	p->counts.deleted++;
 	output_action(&p->out, "delete", key, keylen, 0, NULL);
 	if (keylen >= plen &&
@@ -46,9 +69,14 @@ static ferry_err
 send_batch(struct batch *b)
 {
 	struct push *p = b->p;
+	const char *etags[DELETE_BATCH];
 	struct remote_req *q;
 	struct buf body;
 	ferry_err e;
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		etags[i] = b->etags[i];
 
 	buf_init(&body, (size_t)DELETE_BATCH * 6200 + 128);
 	q = remote_req_new(p->r, REMOTE_POST, "POST", p->loc.bucket, NULL, 0);
@@ -56,7 +84,7 @@ send_batch(struct batch *b)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	if ((e = remote_req_query(q, "delete", "")) != FERRY_OK ||
 	    (e = remote_delete_body(&body, (const char *const *)b->keys,
-	         b->lens, b->n)) != FERRY_OK ||
+	         b->lens, etags, b->n)) != FERRY_OK ||
 	    (e = remote_req_header(q, "Content-Type", "application/xml")) !=
 	        FERRY_OK)
 		goto out;

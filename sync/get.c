@@ -24,6 +24,7 @@
 /* One ranged GET: bytes [off, off + len) of the object. */
 struct part {
 	struct dl *d;
+	struct remote_req *q;
 	uint64_t off, len, got;
 	struct dl_pending pend;
 };
@@ -335,8 +336,14 @@ dl_object_mtime_ns(const struct dl *d)
 	}
 	t = d->meta.last_modified[0] ? remote_parse_time(d->meta.last_modified)
 	                             : -1;
-	if (t < 0 || t > INT64_MAX / NS_PER_S)
+	if (t < 0 || t > REMOTE_TIME_MAX)
 		t = d->last_modified;
+	/* the reply's times are bounded (bounds.c), and so are listings';
+	 * a plan's is held to the same */
+	if (t > REMOTE_TIME_MAX)
+		t = REMOTE_TIME_MAX;
+	if (t < -REMOTE_TIME_MAX)
+		t = -REMOTE_TIME_MAX;
 	return t * NS_PER_S;
 }
 
@@ -557,18 +564,46 @@ digests_begin(struct dl *d)
 }
 
 /*
+ * A single GET's reply whose size is not the listed one (what: "a
+ * Content-Length of", "more than", "only"; n bytes): the object changed
+ * since it was listed when its ETag did, else the server is at fault.
+ */
+static ferry_err
+size_differs(const struct dl *d, const struct remote_resp *s, const char *what,
+    uint64_t n)
+{
+	if (s->etag[0] && d->etag[0] && strcmp(s->etag, d->etag) != 0)
+		return ferry_fail(FERRY_ECHANGED,
+		    "the object changed since it was listed (ETag %s, "
+		    "listed %s): not written",
+		    s->etag, d->etag);
+	return ferry_fail(FERRY_EPARSE,
+	    "the server sent %s %" PRIu64 " bytes for an object listed as "
+	    "%" PRIu64 " bytes with the same ETag: a fault of the server; "
+	    "not written",
+	    what, n, d->size);
+}
+
+/*
  * The body of a single GET: hashed as it comes, written in order, in
- * pieces of up to DL_WBUF.
+ * pieces of up to DL_WBUF, never past the listed size.
  */
 static int
 sink_whole(const char *data, size_t len, void *arg)
 {
 	struct dl *d = arg;
+	const struct remote_resp *s = remote_req_resp(d->get);
 	ferry_err e;
 
 	if (d->sink_err != FERRY_OK)
 		return 1;
 	/* the headers of this response are all in */
+	if (d->written == 0 && s->has_content_length &&
+	    s->content_length != d->size)
+		return sink_fail(d, size_differs(d, s, "a Content-Length of",
+		                        s->content_length));
+	if (len > d->size - d->written)
+		return sink_fail(d, size_differs(d, s, "more than", d->size));
 	if (d->written == 0 && (e = digests_begin(d)) != FERRY_OK)
 		return sink_fail(d, e);
 	if ((e = pending_add(d, &d->pend, data, len)) != FERRY_OK)
@@ -595,6 +630,8 @@ get_result(struct dl *d, struct remote_req *q)
 		return ferry_fail(FERRY_ENET,
 		    "%s: %" PRIu64 " bytes received of %" PRIu64, d->fullkey,
 		    d->written, d->meta.content_length);
+	if (d->written != d->size)
+		return size_differs(d, remote_req_resp(q), "only", d->written);
 	return FERRY_OK;
 }
 
@@ -731,6 +768,10 @@ sink_part(const char *data, size_t len, void *arg)
 
 	if (d->failed || d->sink_err != FERRY_OK)
 		return 1;
+	/* the headers are all in: they must name the range asked for */
+	if (pt->got == 0 && (e = remote_resp_check_range(remote_req_resp(pt->q),
+	                         pt->off, pt->len, d->size)) != FERRY_OK)
+		return sink_fail(d, e);
 	if (len > pt->len - pt->got)
 		return sink_fail(d, ferry_fail(FERRY_EHTTP,
 		                        "the server sent more than the range "
@@ -757,11 +798,9 @@ part_result(struct part *pt, struct remote_req *q)
 		return ferry_fail(d->sink_err, "%s", d->sinkmsg);
 	if (e != FERRY_OK)
 		return e;
-	/* a 200 is the whole object: acceptable only as the whole range */
-	if (s->status != 206 && !(pt->off == 0 && pt->len == d->size))
-		return ferry_fail(FERRY_EHTTP,
-		    "the server ignored the Range header (HTTP %ld)",
-		    s->status);
+	if ((e = remote_resp_check_range(s, pt->off, pt->len, d->size)) !=
+	    FERRY_OK)
+		return e;
 	if (pt->got != pt->len)
 		return ferry_fail(FERRY_ENET,
 		    "%s: %" PRIu64 " bytes of a %" PRIu64 "-byte range",
@@ -818,8 +857,11 @@ send_part(struct part *pt)
 	}
 	remote_req_sink(q, sink_part, pt);
 	remote_req_sink_restart(q, restart_part);
-	if ((e = remote_req_submit(q, on_part, pt)) != FERRY_OK)
+	pt->q = q;
+	if ((e = remote_req_submit(q, on_part, pt)) != FERRY_OK) {
+		pt->q = NULL;
 		remote_req_free(q);
+	}
 	return e;
 }
 
@@ -855,7 +897,7 @@ start_ranged(struct dl *d)
 	if ((e = open_temp(d)) != FERRY_OK)
 		return e;
 	d->part_size = sync_range_size(d->size, d->p->o->part_size);
-	d->nparts = (uint32_t)((d->size + d->part_size - 1) / d->part_size);
+	d->nparts = sync_part_count(d->size, d->part_size);
 	d->state = DL_PARTS;
 	return FERRY_OK;
 }
@@ -909,6 +951,15 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 		pp = &(*pp)->next;
 	*pp = d;
 	p->nactive++;
+	/* listings are held to this bound; a plan's sizes are too */
+	if (d->size > SYNC_MAX_OBJECT) {
+		dl_fail(
+		    d, ferry_fail(FERRY_EPARSE,
+		           "listed as %" PRIu64 " bytes, more than the 5 TiB "
+		           "an object can have: not written",
+		           d->size));
+		return FERRY_OK;
+	}
 	if (a == PLAN_CHECK) {
 		dl_check_start(d);
 		return FERRY_OK;

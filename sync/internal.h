@@ -29,7 +29,7 @@ int sync_exit_for(ferry_err e);
 #define SYNC_AUTO_SPLIT 8
 #define SYNC_AUTO_RANGE_MAX (64ULL << 20)
 #define SYNC_AUTO_RANGE_SPLIT 16
-#define SYNC_MAX_OBJECT (5ULL << 40)
+#define SYNC_MAX_OBJECT REMOTE_MAX_OBJECT
 
 /* The command line, read-only once parsed. */
 struct sync_opts {
@@ -182,6 +182,8 @@ int etag_is_md5(const char *etag);
 uint64_t sync_part_size(uint64_t size, uint64_t want);
 /* The same for the ranges of a download. */
 uint64_t sync_range_size(uint64_t size, uint64_t want);
+/* ceil(size / ps) for ps > 0, for any size. */
+uint64_t sync_part_count(uint64_t size, uint64_t ps);
 
 /* len bytes more within limit, used bytes counted already: always granted
  * when none are (--memory must let one part or range through). */

@@ -48,10 +48,23 @@ size_of_parts(uint64_t size, uint64_t want, uint64_t split, uint64_t max)
 	}
 	if (ps < SYNC_MIN_PART)
 		ps = SYNC_MIN_PART;
-	if ((size + ps - 1) / ps > SYNC_MAX_PARTS)
-		ps = (size + SYNC_MAX_PARTS - 1) / SYNC_MAX_PARTS;
+	if (ps > SYNC_MAX_PART)
+		ps = SYNC_MAX_PART;
+	if (sync_part_count(size, ps) > SYNC_MAX_PARTS)
+		ps = size / SYNC_MAX_PARTS + (size % SYNC_MAX_PARTS != 0);
 	ps = (ps + mib - 1) / mib * mib;
 	return ps > SYNC_MAX_PART ? SYNC_MAX_PART : ps;
+}
+
+/*
+ * The number of parts of ps bytes (ps > 0) that size takes, written so
+ * that no size can wrap it: sizes are bounded by SYNC_MAX_OBJECT before
+ * this is used, and 2^64-1 bytes would still count right.
+ */
+uint64_t
+sync_part_count(uint64_t size, uint64_t ps)
+{
+	return size / ps + (size % ps != 0);
 }
 
 /*
@@ -147,8 +160,7 @@ start_create(struct xfer *x)
 		return ferry_fail(
 		    FERRY_ECHANGED, "the file changed since it was scanned");
 	x->part_size = sync_part_size(x->local.size, p->o->part_size);
-	x->nparts =
-	    (uint32_t)((x->local.size + x->part_size - 1) / x->part_size);
+	x->nparts = (uint32_t)sync_part_count(x->local.size, x->part_size);
 	if (x->nparts == 0)
 		x->nparts = 1;
 	if ((x->part_md5 = calloc(x->nparts, 16)) == NULL)

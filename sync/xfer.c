@@ -3,6 +3,7 @@
  * active list, its failure, the record it leaves in the manifest.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +267,14 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	x->source = p->source;
 	x->multipart = a == PLAN_MULTIPART_COPY;
 	x->local.size = src->size;
+	/* listings are held to this bound; a plan's sizes are too */
+	if (src->size > SYNC_MAX_OBJECT) {
+		xfer_fail(x, ferry_fail(FERRY_EPARSE,
+		                 "listed as %" PRIu64 " bytes, more than the 5 "
+		                 "TiB an object can have: not copied",
+		                 src->size));
+		return FERRY_OK;
+	}
 	xfer_planned(x);
 	snprintf(x->src_etag, sizeof(x->src_etag), "%s", src->etag);
 	if ((x->src_key = malloc(plen + src->keylen + 1)) == NULL) {

@@ -50,6 +50,11 @@ A HEAD gets the status and headers with an empty body.  Requests for other
 buckets, and the rest, are forwarded.  Each refusal is logged as one line
 "redirect METHOD TARGET REGION".
 
+With --lie-reply KIND[,KIND] (longbody, hugelength, badrange, hugemtime),
+the 2xx replies to GETs and HEADs of objects lie about their numbers; with
+--cond-delete, the proxy honours the ETag conditions of DeleteObject and
+DeleteObjects as AWS does: see tests/faultproxy_lies.py.
+
 Each fault is logged as one line "fault KIND METHOD TARGET" to --log FILE,
 else to stderr.  The port is printed on stdout as "PORT <n>" once the proxy
 listens, and written to --port-file if given.  The proxy exits on SIGTERM,
@@ -62,6 +67,7 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--port N] [--lifetime SECONDS]
            [--bucket-region [BUCKET=]REGION]...
            [--wrong-region-reply 301|301-bare|400] [--kms]
+           [--lie-reply KIND[,KIND]] [--cond-delete]
 """
 import argparse
 import hashlib
@@ -77,6 +83,8 @@ import sys
 import threading
 import time
 import urllib.parse
+
+import faultproxy_lies as lies
 
 KINDS = ("500", "503", "reset", "cut", "delay", "flip", "flipup")
 ALL_KINDS = ("500", "503", "reset", "cut", "delay")
@@ -529,6 +537,11 @@ class Handler(socketserver.BaseRequestHandler):
             self.drain_request(req)
             self.request.sendall(moved)
             return not req.close_after()
+        if self.server.cond_delete and method in ("DELETE", "POST"):
+            answer = self.cond_delete(req, method, target)
+            if answer is not None:
+                self.request.sendall(answer)
+                return not req.close_after()
         kind, params = self.server.faults.decide(method, target)
         if kind in ("500", "503"):
             self.drain_request(req)
@@ -547,6 +560,30 @@ class Handler(socketserver.BaseRequestHandler):
                             params["fraction"] if kind == "flip" else None,
                             params["fraction"] if kind == "flipup" else None,
                             target)
+
+    def cond_delete(self, req, method, target):
+        """The reply to a delete whose ETag condition fails, or None: the
+        request's body is then put back, to be forwarded."""
+        raw = b"".join(body_pieces(self.client, req))
+        body = dechunk(raw) if req.chunked() else raw
+        answer = lies.cond_delete(req, method, target, body,
+                                  self.server.faults.log)
+        if answer is None:
+            self.client.buf = raw + self.client.buf
+        return answer
+
+    def relay_lie(self, resp, method, target, status):
+        """Relays a 2xx reply to an object's GET or HEAD with the lies of
+        --lie-reply, then closes the connection."""
+        body = b"".join(body_pieces(self.up, resp, True, method, status))
+        self.close_upstream()
+        head = resp.raw
+        for kind in self.server.lies:
+            head, body = lies.lie(kind, head, body, method, status)
+            self.server.faults.log.write("lie %s %s %s\n" % (kind, method,
+                                                             target))
+        self.server.faults.log.flush()
+        self.request.sendall(head + (b"" if method == "HEAD" else body))
 
     def continue_if_expected(self, req):
         """Answers Expect: 100-continue here, since the body is read
@@ -604,6 +641,10 @@ class Handler(socketserver.BaseRequestHandler):
                 break
         if cut is not None:
             self.relay_cut(resp, method, status, cut)
+            return False
+        if self.server.lies and status // 100 == 2 and \
+                lies.object_target(method, target):
+            self.relay_lie(resp, method, target, status)
             return False
         if kms and status // 100 == 2:
             self.relay_kms(resp, method, target, status, up, made)
@@ -708,6 +749,8 @@ def main():
     ap.add_argument("--wrong-region-reply", default="301",
                     choices=("301", "301-bare", "400"))
     ap.add_argument("--kms", action="store_true")
+    ap.add_argument("--lie-reply", default=None)
+    ap.add_argument("--cond-delete", action="store_true")
     args = ap.parse_args()
 
     upstream = parse_upstream(args.upstream)
@@ -729,6 +772,8 @@ def main():
     srv.faults = faults
     srv.regions = regions
     srv.kms = Kms(faults.log) if args.kms else None
+    srv.lies = lies.parse_lies(args.lie_reply)
+    srv.cond_delete = args.cond_delete
     port = srv.server_address[1]
     if args.port_file:
         tmp = args.port_file + ".tmp"

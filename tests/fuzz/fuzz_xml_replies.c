@@ -155,7 +155,7 @@ round_trip(const char *d, size_t n)
 	buf_init(&body, 1u << 20);
 	buf_init(&reply, 1u << 20);
 	if (n == 0 || n > XML_KEY_MAX ||
-	    xml_delete_body(&body, &d, &n, 1) != FERRY_OK)
+	    xml_delete_body(&body, &d, &n, NULL, 1) != FERRY_OK)
 		goto out;
 	k = strstr(body.data, "<Key>");
 	end = strstr(body.data, "</Object>");

@@ -1126,7 +1126,7 @@ test_delete_body(void **state)
 		lens[0] = 5;
 		keys[1] = c->key;
 		lens[1] = c->len;
-		e = xml_delete_body(&b, keys, lens, 2);
+		e = xml_delete_body(&b, keys, lens, NULL, 2);
 		if (e != c->want)
 			fail_msg("%s: got %d", c->name, (int)e);
 		if (e != FERRY_OK) {
@@ -1144,13 +1144,35 @@ test_delete_body(void **state)
 		assert_string_equal(b.data, want.data);
 	}
 	keys[0] = "a&b";
-	assert_int_equal(xml_delete_body(&b, keys, NULL, 1), FERRY_OK);
+	assert_int_equal(xml_delete_body(&b, keys, NULL, NULL, 1), FERRY_OK);
 	assert_string_equal(b.data, DELETE_OPEN "<Object><Key>a&amp;b</Key>"
 	                                        "</Object></Delete>");
-	assert_int_equal(xml_delete_body(&b, keys, NULL, 0), FERRY_EUSAGE);
-	assert_int_equal(xml_delete_body(&b, keys, NULL, 1001), FERRY_EUSAGE);
+	assert_int_equal(
+	    xml_delete_body(&b, keys, NULL, NULL, 0), FERRY_EUSAGE);
+	assert_int_equal(
+	    xml_delete_body(&b, keys, NULL, NULL, 1001), FERRY_EUSAGE);
 	buf_free(&b);
 	buf_free(&want);
+}
+
+/* Each key's listed ETag goes along as its condition; "" or NULL: none. */
+static void
+test_delete_body_etags(void **state)
+{
+	static const char *const keys[] = {"a", "b", "c"};
+	static const char *const etags[] = {
+	    "\"0c78aef83f66abc1fa1e8477f296d394\"", "", NULL};
+	struct buf b;
+
+	(void)state;
+	buf_init(&b, 1u << 20);
+	assert_int_equal(xml_delete_body(&b, keys, NULL, etags, 3), FERRY_OK);
+	assert_string_equal(b.data,
+	    DELETE_OPEN "<Object><Key>a</Key><ETag>&quot;"
+	                "0c78aef83f66abc1fa1e8477f296d394&quot;</ETag>"
+	                "</Object><Object><Key>b</Key></Object><Object>"
+	                "<Key>c</Key></Object></Delete>");
+	buf_free(&b);
 }
 
 static void
@@ -1192,7 +1214,7 @@ echo_key(struct buf *reply, const char *key)
 	const char *k, *end;
 
 	buf_init(&b, 1u << 20);
-	assert_int_equal(xml_delete_body(&b, &key, NULL, 1), FERRY_OK);
+	assert_int_equal(xml_delete_body(&b, &key, NULL, NULL, 1), FERRY_OK);
 	k = strstr(b.data, "<Key>");
 	end = strstr(b.data, "</Object>");
 	assert_non_null(k);
@@ -1441,6 +1463,7 @@ main(void)
 	    cmocka_unit_test(test_delete_result),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_delete_body),
+	    cmocka_unit_test(test_delete_body_etags),
 	    cmocka_unit_test(test_complete_body),
 	    cmocka_unit_test(test_round_trip),
 	};
