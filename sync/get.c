@@ -337,6 +337,9 @@ dl_object_mtime_ns(const struct dl *d)
 	                             : -1;
 	if (t < 0 || t > INT64_MAX / NS_PER_S)
 		t = d->last_modified;
+	/* the listing checks its dates; the product must fit all the same */
+	if (t < 0 || t > INT64_MAX / NS_PER_S)
+		t = 0;
 	return t * NS_PER_S;
 }
 
