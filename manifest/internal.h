@@ -9,7 +9,15 @@
 
 #include "manifest/manifest.h"
 
-enum { DB_META, DB_LOCAL, DB_REMOTE, DB_UPLOADS, DB_COUNT };
+enum {
+	DB_META,
+	DB_LOCAL,
+	DB_REMOTE,
+	DB_UPLOADS,
+	DB_LISTED, /* scratch: an unsorted listing, sorted (remote records) */
+	DB_LISTED_SRC,
+	DB_COUNT
+};
 
 /*
  * LMDB refuses keys longer than 511 bytes (its default build); longer

@@ -141,7 +141,13 @@ ferry_err manifest_count(
  * before manifest_close().
  */
 struct manifest_iter;
-enum manifest_table { MANIFEST_LOCAL, MANIFEST_REMOTE, MANIFEST_UPLOADS };
+enum manifest_table {
+	MANIFEST_LOCAL,
+	MANIFEST_REMOTE,
+	MANIFEST_UPLOADS,
+	MANIFEST_LISTED,
+	MANIFEST_LISTED_SRC
+};
 ferry_err manifest_iter_new(struct manifest *m, enum manifest_table t,
     struct manifest_iter **out) FERRY_WUR;
 ferry_err manifest_iter_local(struct manifest_iter *it, const char **key,
@@ -151,6 +157,17 @@ ferry_err manifest_iter_remote(struct manifest_iter *it, const char **key,
 ferry_err manifest_iter_upload(struct manifest_iter *it, const char **key,
     size_t *keylen, struct manifest_upload *rec) FERRY_WUR;
 void manifest_iter_free(struct manifest_iter *it);
+/*
+ * The LISTED tables hold an unsorted listing (a directory bucket's; _SRC a
+ * mirror's source) to read back sorted with manifest_iter_remote().  clear
+ * empties t (pending); put is remote_put's, but sets *dup and writes
+ * nothing when key is there already.
+ */
+ferry_err manifest_listed_clear(
+    struct manifest *m, enum manifest_table t) FERRY_WUR;
+ferry_err manifest_listed_put(struct manifest *m, enum manifest_table t,
+    const char *key, size_t keylen, const struct manifest_remote *r,
+    int *dup) FERRY_WUR;
 
 /*
  * Record encoding: a version byte and a fixed little-endian layout, then

@@ -32,7 +32,7 @@ static const size_t map_sizes[] = {
 
 /* "uploads" came later: opening an older manifest creates it, empty. */
 static const char *const db_names[DB_COUNT] = {
-    "meta", "local", "remote", "uploads"};
+    "meta", "local", "remote", "uploads", "listed", "listed_src"};
 
 /* Aborts *txn if there is one and forgets it. */
 static void

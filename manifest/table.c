@@ -149,10 +149,13 @@ table_get(struct manifest *m, int db, const char *key, size_t keylen, void *out)
 	return e;
 }
 
-/* Encodes r and writes it under key in table db (pending). */
+/*
+ * Encodes r and writes it under key in table db (pending).  With dup, a
+ * key already there is left as it is and *dup set.
+ */
 static ferry_err
-table_put(
-    struct manifest *m, int db, const char *key, size_t keylen, const void *r)
+table_put_new(struct manifest *m, int db, const char *key, size_t keylen,
+    const void *r, int *dup)
 {
 	uint8_t buf[DBVAL_MAX], *p = buf;
 	struct dbkey k;
@@ -160,6 +163,7 @@ table_put(
 	MDB_val v;
 	size_t n;
 	ferry_err e;
+	int rc;
 
 	if ((e = key_make(key, keylen, &k)) != FERRY_OK)
 		return e;
@@ -174,8 +178,59 @@ table_put(
 		return e;
 	v.mv_data = buf;
 	v.mv_size = (size_t)(p - buf) + n;
-	return manifest_txn_wrote(m, mdb_put(txn, m->dbi[db], &k.val, &v, 0),
-	    "cannot write a record");
+	rc = mdb_put(txn, m->dbi[db], &k.val, &v, dup ? MDB_NOOVERWRITE : 0);
+	/* a key already there leaves the transaction usable */
+	if (dup && (*dup = rc == MDB_KEYEXIST))
+		return FERRY_OK;
+	return manifest_txn_wrote(m, rc, "cannot write a record");
+}
+
+static ferry_err
+table_put(
+    struct manifest *m, int db, const char *key, size_t keylen, const void *r)
+{
+	return table_put_new(m, db, key, keylen, r, NULL);
+}
+
+/* The listed table t, or -1. */
+static int
+listed_db(enum manifest_table t)
+{
+	if (t == MANIFEST_LISTED)
+		return DB_LISTED;
+	return t == MANIFEST_LISTED_SRC ? DB_LISTED_SRC : -1;
+}
+
+/* Returns FERRY_OK once table t is emptied (pending). */
+ferry_err
+manifest_listed_clear(struct manifest *m, enum manifest_table t)
+{
+	int db = listed_db(t);
+	MDB_txn *txn;
+	ferry_err e;
+
+	if (db < 0)
+		return ferry_fail(FERRY_EUSAGE, "not a listed table");
+	if ((e = manifest_txn_write(m, &txn)) != FERRY_OK)
+		return e;
+	return manifest_txn_wrote(
+	    m, mdb_drop(txn, m->dbi[db], 0), "cannot clear a table");
+}
+
+/*
+ * Returns FERRY_OK once the record of key is pending in table t, or with
+ * *dup set when key was there already (nothing written).
+ */
+ferry_err
+manifest_listed_put(struct manifest *m, enum manifest_table t, const char *key,
+    size_t keylen, const struct manifest_remote *r, int *dup)
+{
+	int db = listed_db(t);
+
+	*dup = 0;
+	if (db < 0)
+		return ferry_fail(FERRY_EUSAGE, "not a listed table");
+	return table_put_new(m, db, key, keylen, r, dup);
 }
 
 static ferry_err
@@ -367,6 +422,7 @@ manifest_iter_new(
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	it->db = t == MANIFEST_LOCAL     ? DB_LOCAL
 	         : t == MANIFEST_UPLOADS ? DB_UPLOADS
+	         : listed_db(t) >= 0     ? listed_db(t)
 	                                 : DB_REMOTE;
 	rc = mdb_txn_begin(m->env, NULL, MDB_RDONLY, &it->txn);
 	if (rc == 0)
@@ -554,7 +610,8 @@ iter_get(struct manifest_iter *it, int db, const char **key, size_t *keylen,
 
 	*key = NULL;
 	*keylen = 0;
-	if (it->db != db)
+	/* the listed tables hold remote records */
+	if (it->db != db && !(db == DB_REMOTE && it->db >= DB_LISTED))
 		return ferry_fail(
 		    FERRY_EUSAGE, "manifest iterator over the other table");
 	if ((e = iter_next(it, &n, &rec)) != FERRY_OK)

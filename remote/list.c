@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "remote/internal.h"
+#include "remote/listcheck.h"
 #include "remote/xml.h"
 
 #define LIST_ARENA_LIMIT (8u << 20)
@@ -25,7 +26,8 @@ struct page {
 	struct list_ent *ent;
 	size_t n, cap;
 	ferry_err err;
-	char errmsg[512]; /* the detail, kept until the caller reaches it */
+	char errmsg[1024]; /* the detail, kept until the caller reaches it */
+	struct list_check check; /* the listing's, as this page goes */
 	struct remote_list *l;
 	struct remote_req *q;
 	struct xml_list *parser;
@@ -36,6 +38,7 @@ struct remote_list {
 	char *bucket;
 	char *prefix;
 	size_t prefixlen;
+	struct list_check check; /* as of the last page read whole */
 	struct page pages[2];
 	int consume; /* the page being read */
 	int fill;    /* the page the next fetch goes into */
@@ -50,11 +53,11 @@ add_entry(struct page *p, const struct xml_list_entry *x)
 {
 	struct remote_list *l = p->l;
 	struct list_ent *ne;
+	int64_t when;
 	ferry_err e;
 
-	if (x->key_len < l->prefixlen ||
-	    memcmp(x->key, l->prefix, l->prefixlen) != 0)
-		return ferry_fail(FERRY_EPARSE, "listed key outside prefix");
+	if ((e = list_check_entry(&p->check, x, &when)) != FERRY_OK)
+		return e;
 	if (x->key_len == l->prefixlen)
 		return FERRY_OK; /* the folder marker of the prefix itself */
 	if (p->n == p->cap) {
@@ -75,7 +78,7 @@ add_entry(struct page *p, const struct xml_list_entry *x)
 	         strlen(x->etag ? x->etag : "") + 1)) != FERRY_OK)
 		return e;
 	ne->size = x->size;
-	ne->last_modified = remote_parse_time(x->last_modified);
+	ne->last_modified = when;
 	p->n++;
 	return FERRY_OK;
 }
@@ -85,8 +88,11 @@ on_entry(const struct xml_list_entry *x, void *arg)
 {
 	struct page *p = arg;
 
-	if ((p->err = add_entry(p, x)) != FERRY_OK)
+	/* kept now: the transfer's failure, when it stops, says less */
+	if ((p->err = add_entry(p, x)) != FERRY_OK) {
+		snprintf(p->errmsg, sizeof(p->errmsg), "%s", ferry_errmsg());
 		return 1;
+	}
 	return 0;
 }
 
@@ -94,10 +100,14 @@ static int
 on_data(const char *data, size_t len, void *arg)
 {
 	struct page *p = arg;
+	ferry_err e;
 
 	if (p->err != FERRY_OK)
 		return 1;
-	p->err = xml_list_feed(p->parser, data, len, 0);
+	e = xml_list_feed(p->parser, data, len, 0);
+	/* an entry refused keeps its error, not the parser's "stopped" */
+	if (p->err == FERRY_OK)
+		p->err = e;
 	return p->err != FERRY_OK;
 }
 
@@ -111,6 +121,8 @@ on_restart(void *arg)
 
 	p->n = 0;
 	p->err = FERRY_OK;
+	p->errmsg[0] = '\0';
+	p->check = p->l->check;
 	buf_reset(&p->arena);
 	xml_list_free(p->parser);
 	p->parser = NULL;
@@ -135,6 +147,7 @@ page_finish(struct page *p)
 	free(l->next_token);
 	l->next_token = info.next_token;
 	l->more = info.truncated;
+	l->check = p->check;
 	if (l->more && l->next_token == NULL)
 		return ferry_fail(FERRY_EPARSE,
 		    "listing truncated without a continuation token");
@@ -151,7 +164,9 @@ on_page(struct remote_req *q, void *arg)
 	l->fetching = 0;
 	p->err = page_finish(p);
 	if (p->err != FERRY_OK) {
-		snprintf(p->errmsg, sizeof(p->errmsg), "%s", ferry_errmsg());
+		if (p->errmsg[0] == '\0')
+			snprintf(
+			    p->errmsg, sizeof(p->errmsg), "%s", ferry_errmsg());
 		l->more = 0;
 	}
 	remote_req_free(p->q);
@@ -171,6 +186,8 @@ start_fetch(struct remote_list *l, struct page *p)
 
 	p->n = 0;
 	p->err = FERRY_OK;
+	p->errmsg[0] = '\0';
+	p->check = l->check;
 	buf_reset(&p->arena);
 	q = remote_req_new(l->r, REMOTE_LIST, "GET", l->bucket, NULL, 0);
 	if (q == NULL)
@@ -235,6 +252,7 @@ remote_list_open(struct remote *r, const char *bucket, const char *prefix,
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
 	l->prefixlen = strlen(l->prefix);
+	list_check_init(&l->check, l->prefix, remote_bucket_sorted(bucket));
 	for (i = 0; i < 2; i++) {
 		l->pages[i].l = l;
 		buf_init(&l->pages[i].arena, LIST_ARENA_LIMIT);
@@ -290,6 +308,16 @@ found:
 	obj->size = x->size;
 	obj->last_modified = x->last_modified;
 	return FERRY_OK;
+}
+
+/* Whether bucket is not a directory bucket, by its name's suffix. */
+int
+remote_bucket_sorted(const char *bucket)
+{
+	static const char dir_suffix[] = "--x-s3";
+	size_t n = strlen(bucket), k = sizeof(dir_suffix) - 1;
+
+	return n <= k || strcmp(bucket + n - k, dir_suffix) != 0;
 }
 
 void

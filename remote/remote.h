@@ -271,8 +271,18 @@ ferry_err remote_perform(
  * Listing: a stream of the objects under bucket/prefix in key order,
  * pages fetched on the multi loop (the next page is requested as soon as
  * the current one arrives, so that consuming one overlaps fetching the
- * next).
+ * next).  Each entry is checked before it is handed on (listcheck.h): a
+ * key out of order, repeated or outside the prefix, a size over
+ * REMOTE_MAX_OBJECT or a date outside 0 to REMOTE_TIME_MAX ends the
+ * listing with FERRY_EPARSE, naming the server's fault.
  */
+
+/*
+ * Whether bucket's listings come in key order: not those of S3 Express
+ * directory buckets (names ending in "--x-s3"), documented as unsorted.
+ * Their listings are checked for all but order; the caller sorts them.
+ */
+int remote_bucket_sorted(const char *bucket);
 struct remote_obj {
 	const char *key; /* relative to the prefix */
 	size_t keylen;

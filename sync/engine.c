@@ -138,8 +138,8 @@ push_close(struct push *p)
 	}
 	xfer_pool_free(p);
 	merge_close(&p->mg);
+	merge_list_close(&p->src);
 	manifest_close(p->m);
-	remote_list_free(p->src.list);
 	/* the source client runs on the destination's loop: free it first */
 	remote_free(p->sr);
 	remote_free(p->r);

@@ -2,6 +2,7 @@
  * merge.c: the two sorted streams of a push, a pull or a mirror, the scan
  * of the tree into the manifest, and the guard on the deletes.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "sync/merge.h"
@@ -20,6 +21,24 @@ merge_next_local(struct merge *mg)
 	return e;
 }
 
+/* The next listed object into l->obj, from the server or the table. */
+static ferry_err
+list_read(struct merge_list *l)
+{
+	struct remote_obj *o = &l->obj;
+	ferry_err e;
+
+	if (l->it == NULL)
+		return remote_list_next(l->list, o);
+	e = manifest_iter_remote(l->it, &o->key, &o->keylen, &l->rec);
+	if (e != FERRY_OK)
+		return e;
+	o->size = l->rec.size;
+	o->etag = l->rec.etag;
+	o->last_modified = l->rec.last_modified;
+	return FERRY_OK;
+}
+
 ferry_err
 merge_list_next(struct merge_list *l, const struct sync_opts *o,
     int all_in_shard, uint64_t *count)
@@ -27,7 +46,7 @@ merge_list_next(struct merge_list *l, const struct sync_opts *o,
 	ferry_err e;
 
 	for (;;) {
-		e = remote_list_next(l->list, &l->obj);
+		e = list_read(l);
 		l->have = e == FERRY_OK;
 		if (e == FERRY_ENOTFOUND)
 			return FERRY_OK;
@@ -47,6 +66,76 @@ merge_list_next(struct merge_list *l, const struct sync_opts *o,
 	}
 }
 
+/*
+ * Lists l->list whole into l's table, where a key listed twice meets
+ * itself: the server's fault, FERRY_EPARSE.  Memory stays bounded by the
+ * listing's pages and LMDB's batches.
+ */
+static ferry_err
+list_into_table(struct merge_list *l, const struct remote_loc *loc)
+{
+	struct manifest_remote rec;
+	struct remote_obj o;
+	ferry_err e;
+	int dup;
+
+	if ((e = manifest_listed_clear(l->m, l->table)) != FERRY_OK)
+		return e;
+	while ((e = remote_list_next(l->list, &o)) == FERRY_OK) {
+		memset(&rec, 0, sizeof(rec));
+		rec.size = o.size;
+		rec.last_modified = o.last_modified;
+		snprintf(rec.etag, sizeof(rec.etag), "%s", o.etag);
+		e = manifest_listed_put(
+		    l->m, l->table, o.key, o.keylen, &rec, &dup);
+		if (e != FERRY_OK)
+			return e;
+		if (dup)
+			return ferry_fail(FERRY_EPARSE,
+			    "listing s3://%s/%s: the server listed '%s%.*s' "
+			    "twice: its listing cannot be trusted, so the run "
+			    "stops and deletes nothing",
+			    loc->bucket, loc->prefix, loc->prefix,
+			    (int)(o.keylen > 200 ? 200 : o.keylen), o.key);
+	}
+	return e == FERRY_ENOTFOUND ? FERRY_OK : e;
+}
+
+ferry_err
+merge_list_open(struct merge_list *l, struct manifest *m, enum manifest_table t,
+    struct remote *r, const struct remote_loc *loc)
+{
+	ferry_err e;
+
+	if ((e = remote_list_open(r, loc->bucket, loc->prefix, &l->list)) !=
+	        FERRY_OK ||
+	    remote_bucket_sorted(loc->bucket))
+		return e;
+	log_info("s3://%s lists unsorted (a directory bucket): sorting its "
+	         "listing in the manifest",
+	    loc->bucket);
+	l->m = m;
+	l->table = t;
+	if ((e = list_into_table(l, loc)) != FERRY_OK)
+		return e;
+	remote_list_free(l->list);
+	l->list = NULL;
+	return manifest_iter_new(m, t, &l->it);
+}
+
+void
+merge_list_close(struct merge_list *l)
+{
+	remote_list_free(l->list);
+	manifest_iter_free(l->it);
+	/* the sorted copy is scratch: its pages go back to the manifest */
+	if (l->m && manifest_listed_clear(l->m, l->table) != FERRY_OK)
+		log_warn("manifest: %s", ferry_errmsg());
+	l->list = NULL;
+	l->it = NULL;
+	l->m = NULL;
+}
+
 ferry_err
 merge_open(struct merge *mg, const struct sync_opts *o, struct manifest *m,
     struct remote *r, const struct remote_loc *loc, int all_in_shard)
@@ -55,8 +144,8 @@ merge_open(struct merge *mg, const struct sync_opts *o, struct manifest *m,
 
 	if ((e = manifest_iter_new(m, MANIFEST_LOCAL, &mg->it)) != FERRY_OK)
 		return e;
-	if ((e = remote_list_open(
-	         r, loc->bucket, loc->prefix, &mg->remote.list)) != FERRY_OK)
+	e = merge_list_open(&mg->remote, m, MANIFEST_LISTED, r, loc);
+	if (e != FERRY_OK)
 		return e;
 	e = merge_list_next(&mg->remote, o, all_in_shard, &mg->nremote);
 	if (e != FERRY_OK)
@@ -67,9 +156,8 @@ merge_open(struct merge *mg, const struct sync_opts *o, struct manifest *m,
 void
 merge_close(struct merge *mg)
 {
-	remote_list_free(mg->remote.list);
+	merge_list_close(&mg->remote);
 	manifest_iter_free(mg->it);
-	mg->remote.list = NULL;
 	mg->it = NULL;
 }
 

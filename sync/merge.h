@@ -10,10 +10,17 @@
 
 #include "sync/internal.h"
 
-/* A listing, read one object ahead. */
+/*
+ * A listing, read one object ahead: from the server as it lists, or, for a
+ * bucket that lists unsorted, from the manifest table it was put into.
+ */
 struct merge_list {
 	struct remote_list *list;
-	int have; /* obj is the next object; 0 at the end */
+	struct manifest_iter *it; /* the sorted copy, or NULL */
+	struct manifest *m;       /* whose table it is, to empty at close */
+	enum manifest_table table;
+	struct manifest_remote rec; /* what obj points into, from it */
+	int have;                   /* obj is the next object; 0 at the end */
 	struct remote_obj obj;
 };
 
@@ -38,6 +45,16 @@ ferry_err merge_open(struct merge *mg, const struct sync_opts *o,
     struct manifest *m, struct remote *r, const struct remote_loc *loc,
     int all_in_shard) FERRY_WUR;
 void merge_close(struct merge *mg);
+/*
+ * Opens l on the listing of loc through r.  A bucket that lists unsorted
+ * (remote_bucket_sorted()) is listed whole into m's table t (emptied
+ * first), to be read from there in key order: a key listed twice is then
+ * FERRY_EPARSE.  merge_list_close() frees l, before m is closed.
+ */
+ferry_err merge_list_open(struct merge_list *l, struct manifest *m,
+    enum manifest_table t, struct remote *r,
+    const struct remote_loc *loc) FERRY_WUR;
+void merge_list_close(struct merge_list *l);
 /* Advances the local side, counting the file in mg->nlocal. */
 ferry_err merge_next_local(struct merge *mg) FERRY_WUR;
 /*

@@ -188,7 +188,9 @@ pull_key_refused(const char *key, size_t keylen, int prefixed)
 /*
  * The length of a listed file key that key would need as a folder ("a"
  * for "a/b"), or 0.  The listing is ordered, so the file keys that are
- * prefixes of the current key form a stack of lengths.
+ * prefixes of the current key form a stack of lengths, each longer than
+ * the one below: at most MANIFEST_KEY_MAX of them, even should a listing
+ * repeat a key or go back (which the listing's check refuses anyway).
  */
 static size_t
 key_conflict(struct pull *p, const char *key, size_t keylen)
@@ -202,7 +204,9 @@ key_conflict(struct pull *p, const char *key, size_t keylen)
 	for (i = 0; i < p->nfiles && hit == 0; i++)
 		if (p->files[i] < keylen && key[p->files[i]] == '/')
 			hit = p->files[i];
-	if (hit == 0 && key[keylen - 1] != '/')
+	if (hit == 0 && key[keylen - 1] != '/' &&
+	    (p->nfiles == 0 || p->files[p->nfiles - 1] < keylen) &&
+	    p->nfiles < MANIFEST_KEY_MAX)
 		p->files[p->nfiles++] = keylen;
 	memcpy(p->prev, key, keylen);
 	p->prevlen = keylen;

@@ -55,6 +55,25 @@ the 2xx replies to GETs and HEADs of objects lie about their numbers; with
 --cond-delete, the proxy honours the ETag conditions of DeleteObject and
 DeleteObjects as AWS does: see tests/faultproxy_lies.py.
 
+With --lie MODE, the proxy plays a server whose listings lie: the body of
+each 2xx ListObjectsV2 reply (a GET on a bucket with list-type=2) is read
+whole and its <Contents> entries rewritten, per MODE:
+
+  reverse   each page's entries in reverse order
+  repeat    the middle entry of each page listed twice in a row
+  outside   an entry whose key is not under the prefix asked for
+            ("zz-outside-the-prefix/x"), appended to each page
+  hugesize  the middle entry's size is 2^64-1
+  baddate   the middle entry's LastModified is 9999-12-31T23:59:59.000Z
+  unsorted  each page's entries shuffled (seeded by --seed), as an S3
+            Express directory bucket (a name ending in "--x-s3") may list
+            them: no order within a page nor across pages; the gateway
+            takes such bucket names as they are
+
+Modes joined by commas apply in turn ("repeat,unsorted": a repeated entry,
+then the page shuffled).  Each rewritten page is logged as one line
+"lie MODE TARGET".
+
 Each fault is logged as one line "fault KIND METHOD TARGET" to --log FILE,
 else to stderr.  The port is printed on stdout as "PORT <n>" once the proxy
 listens, and written to --port-file if given.  The proxy exits on SIGTERM,
@@ -68,6 +87,7 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--bucket-region [BUCKET=]REGION]...
            [--wrong-region-reply 301|301-bare|400] [--kms]
            [--lie-reply KIND[,KIND]] [--cond-delete]
+           [--lie reverse|repeat|outside|hugesize|baddate|unsorted]
 """
 import argparse
 import hashlib
@@ -416,6 +436,87 @@ class Kms:
             hashlib.md5(b"".join(parts)).hexdigest().encode(), len(parts))
 
 
+class Lie:
+    """A listing that lies: each page's <Contents> rewritten per mode."""
+
+    MODES = ("reverse", "repeat", "outside", "hugesize", "baddate",
+             "unsorted")
+    CONTENTS = re.compile(rb"<Contents>.*?</Contents>", re.S)
+    OUTSIDE = (b"<Contents><Key>zz-outside-the-prefix/x</Key>"
+               b"<LastModified>2024-01-01T00:00:00.000Z</LastModified>"
+               b"<ETag>&quot;d41d8cd98f00b204e9800998ecf8427e&quot;</ETag>"
+               b"<Size>0</Size><StorageClass>STANDARD</StorageClass>"
+               b"</Contents>")
+
+    def __init__(self, mode, seed, log):
+        self.modes = mode.split(",")
+        for m in self.modes:
+            if m not in self.MODES:
+                sys.exit("faultproxy: unknown lie %r" % m)
+        self.mode = mode
+        self.rng = random.Random(seed)
+        self.lock = threading.Lock()
+        self.log = log
+
+    @staticmethod
+    def applies(method, target, status):
+        query = urllib.parse.urlsplit(target).query
+        return method == "GET" and status // 100 == 2 and \
+            "list-type=2" in query.split("&")
+
+    def entries(self, ents):
+        """The entries of one page, as the modes lie about them."""
+        for mode in self.modes:
+            ents = self.one(mode, ents)
+        return ents
+
+    def one(self, mode, ents):
+        mid = len(ents) // 2
+        if mode == "reverse":
+            return ents[::-1]
+        if mode == "unsorted":
+            with self.lock:
+                out = ents[:]
+                self.rng.shuffle(out)
+            return out[::-1] if len(out) > 1 and out == ents else out
+        if mode == "repeat":
+            return ents[:mid + 1] + ents[mid:]
+        if mode == "outside":
+            return ents + [self.OUTSIDE]
+        if mode == "hugesize":
+            ents[mid] = re.sub(rb"<Size>\d*</Size>",
+                               b"<Size>18446744073709551615</Size>", ents[mid])
+        else:
+            ents[mid] = re.sub(rb"<LastModified>[^<]*</LastModified>",
+                               b"<LastModified>9999-12-31T23:59:59.000Z"
+                               b"</LastModified>", ents[mid])
+        return ents
+
+    def body(self, target, body):
+        found = list(self.CONTENTS.finditer(body))
+        if not found:
+            return body
+        ents = self.entries([m.group(0) for m in found])
+        self.log.write("lie %s %s\n" % (self.mode, target))
+        self.log.flush()
+        return body[:found[0].start()] + b"".join(ents) + \
+            body[found[-1].end():]
+
+    def relay(self, conn, resp, method, target, status, up):
+        """Relays a listing's reply with its body rewritten, framed by a
+        Content-Length of its own."""
+        body = b"".join(body_pieces(up, resp, True, method, status))
+        if resp.chunked():
+            body = dechunk(body)
+        body = self.body(target, body)
+        lines = [l for l in resp.raw[:-4].split(b"\r\n")
+                 if not re.match(rb"(?i)(content-length|transfer-encoding):",
+                                 l)]
+        head = b"\r\n".join(lines) + b"\r\nContent-Length: %d\r\n\r\n" % \
+            len(body)
+        conn.sendall(head + body)
+
+
 def invalid_part_reply(target):
     path = urllib.parse.urlsplit(target).path
     body = ('<?xml version="1.0" encoding="UTF-8"?>\n<Error>'
@@ -649,6 +750,13 @@ class Handler(socketserver.BaseRequestHandler):
         if kms and status // 100 == 2:
             self.relay_kms(resp, method, target, status, up, made)
             return not req.close_after()
+        lie = self.server.lie
+        if lie and Lie.applies(method, target, status):
+            lie.relay(self.request, resp, method, target, status, up)
+            if resp.close_after() or (resp.length() is None and
+                                      not resp.chunked()):
+                self.close_upstream()
+            return not req.close_after()
         self.request.sendall(resp.raw)
         at = -1
         if flip is not None and status // 100 == 2 and not resp.chunked() \
@@ -751,6 +859,7 @@ def main():
     ap.add_argument("--kms", action="store_true")
     ap.add_argument("--lie-reply", default=None)
     ap.add_argument("--cond-delete", action="store_true")
+    ap.add_argument("--lie", default=None)
     args = ap.parse_args()
 
     upstream = parse_upstream(args.upstream)
@@ -774,6 +883,7 @@ def main():
     srv.kms = Kms(faults.log) if args.kms else None
     srv.lies = lies.parse_lies(args.lie_reply)
     srv.cond_delete = args.cond_delete
+    srv.lie = Lie(args.lie, args.seed, faults.log) if args.lie else None
     port = srv.server_address[1]
     if args.port_file:
         tmp = args.port_file + ".tmp"

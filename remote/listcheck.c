@@ -1,0 +1,91 @@
+/*
+ * listcheck.c: the check every listed entry passes before a listing hands
+ * it on (see listcheck.h).
+ */
+#include <string.h>
+
+#include "remote/listcheck.h"
+#include "remote/remote.h"
+
+/* How much of a key or date a message quotes. */
+#define QUOTE_MAX 200
+#define STOPS "so the run stops and deletes nothing"
+
+void
+list_check_init(struct list_check *c, const char *prefix, int sorted)
+{
+	memset(c, 0, sizeof(*c));
+	c->prefix = prefix ? prefix : "";
+	c->prefixlen = strlen(c->prefix);
+	c->sorted = sorted;
+}
+
+static int
+quote_len(size_t n)
+{
+	return (int)(n > QUOTE_MAX ? QUOTE_MAX : n);
+}
+
+/* Why x cannot come after c's previous key, or FERRY_OK. */
+static ferry_err
+check_key(const struct list_check *c, const struct xml_list_entry *x)
+{
+	size_t n = x->key_len < c->prevlen ? x->key_len : c->prevlen;
+	int cmp;
+
+	if (x->key_len > XML_KEY_MAX || x->key_len < c->prefixlen ||
+	    memcmp(x->key, c->prefix, c->prefixlen) != 0)
+		return ferry_fail(FERRY_EPARSE,
+		    "the server listed '%.*s', which is not under the prefix "
+		    "'%s' asked for: its listing cannot be trusted, " STOPS,
+		    quote_len(x->key_len), x->key, c->prefix);
+	if (!c->have_prev)
+		return FERRY_OK;
+	cmp = memcmp(c->prev, x->key, n);
+	if (cmp == 0)
+		cmp = (c->prevlen > x->key_len) - (c->prevlen < x->key_len);
+	if (cmp == 0)
+		return ferry_fail(FERRY_EPARSE,
+		    "the server listed '%.*s' twice: its listing cannot be "
+		    "trusted, " STOPS,
+		    quote_len(x->key_len), x->key);
+	if (cmp > 0 && c->sorted)
+		return ferry_fail(FERRY_EPARSE,
+		    "the server listed '%.*s' after '%.*s': its listing is "
+		    "not in order, " STOPS,
+		    quote_len(x->key_len), x->key, quote_len(c->prevlen),
+		    c->prev);
+	return FERRY_OK;
+}
+
+ferry_err
+list_check_entry(
+    struct list_check *c, const struct xml_list_entry *x, int64_t *when)
+{
+	const char *lm = x->last_modified ? x->last_modified : "";
+	ferry_err e;
+
+	*when = -1;
+	if ((e = check_key(c, x)) != FERRY_OK)
+		return e;
+	if (x->size > REMOTE_MAX_OBJECT)
+		return ferry_fail(FERRY_EPARSE,
+		    "the server listed '%.*s' with a size of %llu bytes, over "
+		    "the 5 TiB an object can have: its listing cannot be "
+		    "trusted, " STOPS,
+		    quote_len(x->key_len), x->key, (unsigned long long)x->size);
+	*when = remote_parse_time(lm);
+	if (*when < 0 || *when > REMOTE_TIME_MAX) {
+		*when = -1;
+		return ferry_fail(FERRY_EPARSE,
+		    "the server listed '%.*s' with the date '%.*s', which "
+		    "does not parse or is out of range (1970 to 2262): its "
+		    "listing cannot be trusted, " STOPS,
+		    quote_len(x->key_len), x->key, quote_len(strlen(lm)), lm);
+	}
+	/* unsorted (a directory bucket), only a repeat in a row is seen here */
+	memcpy(c->prev, x->key, x->key_len);
+	c->prevlen = x->key_len;
+	c->have_prev = 1;
+	return FERRY_OK;
+}
