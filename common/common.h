@@ -119,6 +119,15 @@ long utf8_next(const unsigned char *u, size_t n, size_t *len);
 size_t text_escape(char *out, const char *s, size_t n);
 int text_print(FILE *f, const char *s, size_t n);
 
+/*
+ * The name of a temporary file of ferry's: a pull writes a file under
+ * FERRY_TMP_PREFIX and twelve lowercase hex digits, then renames it.
+ */
+#define FERRY_TMP_PREFIX ".ferry-tmp-"
+#define FERRY_TMP_DIGITS 12
+/* Whether the n bytes at name are such a name. */
+int ferry_tmp_name(const char *name, size_t n);
+
 /* strdup that returns NULL for NULL. */
 char *xstrdup(const char *s);
 

@@ -133,6 +133,21 @@ utf8_next(const unsigned char *u, size_t n, size_t *len)
 	return cp;
 }
 
+int
+ferry_tmp_name(const char *name, size_t n)
+{
+	size_t plen = sizeof(FERRY_TMP_PREFIX) - 1, i;
+
+	if (n != plen + FERRY_TMP_DIGITS ||
+	    memcmp(name, FERRY_TMP_PREFIX, plen) != 0)
+		return 0;
+	for (i = plen; i < n; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') ||
+		        (name[i] >= 'a' && name[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
 char *
 xstrdup(const char *s)
 {

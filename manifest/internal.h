@@ -5,6 +5,8 @@
 #ifndef FERRY_MANIFEST_INTERNAL_H
 #define FERRY_MANIFEST_INTERNAL_H
 
+#include <sys/types.h>
+
 #include <lmdb.h>
 
 #include "manifest/manifest.h"
@@ -62,5 +64,20 @@ ferry_err manifest_txn_wrote(
  */
 ferry_err manifest_txn_read(struct manifest *m, MDB_txn **txn) FERRY_WUR;
 void manifest_txn_read_done(struct manifest *m, MDB_txn *txn);
+
+/*
+ * What an entry that is not a regular file is, by its mode: "symlink",
+ * "folder", "fifo", "socket" or "device" (a static string).
+ */
+const char *manifest_kind_name(mode_t mode);
+
+/*
+ * The part of manifest_local_open() for kernels without openat2(), which
+ * it also falls back on to tell which component of path is not what the
+ * scan saw: opens path beneath rootfd one component at a time, folders
+ * with O_DIRECTORY, each with O_NOFOLLOW and O_NONBLOCK.  Returns as
+ * manifest_local_open() does, the file not checked (any kind).
+ */
+ferry_err manifest_local_walk(int rootfd, const char *path, int *fd) FERRY_WUR;
 
 #endif

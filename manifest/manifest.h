@@ -265,4 +265,22 @@ ferry_err manifest_scan(struct manifest *m, int rootfd,
     const struct manifest_scan_opts *opts,
     struct manifest_scan_stats *stats) FERRY_WUR;
 
+/*
+ * Opens for reading, again, the file a scan found at path (relative,
+ * '/'-separated, as in the local table) under the folder rootfd: beneath
+ * it and through no symbolic link, or with follow through them as a
+ * scan with opts->follow went.  Nothing blocks (a fifo at the name
+ * included).  Only a regular file is taken, and with want (the scan's
+ * record) only the one with its device and inode.  Returns FERRY_OK with
+ * *fd (the caller's to close, reads blocking) and its *st; FERRY_ECHANGED
+ * when the path leads elsewhere than the scan found ("changed since the
+ * scan: now a symbolic link", "... not a regular file", "... another
+ * file"), FERRY_ESYS when it cannot be opened (gone, no permission);
+ * *fd is then -1.  A path unlike the scan's (with an empty, "." or ".."
+ * component) may be refused with FERRY_EUSAGE.  Thread-safe.
+ */
+ferry_err manifest_local_open(int rootfd, const char *path,
+    const struct manifest_local *want, int follow, int *fd,
+    struct stat *st) FERRY_WUR;
+
 #endif

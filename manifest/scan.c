@@ -20,7 +20,7 @@
 
 #include "common/workq.h"
 #include "manifest/filehash.h"
-#include "manifest/manifest.h"
+#include "manifest/internal.h"
 
 #define SCAN_DEPTH_MAX 256
 /*
@@ -271,19 +271,6 @@ level_add(struct level *lv, const char *name, size_t n, int is_dir,
 	return FERRY_OK;
 }
 
-/* What an entry that is neither a file nor a folder is, for left_out(). */
-static const char *
-kind_name(mode_t mode)
-{
-	if (S_ISLNK(mode))
-		return "symlink";
-	if (S_ISFIFO(mode))
-		return "fifo";
-	if (S_ISSOCK(mode))
-		return "socket";
-	return "device";
-}
-
 /* Whether the filter keeps the entry at s->path. */
 static int
 wanted(const struct scan *s, int is_dir)
@@ -352,7 +339,7 @@ level_entry(struct scan *s, struct level *lv, const char *name)
 	if (!wanted(s, is_dir))
 		return FERRY_OK;
 	if (!S_ISREG(st.st_mode) && !is_dir) {
-		left_out(s, 0, kind_name(st.st_mode));
+		left_out(s, 0, manifest_kind_name(st.st_mode));
 		return FERRY_OK;
 	}
 	/* A folder must leave room for a '/' and a name under it. */

@@ -114,25 +114,26 @@ file_hash(struct manifest *m, const char *rel, size_t rellen, int fd,
 /*
  * Checks the file at rel against the plan's source s (size, mtime, and
  * content when the plan has its hash) and fills *now with what it is.
+ * It is opened where the plan's scan found it, and when the manifest
+ * keeps that scan's record (the plan's size and mtime), only while it has
+ * the record's inode.
  */
 static ferry_err
 source_as_planned(const struct push *p, const char *rel, size_t rellen,
     const struct planfile_side *s, struct manifest_local *now)
 {
+	struct manifest_local rec;
 	struct stat st;
 	ferry_err e = FERRY_OK;
-	int fd;
+	int fd, scanned;
 
 	memset(now, 0, sizeof(*now));
-	fd = openat(
-	    p->rootfd, rel, O_RDONLY | O_CLOEXEC | sync_source_nofollow(p->o));
-	if (fd < 0)
-		return ferry_fail(FERRY_ECHANGED,
-		    "cannot open the file the plan saw: %s", strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return ferry_fail(FERRY_ECHANGED, "no longer a regular file");
-	}
+	scanned = manifest_local_get(p->m, rel, rellen, &rec) == FERRY_OK &&
+	          rec.size == s->size && rec.mtime_ns == s->mtime_ns;
+	e = manifest_local_open(p->rootfd, rel, scanned ? &rec : NULL,
+	    p->o->follow_symlinks, &fd, &st);
+	if (e != FERRY_OK)
+		return e;
 	manifest_local_from_stat(now, &st);
 	if (now->size != s->size || now->mtime_ns != s->mtime_ns)
 		e = ferry_fail(FERRY_ECHANGED,
@@ -413,6 +414,8 @@ pulled_before(struct pull *p, const char *rel, size_t rellen,
     const struct stat *st, const struct planfile_side *s)
 {
 	struct manifest_remote rec;
+	struct manifest_local seen;
+	struct stat now;
 	uint8_t hash[16];
 	int fd, same = 0;
 
@@ -420,10 +423,11 @@ pulled_before(struct pull *p, const char *rel, size_t rellen,
 	    !rec.has_hash || strcmp(rec.etag, s->etag) != 0 ||
 	    rec.size != (uint64_t)st->st_size)
 		return 0;
-	fd = openat(p->rootfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	manifest_local_from_stat(&seen, st);
+	if (manifest_local_open(p->rootfd, rel, &seen, 0, &fd, &now) !=
+	    FERRY_OK)
 		return 0;
-	if (file_hash(p->m, rel, rellen, fd, st, hash) == FERRY_OK)
+	if (file_hash(p->m, rel, rellen, fd, &now, hash) == FERRY_OK)
 		same = memcmp(hash, rec.hash, 16) == 0;
 	close(fd);
 	return same;

@@ -168,7 +168,7 @@ temp_name(struct dl *d, int (*make)(struct dl *, const char *))
 
 	for (i = 0; i < TMP_TRIES; i++) {
 		snprintf(d->tmpname, sizeof(d->tmpname),
-		    ".ferry-tmp-%012" PRIx64, next_random(d->p) >> 16);
+		    FERRY_TMP_PREFIX "%012" PRIx64, next_random(d->p) >> 16);
 		if (make(d, d->tmpname) == 0)
 			return 0;
 		if (errno != EEXIST)

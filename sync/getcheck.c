@@ -5,11 +5,10 @@
  * MD5 that is not the ETag takes the HEAD too: an object encrypted with
  * a KMS or a customer's key has an ETag that is no MD5.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sync/pull.h"
@@ -94,27 +93,23 @@ on_head(struct remote_req *q, void *arg)
 	memset(&d->meta, 0, sizeof(d->meta));
 }
 
-/* Reads the local file for its MD5 and XXH3-128. */
+/*
+ * Reads the local file for its MD5 and XXH3-128, only while it is the
+ * file the scan saw.
+ */
 static ferry_err
 hash_local(struct dl *d, uint8_t xxh[16], uint8_t md5[16])
 {
-	size_t dirlen;
-	const char *name = dl_key_name(d->key, d->keylen, &dirlen);
-	int dirfd = -1, fd = -1;
+	struct stat st;
 	uint64_t n;
 	ferry_err e;
+	int fd;
 
-	if ((e = pull_open_dir(d->p, d->key, dirlen, 0, &dirfd)) != FERRY_OK)
+	e = manifest_local_open(d->p->rootfd, d->key, &d->local, 0, &fd, &st);
+	if (e != FERRY_OK)
 		return e;
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		e = ferry_fail(
-		    FERRY_ESYS, "cannot open %s: %s", d->key, strerror(errno));
-	else
-		e = manifest_hash_fd(fd, xxh, md5, &n);
-	if (fd >= 0)
-		close(fd);
-	close(dirfd);
+	e = manifest_hash_fd(fd, xxh, md5, &n);
+	close(fd);
 	return e;
 }
 

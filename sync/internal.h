@@ -193,14 +193,4 @@ sync_within(uint64_t used, uint64_t len, uint64_t limit)
 	return used == 0 || used + len <= limit;
 }
 
-/*
- * How a push opens a file to read: through a symlink at its name only
- * with -L, as the scan walked it (O_NOFOLLOW or 0, for open(2)).
- */
-static inline int
-sync_source_nofollow(const struct sync_opts *o)
-{
-	return o->follow_symlinks ? 0 : O_NOFOLLOW;
-}
-
 #endif

@@ -277,6 +277,21 @@ left_out_cb(const char *path, const char *what, void *arg)
 	output_left_out(r->out, path, what);
 }
 
+/*
+ * The scan filter of a push: the run's (sync_scan_wanted()), which never
+ * takes the temporary files a killed pull can leave behind.
+ */
+static int
+push_scan_wanted(const char *path, int is_dir, void *opts)
+{
+	const char *name = strrchr(path, '/');
+
+	name = name != NULL ? name + 1 : path;
+	if (!is_dir && ferry_tmp_name(name, strlen(name)))
+		return 0;
+	return sync_scan_wanted(path, is_dir, opts);
+}
+
 ferry_err
 merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
     struct output *out, struct sync_counts *c, uint64_t *errors)
@@ -296,8 +311,11 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 	if (out->progress)
 		so.progress = progress_cb;
 	/* what a push leaves out; a pull's folder only receives */
-	if (!remote_is_url(o->src))
+	if (!remote_is_url(o->src)) {
 		so.left_out = left_out_cb;
+		so.filter = push_scan_wanted;
+		so.filter_arg = (void *)o;
+	}
 	so.report_arg = &rep;
 	if ((e = manifest_scan(m, rootfd, &so, &st)) != FERRY_OK)
 		return e;

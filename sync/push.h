@@ -173,6 +173,11 @@ void xfer_pool_free(struct push *p);
 void xfer_finish(struct xfer *x);
 /* Reports the failure recorded by ferry_fail() and ends the transfer. */
 void xfer_fail(struct xfer *x, ferry_err e);
+/*
+ * Opens the file of x to read, where the scan found it and only while it
+ * is the file scanned (x->local): manifest_local_open(), whose returns it
+ * has.  *fd is the caller's to close.  Thread-safe.
+ */
 ferry_err xfer_open_local(struct xfer *x, int *fd, struct stat *st) FERRY_WUR;
 int64_t ts_ns(const struct timespec *t);
 int stat_same(const struct stat *a, const struct stat *b);

@@ -86,18 +86,8 @@ xfer_fail(struct xfer *x, ferry_err e)
 ferry_err
 xfer_open_local(struct xfer *x, int *fd, struct stat *st)
 {
-	*fd = openat(x->p->rootfd, x->key,
-	    O_RDONLY | O_CLOEXEC | sync_source_nofollow(x->p->o));
-	if (*fd < 0)
-		return ferry_fail(
-		    FERRY_ESYS, "cannot open: %s", strerror(errno));
-	if (fstat(*fd, st) != 0) {
-		close(*fd);
-		*fd = -1;
-		return ferry_fail(
-		    FERRY_ESYS, "cannot stat: %s", strerror(errno));
-	}
-	return FERRY_OK;
+	return manifest_local_open(
+	    x->p->rootfd, x->key, &x->local, x->p->o->follow_symlinks, fd, st);
 }
 
 int64_t

@@ -14,7 +14,9 @@ request that matches --only-methods and --match, a seeded RNG decides, at
          body, after reading the body or before, at random)
   cut    forward, then send the reply's headers and only part of its body
          (part of the status line when it has no body), then close
-  delay  sleep 0.2-1.5 s (or --delay SECONDS), then forward
+  delay  sleep 0.2-1.5 s (or --delay SECONDS), then forward; with
+         --hold FILE, wait instead until FILE exists (at most IO_TIMEOUT),
+         so that a test acts while the request is held, then lets it go
   flip   forward, then relay a 2xx reply whole but for one bit of its
          body, flipped (a body framed by Content-Length; others pass
          unchanged); not part of "all", it must be named
@@ -82,7 +84,8 @@ SIGINT, or by itself after --lifetime seconds.
 usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--rate 0.10] [--kinds all|500,503,reset,cut,delay,flip]
            [--max-faults N] [--only-methods GET,PUT] [--match REGEX]
-           [--always] [--delay SECONDS] [--log FILE] [--port-file FILE]
+           [--always] [--delay SECONDS] [--hold FILE] [--log FILE]
+           [--port-file FILE]
            [--port N] [--lifetime SECONDS]
            [--bucket-region [BUCKET=]REGION]...
            [--wrong-region-reply 301|301-bare|400] [--kms]
@@ -301,6 +304,16 @@ class Faults:
             sys.stderr
         self.count = 0
         self.delay = args.delay
+        self.hold = args.hold
+
+    def wait(self, seconds):
+        """A delay fault: seconds, or until the --hold file exists."""
+        if self.hold is None:
+            time.sleep(seconds)
+            return
+        end = time.monotonic() + IO_TIMEOUT
+        while not os.path.exists(self.hold) and time.monotonic() < end:
+            time.sleep(0.02)
 
     def decide(self, method, target):
         """Returns (kind, params) for this request, or (None, None)."""
@@ -655,7 +668,7 @@ class Handler(socketserver.BaseRequestHandler):
             self.reset_client()
             return False
         if kind == "delay":
-            time.sleep(params["delay"])
+            self.server.faults.wait(params["delay"])
         return self.forward(req, method,
                             params["fraction"] if kind == "cut" else None,
                             params["fraction"] if kind == "flip" else None,
@@ -847,6 +860,7 @@ def main():
     ap.add_argument("--match", default=None)
     ap.add_argument("--always", action="store_true")
     ap.add_argument("--delay", type=float, default=None)
+    ap.add_argument("--hold", default=None)
     ap.add_argument("--log", default=None)
     ap.add_argument("--port-file", default=None)
     ap.add_argument("--port", type=int, default=0)

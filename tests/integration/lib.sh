@@ -171,6 +171,16 @@ start_proxy() {
 	PROXY="http://127.0.0.1:$(cat "$WORK/$name.port" 2>/dev/null)"
 }
 
+# held NAME: waits (at most 30 s) until the proxy NAME holds a request
+# (a delay fault, logged as it begins).
+held() {
+	local i
+	for i in $(seq 600); do
+		grep -q "fault delay" "$WORK/$1.log" 2>/dev/null && return
+		sleep 0.05
+	done
+}
+
 stop_proxy() {
 	if [ -n "$PROXY_PID" ]; then
 		kill "$PROXY_PID" 2>/dev/null

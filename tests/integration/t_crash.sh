@@ -18,15 +18,6 @@ open_uploads() {
 	s3 uploads "$B"
 }
 
-# held NAME: waits (at most 30 s) until the proxy NAME holds a request.
-held() {
-	local i
-	for i in $(seq 600); do
-		grep -q "fault delay" "$WORK/$1.log" 2>/dev/null && return
-		sleep 0.05
-	done
-}
-
 for delay in 0.3 1.0 2.0; do
 	"$FERRY" sync "$T" "s3://$B/c" --quiet --jobs 4 &
 	pid=$!
