@@ -141,11 +141,42 @@ prefix_dup(const char *p, size_t n)
 	return out;
 }
 
+/*
+ * Refuses a prefix p with an empty segment (a leading '/' or "//"): its
+ * keys would begin with '/' or hold "//", which no folder can hold and a
+ * pull refuses, and it is nearly always a slip for the single '/' that
+ * the message suggests.  FERRY_OK when there is none.
+ */
+static ferry_err
+empty_segment(const char *s, const char *b, size_t blen, const char *p)
+{
+	char *hint;
+	size_t i, n = 0;
+	ferry_err e;
+
+	if (p[0] != '/' && strstr(p, "//") == NULL)
+		return FERRY_OK;
+	if ((hint = malloc(strlen(p) + 1)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	for (i = 0; p[i] != '\0'; i++)
+		if (p[i] != '/' || (n > 0 && hint[n - 1] != '/'))
+			hint[n++] = p[i];
+	hint[n] = '\0';
+	e = ferry_fail(FERRY_EUSAGE,
+	    "'%s' has an empty path segment: its keys would begin with '/' "
+	    "or hold '//', which a pull cannot restore; did you mean "
+	    "s3://%.*s/%s?",
+	    s, (int)blen, b, hint);
+	free(hint);
+	return e;
+}
+
 ferry_err
 s3_location_parse(const char *s, struct s3_location *out)
 {
 	const char *b, *slash, *p, *why;
 	size_t blen, plen;
+	ferry_err e;
 
 	memset(out, 0, sizeof(*out));
 	if (!is_s3_url(s))
@@ -172,6 +203,8 @@ s3_location_parse(const char *s, struct s3_location *out)
 	if (!utf8_valid(p, plen))
 		return ferry_fail(
 		    FERRY_EUSAGE, "the prefix of '%s' is not valid UTF-8", s);
+	if ((e = empty_segment(s, b, blen, p)) != FERRY_OK)
+		return e;
 	out->bucket = strndup(b, blen);
 	out->prefix = prefix_dup(p, plen);
 	if (out->bucket == NULL || out->prefix == NULL) {

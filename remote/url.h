@@ -15,7 +15,7 @@
  * An "s3://bucket[/prefix]" location.  bucket and prefix are owned
  * (s3_location_clear frees them).  prefix is "" or ends in '/', so that
  * "s3://b/photos" and "s3://b/photos/" name the same folder; it is kept
- * byte for byte otherwise ("a//b/" stays, S3 keys may contain "//").
+ * byte for byte otherwise.  It never begins with '/' nor holds "//".
  */
 struct s3_location {
 	char *bucket;
@@ -27,7 +27,9 @@ struct s3_location {
  * the scheme is not "s3://", the bucket is not a valid S3 bucket name
  * (3-63 characters of a-z 0-9 '.' '-', starting and ending with a letter
  * or digit, no "..", not an IPv4 address) or the prefix is longer than a
- * key or not UTF-8.  FERRY_ENOMEM.  On failure out is zeroed.
+ * key, not UTF-8, or has an empty segment ("s3://b//p", "s3://b/a//c":
+ * the detail suggests the location without it).  FERRY_ENOMEM.  On failure out
+ * is zeroed.
  */
 ferry_err s3_location_parse(const char *s, struct s3_location *out) FERRY_WUR;
 /* Frees the strings of l and zeroes it; accepts NULL. */

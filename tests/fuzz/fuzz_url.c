@@ -10,6 +10,32 @@
 
 #include "remote/url.h"
 
+/* The location an empty segment's refusal suggests must be accepted. */
+static void
+check_hint(void)
+{
+	const char *msg = ferry_errmsg(), *m = NULL, *at;
+	struct s3_location l;
+	char hint[2048];
+	size_t n;
+
+	/* the last one: the hint holds no "s3://" but the input may */
+	for (at = msg; (at = strstr(at, "did you mean s3://")) != NULL; at++)
+		m = at;
+	/* a detail cut at its 1,023 bytes may have lost the end */
+	if (m == NULL || strlen(msg) >= 1023)
+		return;
+	m += strlen("did you mean ");
+	n = strlen(m);
+	if (n < 2 || n >= sizeof(hint) || m[n - 1] != '?')
+		abort();
+	memcpy(hint, m, n - 1);
+	hint[n - 1] = '\0';
+	if (s3_location_parse(hint, &l) != FERRY_OK)
+		abort();
+	s3_location_clear(&l);
+}
+
 static void
 check_location(const char *s)
 {
@@ -19,6 +45,7 @@ check_location(const char *s)
 	if (s3_location_parse(s, &l) != FERRY_OK) {
 		if (l.bucket != NULL || l.prefix != NULL)
 			abort();
+		check_hint();
 		return;
 	}
 	n = strlen(l.bucket);
@@ -26,6 +53,9 @@ check_location(const char *s)
 		abort();
 	n = strlen(l.prefix);
 	if (n > URL_S3_KEY_MAX || (n > 0 && l.prefix[n - 1] != '/'))
+		abort();
+	/* no empty segment: no key under it begins with '/' or holds "//" */
+	if (l.prefix[0] == '/' || strstr(l.prefix, "//") != NULL)
 		abort();
 	s3_location_clear(&l);
 }
