@@ -144,6 +144,8 @@ merge_open(struct merge *mg, const struct sync_opts *o, struct manifest *m,
 
 	if ((e = manifest_iter_new(m, MANIFEST_LOCAL, &mg->it)) != FERRY_OK)
 		return e;
+	if (mg->remote.list != NULL)
+		return merge_next_local(mg);
 	e = merge_list_open(&mg->remote, m, MANIFEST_LISTED, r, loc);
 	if (e != FERRY_OK)
 		return e;

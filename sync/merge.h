@@ -39,7 +39,8 @@ struct merge {
 /*
  * Opens mg's streams: the local records of m and the listing of loc
  * through r, and reads the first of each.  all_in_shard as for
- * merge_list_next(), for the listing.  merge_close() frees them.
+ * merge_list_next(), for the listing.  A listing already open in
+ * mg->remote (its first object read) is kept.  merge_close() frees them.
  */
 ferry_err merge_open(struct merge *mg, const struct sync_opts *o,
     struct manifest *m, struct remote *r, const struct remote_loc *loc,

@@ -564,9 +564,15 @@ open_manifest(struct pull *p, const char *root)
 static ferry_err
 open_sides(struct pull *p, char *root)
 {
+	struct stat st;
 	ferry_err e;
 
-	if ((e = remote_loc_parse(p->o->src, &p->loc)) != FERRY_OK)
+	if ((e = remote_loc_parse(p->o->src, &p->loc)) != FERRY_OK ||
+	    (e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
+		return e;
+	/* a new folder is made only once the bucket has answered */
+	if (p->o->plan == NULL && lstat(p->o->dst, &st) != 0 &&
+	    errno == ENOENT && (e = pull_list_first(p)) != FERRY_OK)
 		return e;
 	if ((e = make_root(p->o->dst)) != FERRY_OK)
 		return e;
@@ -577,8 +583,6 @@ open_sides(struct pull *p, char *root)
 	if (p->rootfd < 0)
 		return ferry_fail(FERRY_EUSAGE, "destination folder '%s': %s",
 		    p->o->dst, strerror(errno));
-	if ((e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
-		return e;
 	return open_manifest(p, root);
 }
 
@@ -586,6 +590,7 @@ open_sides(struct pull *p, char *root)
 static ferry_err
 start_merge(struct pull *p)
 {
+	int listed = p->mg.remote.list != NULL;
 	ferry_err e;
 
 	e = merge_scan(
@@ -594,7 +599,10 @@ start_merge(struct pull *p)
 		return e;
 	p->merge_step = merge_step;
 	merge_plan_opts(&p->popts, p->o);
-	return merge_open(&p->mg, p->o, p->m, p->r, &p->loc, 0);
+	if ((e = merge_open(&p->mg, p->o, p->m, p->r, &p->loc, 0)) != FERRY_OK)
+		return e;
+	/* pull_list_first() checked an empty listing already */
+	return listed || p->mg.remote.have ? FERRY_OK : pull_check_object(p);
 }
 
 static void
@@ -654,7 +662,8 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		status = sync_exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||
 	           (e = run_loop(p)) != FERRY_OK) {
-		status = EXIT_ABORTED;
+		/* an object named as the source is a usage error */
+		status = e == FERRY_EUSAGE ? EXIT_USAGE : EXIT_ABORTED;
 	} else {
 		pull_deletes(p);
 		status = final_status(p);

@@ -222,4 +222,22 @@ int pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *));
 void pull_record_local(
     struct pull *p, const char *key, size_t keylen, int fd, const uint8_t *h);
 
+/* pullsource.c */
+/*
+ * After a listing that gave nothing: FERRY_EUSAGE, naming the object and
+ * its folder, when the location without its trailing '/' is an object
+ * (one HEAD; not with filters or shards, nor for a whole bucket), else
+ * FERRY_OK.
+ */
+ferry_err pull_check_object(struct pull *p) FERRY_WUR;
+/*
+ * Opens the listing into p->mg.remote and reads its first object, with
+ * pull_check_object() when there is none: for a pull into a folder that
+ * does not exist yet, so that a missing bucket, a refused listing or an
+ * object named as the source leave nothing made.  merge_open() then keeps
+ * the listing.  Nothing is done for a bucket that lists unsorted: its
+ * listing goes through the manifest, which is not open yet.
+ */
+ferry_err pull_list_first(struct pull *p) FERRY_WUR;
+
 #endif

@@ -28,5 +28,28 @@ is "$rc" 2 "s3://B/a//b/ is a usage error"
 like "$out" "did you mean s3://$B/a/b/\?" "... suggesting s3://B/a/b/"
 is "$(requests "$m" total)" 0 "... and no request reaches the server"
 
+# 2. an object named as a pull's source; a pull from a missing bucket
+run sync "$T" "s3://$B/p"
+is "$rc" 0 "a push of the tree"
+run sync "s3://$B/p/dir/file.txt" "$WORK/out1"
+is "$rc" 2 "a pull of an object is a usage error"
+like "$out" "s3://$B/p/dir/file.txt is an object" "... naming it an object"
+like "$out" "pull its folder s3://$B/p/dir/" "... with the hint to pull its folder"
+check "... and no folder is made" test ! -e "$WORK/out1"
+mkdir "$WORK/out2"
+run sync "s3://$B/p/dir/file.txt" "$WORK/out2"
+is "$rc" 2 "the same into an existing folder"
+is "$(ls -A "$WORK/out2")" "" "... which stays empty"
+run sync "s3://$B/p/dir/" "$WORK/out3" --include file.txt --exclude '*'
+is "$rc:$(ls "$WORK/out3")" "0:file.txt" "the hint's command gets the file"
+run sync "s3://$B/p/dir/no-such" "$WORK/out4"
+is "$rc" 0 "a prefix with nothing under it is no error"
+run sync "s3://no-such-bucket-$$/p" "$WORK/out5"
+is "$rc" 3 "a pull from a missing bucket aborts with exit 3"
+like "$out" "NoSuchBucket" "... naming NoSuchBucket"
+check "... and makes no folder" test ! -e "$WORK/out5"
+run sync "s3://no-such-bucket-$$/p" "$WORK/new/deep/out6"
+check "... nor its parents" test ! -e "$WORK/new"
+
 echo "1..$_n"
 [ "$_fails" -eq 0 ]
