@@ -34,9 +34,12 @@ enum {
 	OPT_SHARDS
 };
 
+static const char shortopts[] = "ncj:qvhL";
+
 static const struct option longopts[] = {
     {"delete", no_argument, NULL, OPT_DELETE},
     {"dry-run", no_argument, NULL, 'n'},
+    {"dryrun", no_argument, NULL, 'n'}, /* aws s3 sync's spelling */
     {"exclude", required_argument, NULL, OPT_EXCLUDE},
     {"include", required_argument, NULL, OPT_INCLUDE},
     {"jobs", required_argument, NULL, 'j'},
@@ -82,7 +85,7 @@ static const char help_what[] =
     "  -c, --checksum           re-read every local file\n"
     "  --size-only              same size counts as unchanged\n"
     "  -L, --follow-symlinks    push what symlinks point to\n"
-    "  -n, --dry-run            print the plan, change nothing\n"
+    "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
     "\n";
@@ -427,17 +430,150 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 	return -1;
 }
 
+static const char *const commands[] = {
+    "sync", "plan", "apply", "ls", "manifest"};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
 static int
 known_command(const char *c)
 {
-	static const char *const commands[] = {
-	    "sync", "plan", "apply", "ls", "manifest"};
 	size_t i;
 
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < NCOMMANDS; i++)
 		if (strcmp(c, commands[i]) == 0)
 			return 1;
 	return 0;
+}
+
+/*
+ * The edit distance (insertions, deletions, substitutions) between
+ * a[0..an) and b, or SUGGEST_MAX + 1 when it is larger than SUGGEST_MAX
+ * or the words are too long to be worth a suggestion.
+ */
+#define SUGGEST_MAX 2
+#define SUGGEST_LEN 40
+static size_t
+distance(const char *a, size_t an, const char *b)
+{
+	size_t bn = strlen(b), row[SUGGEST_LEN + 1], i, j, diag, up;
+
+	if (an > SUGGEST_LEN || bn > SUGGEST_LEN ||
+	    (an > bn ? an - bn : bn - an) > SUGGEST_MAX)
+		return SUGGEST_MAX + 1;
+	for (j = 0; j <= bn; j++)
+		row[j] = j;
+	for (i = 1; i <= an; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= bn; j++) {
+			up = row[j];
+			row[j] = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < row[j])
+				row[j] = up + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			diag = up;
+		}
+	}
+	return row[bn];
+}
+
+/* Keeps in *best the name closer to word[0..n) than *bestd edits. */
+static void
+suggest(const char *word, size_t n, const char *name, const char **best,
+    size_t *bestd)
+{
+	size_t d = distance(word, n, name);
+
+	if (d < *bestd) {
+		*bestd = d;
+		*best = name;
+	}
+}
+
+/* An option getopt_long() refused; it has said why. */
+static int
+bad_option(const char *arg)
+{
+	const struct option *o;
+	const char *best = NULL;
+	size_t n, bestd = SUGGEST_MAX + 1;
+
+	if (optopt != 0 || arg == NULL || strncmp(arg, "--", 2) != 0)
+		return bad("%s", "invalid option");
+	n = strcspn(arg + 2, "=");
+	for (o = longopts; o->name != NULL; o++)
+		suggest(arg + 2, n, o->name, &best, &bestd);
+	return best ? bad("did you mean --%s?", best)
+	            : bad("%s", "invalid option");
+}
+
+static int
+bad_command(const char *c)
+{
+	const char *best = NULL;
+	size_t i, bestd = SUGGEST_MAX + 1;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		suggest(c, strlen(c), commands[i], &best, &bestd);
+	fprintf(stderr, "ferry: unknown command '%s'", c);
+	if (best != NULL)
+		fprintf(stderr, "; did you mean %s?", best);
+	fputs("\nTry 'ferry --help'.\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* How many arguments after it the option arg takes: 0 or 1. */
+static int
+option_args(const char *arg)
+{
+	const struct option *o, *found = NULL;
+	const char *s;
+	size_t n, i;
+
+	/* a cluster ("-vj", "-j4"): an option with an argument ends it */
+	for (i = 1; arg[1] != '-' && arg[i] != '\0'; i++) {
+		s = strchr(shortopts, arg[i]);
+		if (arg[i] != ':' && s != NULL && s[1] == ':')
+			return arg[i + 1] == '\0';
+	}
+	if (arg[1] != '-')
+		return 0;
+	n = strcspn(arg + 2, "=");
+	if (arg[2 + n] == '=')
+		return 0;
+	/* an exact name, else the first it begins (getopt_long's rule) */
+	for (o = longopts; o->name != NULL; o++) {
+		if (strncmp(o->name, arg + 2, n) != 0)
+			continue;
+		if (o->name[n] == '\0')
+			return o->has_arg == required_argument;
+		if (found == NULL)
+			found = o;
+	}
+	return found != NULL && found->has_arg == required_argument;
+}
+
+/*
+ * "ferry --profile p sync SRC DST": moves the command word, the first
+ * argument that is not an option or an option's argument, to argv[1],
+ * so that the options before it count as if after it.
+ */
+static void
+command_first(int argc, char **argv)
+{
+	char *word;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0';
+	     i += 1 + option_args(argv[i]))
+		if (strcmp(argv[i], "--") == 0)
+			return;
+	if (i <= 1 || i >= argc)
+		return;
+	word = argv[i];
+	memmove(&argv[2], &argv[1], (size_t)(i - 1) * sizeof(*argv));
+	argv[1] = word;
 }
 
 int
@@ -451,6 +587,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->multipart_threshold = 8ULL << 20;
 	o->memory = 256ULL << 20;
 	o->max_delete_pct = 50;
+	if (argc >= 2)
+		command_first(argc, argv);
 	if (argc < 2 || argv[1][0] == '-') {
 		optind = 1;
 		while (
@@ -462,12 +600,11 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	}
 	o->command = argv[1];
 	if (!known_command(o->command))
-		return bad("unknown command '%s'", o->command);
+		return bad_command(o->command);
 	optind = 2;
-	while (
-	    (c = getopt_long(argc, argv, "ncj:qvhL", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == '?')
-			return bad("%s", "invalid option");
+			return bad_option(argv[optind - 1]);
 		if ((rc = take_option(o, c, optarg)) >= 0)
 			return rc;
 	}

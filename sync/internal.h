@@ -136,7 +136,9 @@ void output_json_key(struct cJSON *obj, const char *key, size_t keylen);
 /* cli.c */
 /*
  * Parses argv into opts.  Returns -1 to go on, or an exit status (0 after
- * --help, EXIT_USAGE after a message) to stop with.
+ * --help, EXIT_USAGE after a message) to stop with.  argv is reordered:
+ * the command word goes first, before options that preceded it, and
+ * getopt_long() permutes the rest.
  */
 int cli_parse(int argc, char **argv, struct sync_opts *opts);
 void cli_clear(struct sync_opts *opts);

@@ -51,5 +51,30 @@ check "... and makes no folder" test ! -e "$WORK/out5"
 run sync "s3://no-such-bucket-$$/p" "$WORK/new/deep/out6"
 check "... nor its parents" test ! -e "$WORK/new"
 
+# 3. aws's --dryrun; a misspelt option or command; options before the
+# command word
+m=$(mark)
+run sync --dryrun "$T" "s3://$B/q"
+is "$rc" 0 "--dryrun is taken as --dry-run"
+like "$out" "dry run: would have 2 uploaded" "... and changes nothing"
+is "$(requests "$m" put)" 0 "... sending no PUT"
+run sync --dleete "$T" "s3://$B/q"
+is "$rc" 2 "a misspelt option is a usage error"
+like "$out" "did you mean --delete\?" "... answered with the one meant"
+run sync --frobnicate "$T" "s3://$B/q"
+is "$rc" 2 "an option like none is refused"
+check "... with no suggestion" bash -c '! grep -q "did you mean" <<<"$1"' _ "$out"
+run synk "$T" "s3://$B/q"
+like "$rc:$out" "^2:.*did you mean sync\?" "a misspelt command: the one meant"
+run --json -j 4 sync "$T" "s3://$B/q"
+is "$rc" 0 "options before the command word count"
+like "$out" '"type":"summary".*"uploaded":2' "... --json among them"
+run --profile no-such-profile sync "$T" "s3://$B/q"
+like "$rc:$out" "^2:.*no-such-profile" "... --profile among them"
+run --version
+like "$rc:$out" "^0:ferry " "--version alone still works"
+run --profile p --help
+like "$rc:$out" "^0:usage: ferry sync" "... and --help after an option"
+
 echo "1..$_n"
 [ "$_fails" -eq 0 ]
