@@ -58,6 +58,14 @@ setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
 	return FERRY_OK;
 }
 
+static int
+same_str(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
 ferry_err
 remote_new(const struct remote_opts *o, struct remote **out)
 {
@@ -83,6 +91,10 @@ remote_new_sharing(
 	f.path_style = o->path_style;
 	if ((e = config_resolve(&f, NULL, &r->cfg)) != FERRY_OK)
 		goto out;
+	/* the two sides of a mirror often share a profile: said once */
+	if (r->cfg.warning != NULL &&
+	    (share == NULL || !same_str(share->cfg.warning, r->cfg.warning)))
+		log_warn("%s", r->cfg.warning);
 	if ((e = endpoint_parse(r->cfg.endpoint, &r->ep)) != FERRY_OK ||
 	    (e = creds_open(&r->creds, &r->cfg)) != FERRY_OK ||
 	    (e = sigv4_algs_init(&r->algs)) != FERRY_OK)
@@ -136,14 +148,6 @@ const char *
 remote_endpoint(const struct remote *r)
 {
 	return r->cfg.endpoint;
-}
-
-static int
-same_str(const char *a, const char *b)
-{
-	if (a == NULL || b == NULL)
-		return a == b;
-	return strcmp(a, b) == 0;
 }
 
 /*

@@ -140,11 +140,34 @@ profile_exists(const struct resolve *r)
 	           ini_has_section(r->conf, "default"));
 }
 
+/*
+ * The AWS tools read only [default], [profile NAME], [sso-session NAME]
+ * and [services NAME] in the config file: a [NAME] written for a profile
+ * is ignored, by them and by ferry.  Non-zero, with the words that say so
+ * in why (n bytes), when the profile was named and has such a section.
+ */
+static int
+ignored_section(const struct resolve *r, int named, char *why, size_t n)
+{
+	if (!named || strcmp(r->profile, "default") == 0 ||
+	    !ini_has_section(r->conf, r->profile) ||
+	    ini_has_section(r->conf, r->conf_section))
+		return 0;
+	snprintf(why, n,
+	    "; the config file %.256s has a section [%.64s], which the AWS "
+	    "tools "
+	    "ignore; did you mean [profile %.64s]?",
+	    r->conf_path, r->profile, r->profile);
+	return 1;
+}
+
 /* Chooses the profile, loads both files and checks the profile exists. */
 static ferry_err
-open_files(struct resolve *r)
+open_files(struct resolve *r, struct config *c)
 {
 	const char *env_profile = env_get(r, "AWS_PROFILE");
+	char why[512];
+	int ignored;
 	ferry_err e;
 
 	if (r->f->profile != NULL && r->f->profile[0] == '\0')
@@ -162,11 +185,17 @@ open_files(struct resolve *r)
 	if ((e = load_file(r->cred_path, &r->cred)) != FERRY_OK ||
 	    (e = load_file(r->conf_path, &r->conf)) != FERRY_OK)
 		return e;
+	ignored =
+	    ignored_section(r, r->f->profile || env_profile, why, sizeof(why));
 	if ((r->f->profile || env_profile) && !profile_exists(r))
 		return ferry_fail(FERRY_EUSAGE,
-		    "profile '%s' not found in %s or %s", r->profile,
+		    "profile '%s' not found in %s or %s%s", r->profile,
 		    r->cred_path ? r->cred_path : "~/.aws/credentials",
-		    r->conf_path ? r->conf_path : "~/.aws/config");
+		    r->conf_path ? r->conf_path : "~/.aws/config",
+		    ignored ? why : "");
+	/* found elsewhere (the credentials file): a warning, less "; " */
+	if (ignored && (c->warning = strdup(why + 2)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	return FERRY_OK;
 }
 
@@ -640,6 +669,7 @@ static ferry_err
 source_profile(const struct resolve *r, const char *sp, struct config *c)
 {
 	struct resolve sub = *r;
+	char why[512];
 	ferry_err e;
 
 	if (r->depth >= ROLE_CHAIN_MAX)
@@ -655,9 +685,10 @@ source_profile(const struct resolve *r, const char *sp, struct config *c)
 	if (!profile_exists(&sub))
 		e = ferry_fail(FERRY_EUSAGE,
 		    "profile '%s' names source_profile '%s', which is not in "
-		    "%s or %s",
+		    "%s or %s%s",
 		    r->profile, sp, r->cred_path ? r->cred_path : "(none)",
-		    r->conf_path ? r->conf_path : "(none)");
+		    r->conf_path ? r->conf_path : "(none)",
+		    ignored_section(&sub, 1, why, sizeof(why)) ? why : "");
 	else
 		e = resolve_creds(&sub, c);
 	free(sub.conf_section);
@@ -762,7 +793,7 @@ config_resolve(const struct config_flags *f,
 
 	memset(c, 0, sizeof(*c));
 	r.env = getenv_fn ? getenv_fn : real_getenv;
-	if ((e = open_files(&r)) != FERRY_OK ||
+	if ((e = open_files(&r, c)) != FERRY_OK ||
 	    (e = resolve_region(&r, c)) != FERRY_OK ||
 	    (e = resolve_endpoint(&r, c)) != FERRY_OK ||
 	    (e = int_setting(&r, "FERRY_CREDENTIAL_REFRESH_MARGIN", NULL, 0,
@@ -806,5 +837,6 @@ config_clear(struct config *c)
 	free(c->container_url);
 	free_secret(c->container_token);
 	free(c->container_token_file);
+	free(c->warning);
 	memset(c, 0, sizeof(*c));
 }

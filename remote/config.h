@@ -103,6 +103,7 @@ struct config {
 	char *container_url;        /* the whole URL, path included */
 	char *container_token;      /* Authorization; wiped on clear */
 	char *container_token_file; /* or read from here each time */
+	char *warning; /* about the files, for the user; NULL: none */
 };
 
 /*
@@ -116,8 +117,11 @@ struct config {
  * neither file is FERRY_EUSAGE; a malformed file is FERRY_EUSAGE naming
  * the file and line.  Path style is chosen when forced, when the profile's
  * s3.addressing_style is "path", or when the endpoint host is an IP
- * address or "localhost".  getenv_fn lets tests supply an environment
- * (NULL: getenv).
+ * address or "localhost".  A profile named by flag or AWS_PROFILE whose
+ * section in the config file is "[NAME]", which the AWS tools ignore
+ * (they want "[profile NAME]"), is not read either: c->warning says so,
+ * and so does the detail when the profile is then not found.  getenv_fn lets
+ * tests supply an environment (NULL: getenv).
  *
  * Credentials, in the AWS CLI's order: the environment's keys (unless a
  * profile is named by flag), the profile's role_arn with source_profile

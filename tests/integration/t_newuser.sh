@@ -76,5 +76,28 @@ like "$rc:$out" "^0:ferry " "--version alone still works"
 run --profile p --help
 like "$rc:$out" "^0:usage: ferry sync" "... and --help after an option"
 
+# 4. a config section the AWS tools ignore ([ceph] for [profile ceph]);
+# the endpoint stays the gateway's (AWS_ENDPOINT_URL), whatever is read
+printf '[ceph]\nregion = us-east-1\n' >"$WORK/config"
+printf '[ceph]\naws_access_key_id = %s\naws_secret_access_key = %s\n' \
+	"$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" >"$WORK/credentials"
+said="the config file $WORK/config has a section \[ceph\], which the AWS tools ignore; did you mean \[profile ceph\]\?"
+AWS_CONFIG_FILE=$WORK/config AWS_SHARED_CREDENTIALS_FILE=$WORK/credentials \
+	run ls --profile ceph "s3://$B/p"
+is "$rc" 0 "--profile ceph, keys in the credentials file: the run goes on"
+like "$out" "^ferry: $said" "... warning that [ceph] is ignored"
+AWS_CONFIG_FILE=$WORK/config AWS_SHARED_CREDENTIALS_FILE=$WORK/credentials \
+	AWS_PROFILE=ceph run sync "s3://$B/p" "s3://$B/mirror"
+is "$rc" 0 "AWS_PROFILE=ceph, a mirror"
+is "$(grep -c "did you mean \[profile" <<<"$out")" 1 "... warned once, not per side"
+AWS_CONFIG_FILE=$WORK/config AWS_SHARED_CREDENTIALS_FILE=/dev/null \
+	run ls --profile ceph "s3://$B/p"
+is "$rc" 2 "a profile only in such a section is not found"
+like "$out" "profile 'ceph' not found.*; $said" "... and the message says why"
+printf '[profile ceph]\nregion = us-east-1\n' >>"$WORK/config"
+AWS_CONFIG_FILE=$WORK/config AWS_SHARED_CREDENTIALS_FILE=$WORK/credentials \
+	run ls --profile ceph "s3://$B/p"
+is "$rc:$(grep -c "did you mean" <<<"$out")" "0:0" "with [profile ceph] too: no warning"
+
 echo "1..$_n"
 [ "$_fails" -eq 0 ]

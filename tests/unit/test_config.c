@@ -664,6 +664,78 @@ test_ini_load(void **state)
 	unlink(tmppath[2]);
 }
 
+/* A [NAME] section the AWS tools ignore, for a profile asked for by name. */
+struct ignored_case {
+	const char *name;
+	const char *cred, *conf;
+	const char *env[4];
+	struct config_flags flags;
+	ferry_err want_err;
+	const char *said; /* in the warning or the detail; NULL: no warning */
+	const char *endpoint;
+};
+
+#define CEPH_CONF "[ceph]\nendpoint_url = http://10.0.0.1:7480\n"
+#define CEPH_CRED "[ceph]\naws_access_key_id = AK\naws_secret_access_key = SK\n"
+#define SAID                                                                   \
+	"section [ceph], which the AWS tools ignore; did you mean "            \
+	"[profile ceph]?"
+
+static const struct ignored_case ignored_cases[] = {
+    {"named by flag, keys in credentials", CEPH_CRED, CEPH_CONF, {NULL},
+        {.profile = "ceph"}, FERRY_OK, SAID,
+        "https://s3.us-east-1.amazonaws.com"},
+    {"named by AWS_PROFILE", CEPH_CRED, CEPH_CONF, {"AWS_PROFILE=ceph"}, {0},
+        FERRY_OK, SAID, "https://s3.us-east-1.amazonaws.com"},
+    {"in no file but that section", NULL, CEPH_CONF, {ENV_KEYS},
+        {.profile = "ceph"}, FERRY_EUSAGE, SAID, NULL},
+    {"[profile ceph] beside it", CEPH_CRED,
+        CEPH_CONF "[profile ceph]\nendpoint_url = http://10.0.0.2:7480\n",
+        {NULL}, {.profile = "ceph"}, FERRY_OK, NULL, "http://10.0.0.2:7480"},
+    {"a source_profile only in such a section", NULL,
+        "[profile ceph]\nrole_arn = arn:aws:iam::1:role/r\n"
+        "source_profile = src\n[src]\naws_access_key_id = AK\n",
+        {NULL}, {.profile = "ceph"}, FERRY_EUSAGE,
+        "section [src], which the AWS tools ignore; did you mean "
+        "[profile src]?",
+        NULL},
+    {"not asked for", NULL, CEPH_CONF, {ENV_KEYS}, {0}, FERRY_OK, NULL,
+        "https://s3.us-east-1.amazonaws.com"},
+    {"[default] is read", NULL, "[default]\nregion = eu-west-1\n",
+        {ENV_KEYS, "AWS_PROFILE=default"}, {0}, FERRY_OK, NULL,
+        "https://s3.eu-west-1.amazonaws.com"},
+};
+
+static void
+test_ignored_section(void **state)
+{
+	const struct ignored_case *c;
+	struct config cfg;
+	size_t i;
+	ferry_err e;
+
+	(void)state;
+	for (i = 0; i < sizeof(ignored_cases) / sizeof(ignored_cases[0]); i++) {
+		c = &ignored_cases[i];
+		put_file(tmppath[0], c->cred);
+		put_file(tmppath[1], c->conf);
+		case_env = c->env;
+		e = config_resolve(&c->flags, fake_getenv, &cfg);
+		case_env = NULL;
+		check_err(c->name, e, c->want_err, c->said, NULL);
+		if (e != FERRY_OK)
+			continue;
+		if (c->said == NULL)
+			check_str(c->name, "warning", cfg.warning, NULL);
+		else if (cfg.warning == NULL || !strstr(cfg.warning, c->said) ||
+		         !strstr(cfg.warning, tmppath[1]))
+			fail_msg("%s: warning '%s'", c->name,
+			    cfg.warning ? cfg.warning : "(null)");
+		check_str(c->name, "endpoint", cfg.endpoint, c->endpoint);
+		config_clear(&cfg);
+	}
+}
+
 static void
 test_clear_null(void **state)
 {
@@ -689,6 +761,7 @@ main(void)
 	    cmocka_unit_test(test_credential_precedence),
 	    cmocka_unit_test(test_credential_sources),
 	    cmocka_unit_test(test_path_style_files_ca),
+	    cmocka_unit_test(test_ignored_section),
 	    cmocka_unit_test(test_clear_null),
 	};
 
