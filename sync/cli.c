@@ -142,9 +142,9 @@ static const struct command_help {
         1, 1, 1},
     {"apply",
         "usage: ferry apply PLAN [options]\n\n"
-        "Runs exactly the actions of a plan file, refusing those whose\n"
-        "source or destination changed since the plan was made.  Actions\n"
-        "already in place count as done.\n\n",
+        "Runs exactly the actions of a plan file ('-': standard input),\n"
+        "refusing those whose source or destination changed since the\n"
+        "plan was made.  Actions already in place count as done.\n\n",
         0, 1, 1},
     {"ls",
         "usage: ferry ls s3://BUCKET[/PREFIX] [options]\n\n"

@@ -5,6 +5,7 @@
  * any action is run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -473,6 +474,62 @@ out:
 	return e;
 }
 
+/*
+ * A plan is read twice, and a pipe cannot be: standard input is copied
+ * whole into an unnamed temporary file (in TMPDIR, else /tmp), which
+ * *out is opened on, at its start.
+ */
+static ferry_err
+stdin_copy(FILE **out)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX], buf[65536];
+	FILE *f = NULL;
+	size_t n;
+	int fd;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/ferry-plan-XXXXXX",
+	    dir && *dir ? dir : "/tmp");
+	if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
+		return ferry_fail(FERRY_ESYS,
+		    "cannot make a temporary file for the plan in %s: %s",
+		    dir && *dir ? dir : "/tmp", strerror(errno));
+	unlink(path);
+	if ((f = fdopen(fd, "w+")) == NULL) {
+		close(fd);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		if (fwrite(buf, 1, n, f) != n)
+			break;
+	if (ferror(stdin) || ferror(f) || fflush(f) != 0 ||
+	    fseek(f, 0, SEEK_SET) != 0) {
+		fclose(f);
+		return ferry_fail(FERRY_ESYS,
+		    "cannot copy the plan from standard input: %s",
+		    strerror(errno));
+	}
+	*out = f;
+	return FERRY_OK;
+}
+
+/* The plan file at path, or with "-" standard input, into pf->f. */
+static ferry_err
+open_file(struct planfile *pf, const char *path)
+{
+	int in = strcmp(path, "-") == 0;
+
+	if ((pf->path = strdup(in ? "standard input" : path)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (in)
+		return stdin_copy(&pf->f);
+	if ((pf->f = fopen(path, "re")) == NULL)
+		return ferry_fail(
+		    FERRY_EUSAGE, "%s: %s", path, strerror(errno));
+	return FERRY_OK;
+}
+
 ferry_err
 planfile_open(const char *path, struct planfile **out)
 {
@@ -482,18 +539,13 @@ planfile_open(const char *path, struct planfile **out)
 	*out = NULL;
 	if ((pf = calloc(1, sizeof(*pf))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	if ((pf->path = strdup(path)) == NULL) {
-		planfile_close(pf);
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	}
-	if ((pf->f = fopen(path, "re")) == NULL) {
-		e = ferry_fail(FERRY_EUSAGE, "%s: %s", path, strerror(errno));
+	if ((e = open_file(pf, path)) != FERRY_OK) {
 		planfile_close(pf);
 		return e;
 	}
 	if ((e = check_plan(pf)) == FERRY_OK && fseek(pf->f, 0, SEEK_SET) != 0)
 		e = ferry_fail(FERRY_EUSAGE, "%s: cannot read it again: %s",
-		    path, strerror(errno));
+		    pf->path, strerror(errno));
 	if (e != FERRY_OK) {
 		planfile_close(pf);
 		return e == FERRY_EPARSE ? FERRY_EUSAGE : e;

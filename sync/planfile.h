@@ -87,7 +87,11 @@ ferry_err planfile_parse_line(
  */
 struct planfile;
 
-/* FERRY_EUSAGE (with the file and line) or FERRY_EPARSE on failure. */
+/*
+ * Opens the plan at path, or with "-" standard input, copied whole into
+ * an unnamed temporary file first.  FERRY_EUSAGE (with the file and line)
+ * or FERRY_EPARSE on failure, FERRY_ESYS when the copy cannot be made.
+ */
 ferry_err planfile_open(const char *path, struct planfile **out) FERRY_WUR;
 /* The header; valid until planfile_close(). */
 const struct planfile_header *planfile_header(const struct planfile *pf);

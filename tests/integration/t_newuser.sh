@@ -99,5 +99,20 @@ AWS_CONFIG_FILE=$WORK/config AWS_SHARED_CREDENTIALS_FILE=$WORK/credentials \
 	run ls --profile ceph "s3://$B/p"
 is "$rc:$(grep -c "did you mean" <<<"$out")" "0:0" "with [profile ceph] too: no warning"
 
+# 5. "ferry apply -" reads the plan from standard input, a pipe too
+out=$("$FERRY" plan "$T" "s3://$B/r" | "$FERRY" apply - 2>&1)
+is "$?" 0 "ferry plan ... | ferry apply - applies the plan"
+like "$out" "2 uploaded" "... uploading what it planned"
+is "$(s3 ls "$B" r/ | wc -l)" 2 "... and the objects are there"
+echo "changed" >"$T/dir/file.txt"
+"$FERRY" plan "$T" "s3://$B/r" >"$WORK/plan.jsonl"
+run apply - <"$WORK/plan.jsonl"
+is "$rc" 0 "ferry apply - < plan.jsonl"
+like "$out" "1 uploaded" "... uploads the changed file"
+run apply - </dev/null
+is "$rc" 2 "an empty standard input is no plan"
+like "$out" "standard input: the first line is not a plan header" \
+	"... and the message says where it was read from"
+
 echo "1..$_n"
 [ "$_fails" -eq 0 ]

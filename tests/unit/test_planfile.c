@@ -179,9 +179,12 @@ test_fields(void **state)
 	free(l);
 }
 
-/* Writes text to a temporary file and opens it as a plan. */
+/*
+ * Writes text to a temporary file and opens it as a plan, by its name or,
+ * with via_stdin, as "-" with the file as standard input.
+ */
 static ferry_err
-open_text(const char *text, struct planfile **pf)
+open_text(const char *text, int via_stdin, struct planfile **pf)
 {
 	char path[] = "/tmp/ferry-test-planfile.XXXXXX";
 	int fd = mkstemp(path);
@@ -190,7 +193,9 @@ open_text(const char *text, struct planfile **pf)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	e = planfile_open(path, pf);
+	if (via_stdin)
+		assert_non_null(freopen(path, "r", stdin));
+	e = planfile_open(via_stdin ? "-" : path, pf);
 	unlink(path);
 	return e;
 }
@@ -235,17 +240,16 @@ static const struct file_row files[] = {
 };
 
 static void
-test_files(void **state)
+run_files(int via_stdin)
 {
 	const struct planfile_line *l;
 	struct planfile *pf;
 	size_t i;
 	ferry_err e;
 
-	(void)state;
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		pf = NULL;
-		e = open_text(files[i].text, &pf);
+		e = open_text(files[i].text, via_stdin, &pf);
 		if (e != files[i].want)
 			fail_msg(
 			    "file %zu: got %d (%s)", i, (int)e, ferry_errmsg());
@@ -263,6 +267,25 @@ test_files(void **state)
 		assert_int_equal(e, FERRY_ENOTFOUND);
 		planfile_close(pf);
 	}
+}
+
+static void
+test_files(void **state)
+{
+	(void)state;
+	run_files(0);
+}
+
+/* "-": standard input, copied so that it can be read twice */
+static void
+test_files_stdin(void **state)
+{
+	struct planfile *pf = NULL;
+
+	(void)state;
+	run_files(1);
+	assert_int_equal(open_text("", 1, &pf), FERRY_EUSAGE);
+	assert_non_null(strstr(ferry_errmsg(), "standard input"));
 }
 
 /* -L in a plan's header: false when absent (plans written before it). */
@@ -291,6 +314,7 @@ main(void)
 	    cmocka_unit_test(test_lines),
 	    cmocka_unit_test(test_fields),
 	    cmocka_unit_test(test_files),
+	    cmocka_unit_test(test_files_stdin),
 	    cmocka_unit_test(test_header_follow),
 	};
 
