@@ -312,6 +312,21 @@ typedef void (*remote_upload_fn)(
 ferry_err remote_list_uploads(struct remote *r, const char *bucket,
     const char *prefix, remote_upload_fn fn, void *arg) FERRY_WUR;
 
+/* One bucket, as ListBuckets lists it. */
+struct remote_bucket {
+	const char *name; /* valid during the callback */
+	int64_t created;  /* seconds since the epoch; -1 when not given */
+};
+typedef void (*remote_bucket_fn)(const struct remote_bucket *b, void *arg);
+/*
+ * Lists the buckets of the account (every page, in this call: GET / on
+ * the endpoint), calling fn for each in the server's order (by name).
+ * FERRY_EPARSE for a malformed reply; the S3 error otherwise.  Runs the
+ * loop while it waits.
+ */
+ferry_err remote_list_buckets(
+    struct remote *r, remote_bucket_fn fn, void *arg) FERRY_WUR;
+
 /* One part of a multipart upload, as ListParts lists it. */
 struct remote_part {
 	uint32_t number;

@@ -1,4 +1,7 @@
-/* replies.c: the small XML bodies of multipart, copy and delete replies. */
+/*
+ * replies.c: the small XML bodies of multipart, copy and delete replies,
+ * and the listings read in one call (uploads, buckets).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,5 +278,73 @@ remote_parse_parts(
 	    &truncated, next_marker);
 	if (e == FERRY_OK && !truncated)
 		*next_marker = 0;
+	return e;
+}
+
+struct buckets_ctx {
+	remote_bucket_fn fn;
+	void *arg;
+};
+
+static int
+on_bucket(const struct xml_bucket *x, void *arg)
+{
+	struct buckets_ctx *c = arg;
+	struct remote_bucket b = {x->name, remote_parse_time(x->created)};
+
+	c->fn(&b, c->arg);
+	return 0;
+}
+
+/* One page of ListBuckets; *token becomes the next page's, or NULL. */
+static ferry_err
+buckets_page(struct remote *r, struct buckets_ctx *c, char **token)
+{
+	struct remote_req *q;
+	ferry_err e;
+
+	q = remote_req_new(r, REMOTE_LIST, "GET", "", NULL, 0);
+	if (q == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	/* servers that do not page send every bucket, up to 10,000 of
+	 * a few hundred bytes on AWS */
+	remote_req_body_limit(q, 16u << 20);
+	if ((e = remote_req_query(q, "max-buckets", "1000")) != FERRY_OK ||
+	    (*token && (e = remote_req_query(
+	                    q, "continuation-token", *token)) != FERRY_OK) ||
+	    (e = remote_perform(r, q, 1)) != FERRY_OK)
+		goto out;
+	free(*token);
+	*token = NULL;
+	e = xml_list_buckets_parse(q->resp.body.data ? q->resp.body.data : "",
+	    q->resp.body.len, on_bucket, c, token);
+out:
+	remote_req_free(q);
+	return e;
+}
+
+ferry_err
+remote_list_buckets(struct remote *r, remote_bucket_fn fn, void *arg)
+{
+	struct buckets_ctx c = {fn, arg};
+	char *token = NULL, *last = NULL;
+	ferry_err e;
+
+	while ((e = buckets_page(r, &c, &token)) == FERRY_OK && token) {
+		/* a server that gives the same token again would never end */
+		if (last && strcmp(last, token) == 0) {
+			e = ferry_fail(
+			    FERRY_EPARSE, "ListBuckets gave the same "
+			                  "ContinuationToken twice");
+			break;
+		}
+		free(last);
+		if ((last = strdup(token)) == NULL) {
+			e = ferry_fail(FERRY_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	free(token);
+	free(last);
 	return e;
 }

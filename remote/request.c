@@ -721,7 +721,8 @@ req_start(struct remote_req *q)
 	const struct bucket_region *br = bucket_region_find(r, q->bucket);
 	struct signing s = {0};
 	struct buf url;
-	int vhost = !r->cfg.path_style;
+	/* no bucket (ListBuckets): the endpoint's own host */
+	int vhost = !r->cfg.path_style && q->bucket[0] != '\0';
 	ferry_err e;
 
 	buf_init(&url, 16384);

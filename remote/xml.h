@@ -136,6 +136,22 @@ typedef int (*xml_deleted_fn)(const struct xml_deleted *d, void *arg);
 ferry_err xml_delete_result_parse(
     const char *body, size_t len, xml_deleted_fn fn, void *arg) FERRY_WUR;
 
+/* One <Bucket> of a ListBuckets reply.  Pointers valid during the call. */
+struct xml_bucket {
+	const char *name;    /* 1 to 255 of a-z A-Z 0-9 '.' '-' '_' */
+	const char *created; /* CreationDate as listed, "" when absent */
+};
+typedef int (*xml_bucket_fn)(const struct xml_bucket *b, void *arg);
+/*
+ * ListAllMyBucketsResult: fn per <Bucket>, in the reply's order;
+ * *next_token is its ContinuationToken (malloc'd), NULL when it has none
+ * (the last page, or a server that does not page).  A bucket without a
+ * name, or whose name holds other characters than S3's old and new rules
+ * allow (none that a terminal would act on), fails with FERRY_EPARSE.
+ */
+ferry_err xml_list_buckets_parse(const char *body, size_t len, xml_bucket_fn fn,
+    void *arg, char **next_token) FERRY_WUR;
+
 /*
  * Request bodies, written into out after emptying it (left empty on
  * failure).  Keys and ETags are XML-escaped (& < > " ' and control

@@ -1,6 +1,7 @@
 /*
- * xml_replies.c: the small replies of multipart uploads, copies and
- * DeleteObjects, each a table for the SAX engine of xml_sax.c.
+ * xml_replies.c: the small replies of multipart uploads, copies,
+ * DeleteObjects and ListBuckets, each a table for the SAX engine of
+ * xml_sax.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -358,6 +359,81 @@ xml_delete_result_parse(
 	if ((e = xml_sax_init(&s, &spec, &c)) != FERRY_OK)
 		goto out;
 	e = xml_sax_reply(&s, body, len, NULL);
+out:
+	xml_sax_free(&s);
+	return e;
+}
+
+/* ListBuckets */
+
+enum { B_NAME, B_CREATED, B_TOKEN };
+
+#define BUCKET_NAME_MAX 255
+
+struct buckets_ctx {
+	xml_bucket_fn fn;
+	void *arg;
+};
+
+/* Old us-east-1 buckets may hold capitals and '_': nothing else. */
+static int
+bucket_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > BUCKET_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		        (s[i] >= 'A' && s[i] <= 'Z') ||
+		        (s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+		        s[i] == '-' || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static ferry_err
+bucket_record(struct xml_sax *s, int kind)
+{
+	struct buckets_ctx *c = s->ctx;
+	struct xml_bucket b;
+
+	(void)kind;
+	if (!bucket_name_ok(xml_sax_str(s, B_NAME), s->slot[B_NAME].len))
+		return ferry_fail(FERRY_EPARSE,
+		    "a <Bucket> whose <Name> is missing or not a bucket name");
+	b.name = xml_sax_str(s, B_NAME);
+	b.created = xml_sax_str(s, B_CREATED);
+	if (c->fn != NULL && c->fn(&b, c->arg) != 0)
+		return ferry_fail(FERRY_ECANCEL, "bucket listing stopped");
+	return FERRY_OK;
+}
+
+ferry_err
+xml_list_buckets_parse(const char *body, size_t len, xml_bucket_fn fn,
+    void *arg, char **next_token)
+{
+	static const char *const roots[] = {"ListAllMyBucketsResult", NULL};
+	static const struct xml_rule rules[] = {
+	    {"Buckets/Bucket/Name", B_NAME, BUCKET_NAME_MAX, 0},
+	    {"Buckets/Bucket/CreationDate", B_CREATED, XML_FIELD_MAX, 0},
+	    {"ContinuationToken", B_TOKEN, XML_FIELD_MAX, 0},
+	};
+	static const struct xml_record records[] = {
+	    {"Buckets/Bucket", 0, XML_BIT(B_NAME) | XML_BIT(B_CREATED)}};
+	static const struct xml_sax_spec spec = {
+	    roots, rules, XML_NELEM(rules), records, 1, bucket_record};
+	struct buckets_ctx c = {fn, arg};
+	struct xml_sax s;
+	ferry_err e;
+
+	*next_token = NULL;
+	if ((e = xml_sax_init(&s, &spec, &c)) != FERRY_OK)
+		goto out;
+	if ((e = xml_sax_reply(&s, body, len, NULL)) != FERRY_OK)
+		goto out;
+	if (s.slot[B_TOKEN].len > 0)
+		e = xml_sax_dup(&s, B_TOKEN, next_token);
 out:
 	xml_sax_free(&s);
 	return e;

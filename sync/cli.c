@@ -147,9 +147,10 @@ static const struct command_help {
         "plan was made.  Actions already in place count as done.\n\n",
         0, 1, 1},
     {"ls",
-        "usage: ferry ls s3://BUCKET[/PREFIX] [options]\n\n"
+        "usage: ferry ls s3://BUCKET[/PREFIX] [options]\n"
+        "       ferry ls s3:// [options]\n\n"
         "Lists the objects under the prefix: size, time and key, or JSON\n"
-        "lines with --json.\n\n",
+        "lines with --json.  \"s3://\" alone lists the buckets.\n\n",
         0, 0, 1},
     {"manifest",
         "usage: ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
@@ -182,7 +183,7 @@ usage(FILE *f, const char *command)
 	    "usage: ferry sync SOURCE DESTINATION [options]\n"
 	    "       ferry plan SOURCE DESTINATION [options] > PLAN\n"
 	    "       ferry apply PLAN [options]\n"
-	    "       ferry ls s3://BUCKET[/PREFIX] [--json]\n"
+	    "       ferry ls s3://[BUCKET[/PREFIX]] [--json]\n"
 	    "       ferry manifest info [--manifest DIR | SOURCE "
 	    "DESTINATION]\n"
 	    "       ferry COMMAND --help\n"
@@ -419,7 +420,8 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 			    "%s takes a SOURCE and a DESTINATION", o->command);
 		if (strcmp(o->command, "apply") == 0)
 			return bad("%s", "apply takes one PLAN file");
-		return bad("%s", "ls takes one s3://BUCKET[/PREFIX]");
+		return bad("%s", "ls takes one s3://BUCKET[/PREFIX], or s3:// "
+		                 "for the buckets");
 	}
 	o->src = argv[i];
 	o->dst = want == 2 ? argv[i + 1] : NULL;

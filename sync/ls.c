@@ -1,4 +1,7 @@
-/* ls.c: "ferry ls s3://BUCKET[/PREFIX]": one line per object. */
+/*
+ * ls.c: "ferry ls s3://BUCKET[/PREFIX]": one line per object; "ferry ls
+ * s3://": one line per bucket.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,17 +11,38 @@
 
 #include "sync/internal.h"
 
+/* secs as "YYYY-MM-DDTHH:MM:SSZ" into when, or "-" when unknown (< 0). */
+static void
+format_time(int64_t secs, char when[32])
+{
+	time_t t = (time_t)secs;
+	struct tm tm;
+
+	strcpy(when, "-");
+	if (secs >= 0 && gmtime_r(&t, &tm))
+		strftime(when, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Prints j as one line and frees it; accepts NULL. */
+static void
+print_json(cJSON *j)
+{
+	char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+
+	if (s)
+		puts(s);
+	free(s);
+	cJSON_Delete(j);
+}
+
 static void
 print_obj(
     const struct sync_opts *o, const char *prefix, const struct remote_obj *obj)
 {
-	char when[32] = "-", *key;
-	struct tm tm;
-	time_t t = (time_t)obj->last_modified;
+	char when[32], *key;
 	cJSON *j;
 
-	if (obj->last_modified >= 0 && gmtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	format_time(obj->last_modified, when);
 	if (!o->json) {
 		/* the ETag and the key are the server's words: escaped */
 		printf("%12llu  %s  ", (unsigned long long)obj->size, when);
@@ -37,13 +61,51 @@ print_obj(
 		cJSON_AddNumberToObject(j, "size", (double)obj->size);
 		cJSON_AddStringToObject(j, "etag", obj->etag);
 		cJSON_AddStringToObject(j, "last_modified", when);
-		char *s = cJSON_PrintUnformatted(j);
-		if (s)
-			puts(s);
-		free(s);
-		cJSON_Delete(j);
 	}
+	print_json(j);
 	free(key);
+}
+
+static void
+print_bucket(const struct remote_bucket *b, void *arg)
+{
+	const struct sync_opts *o = arg;
+	char when[32];
+	cJSON *j;
+
+	if (!o->json) {
+		printf("s3://%s/\n", b->name);
+		return;
+	}
+	format_time(b->created, when);
+	if ((j = cJSON_CreateObject()) != NULL) {
+		cJSON_AddStringToObject(j, "type", "bucket");
+		cJSON_AddStringToObject(j, "name", b->name);
+		if (b->created >= 0)
+			cJSON_AddStringToObject(j, "created", when);
+		else
+			cJSON_AddNullToObject(j, "created");
+	}
+	print_json(j);
+}
+
+/* "ferry ls s3://": the buckets of the account. */
+static int
+ls_buckets(const struct sync_opts *o)
+{
+	struct remote *r = NULL;
+	ferry_err e;
+	int status = EXIT_SYNCED;
+
+	if ((e = remote_new(&o->remote, &r)) != FERRY_OK)
+		status = sync_exit_for(e);
+	else if ((e = remote_list_buckets(r, print_bucket, (void *)o)) !=
+	         FERRY_OK)
+		status = EXIT_ABORTED;
+	if (e != FERRY_OK)
+		log_error("%s", ferry_errmsg());
+	remote_free(r);
+	return status;
 }
 
 int
@@ -56,6 +118,8 @@ sync_ls(const struct sync_opts *o)
 	ferry_err e;
 	int status = EXIT_ABORTED;
 
+	if (strcmp(o->src, "s3://") == 0)
+		return ls_buckets(o);
 	if ((e = remote_loc_parse(o->src, &loc)) != FERRY_OK ||
 	    (e = remote_new(&o->remote, &r)) != FERRY_OK) {
 		status = sync_exit_for(e);

@@ -22,8 +22,10 @@ check_hint(void)
 	/* the last one: the hint holds no "s3://" but the input may */
 	for (at = msg; (at = strstr(at, "did you mean s3://")) != NULL; at++)
 		m = at;
-	/* a detail cut at its 1,023 bytes may have lost the end */
-	if (m == NULL || strlen(msg) >= 1023)
+	/* only that refusal ends in '?'; one cut at the detail's 1,023
+	 * bytes may have lost the end */
+	n = strlen(msg);
+	if (m == NULL || n == 0 || msg[n - 1] != '?' || n >= 1023)
 		return;
 	m += strlen("did you mean ");
 	n = strlen(m);

@@ -114,5 +114,32 @@ is "$rc" 2 "an empty standard input is no plan"
 like "$out" "standard input: the first line is not a plan header" \
 	"... and the message says where it was read from"
 
+# 6. "ferry ls s3://" lists the buckets: one GET / on the endpoint
+m=$(mark)
+run ls s3://
+is "$rc" 0 "ls s3:// lists the buckets"
+like "$out" "(^|\n)s3://$B/(\n|$)" "... this test's bucket as s3://B/"
+is "$(grep -cv '^s3://[a-z0-9.-]*/$' <<<"$out")" 0 "... one s3://NAME/ a line"
+is "$(requests "$m" total):$(requests "$m" list)" 1:1 "... with one request"
+out=$("$FERRY" ls --json s3:// 2>&1)
+is "$?" 0 "ls --json s3://"
+check "... one bucket object a line, with type, name and creation time" \
+	python3 -c '
+import json, re, sys
+names = []
+for line in sys.stdin:
+    d = json.loads(line)
+    assert set(d) == {"type", "name", "created"}, d
+    assert d["type"] == "bucket", d
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", d["created"]), d
+    names.append(d["name"])
+assert sys.argv[1] in names, names
+' "$B" <<<"$out"
+AWS_SECRET_ACCESS_KEY=not-the-secret run ls s3://
+is "$rc" 3 "ls s3:// with a wrong secret aborts with exit 3"
+like "$out" "SignatureDoesNotMatch" "... naming SignatureDoesNotMatch"
+run ls s3:///
+is "$rc" 2 "ls s3:/// is still a usage error"
+
 echo "1..$_n"
 [ "$_fails" -eq 0 ]
