@@ -32,6 +32,7 @@ remote_req_submit(struct remote_req *q, remote_done_fn done, void *arg)
 	q->done = done;
 	q->done_arg = arg;
 	q->attempt = 0;
+	q->body_sent = 0;
 	q->completed = 0;
 	q->region_moved = 0;
 	req_reset_response(q);
@@ -65,7 +66,7 @@ req_cancel(struct remote_req *q)
 }
 
 static void
-schedule_retry(struct remote *r, struct remote_req *q)
+schedule_retry(struct remote *r, struct remote_req *q, const char *why)
 {
 	int64_t cap = BACKOFF_BASE_NS << (q->attempt < 16 ? q->attempt : 16);
 
@@ -76,8 +77,7 @@ schedule_retry(struct remote *r, struct remote_req *q)
 	r->stats.retries++;
 	q->next_waiting = r->loop->waiting;
 	r->loop->waiting = q;
-	log_debug("retrying %s %s (attempt %u, status %ld)", q->method, q->key,
-	    q->attempt + 1, q->resp.status);
+	stall_retry(r, q, why);
 }
 
 static void
@@ -207,6 +207,8 @@ static void
 on_done(struct remote *r, CURL *easy, CURLcode rc)
 {
 	struct remote_req *q = NULL;
+	char why[160];
+	int again;
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
 	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &q->resp.status);
@@ -214,14 +216,20 @@ on_done(struct remote *r, CURL *easy, CURLcode rc)
 	r = q->r;
 	if (rc == CURLE_OK && q->has_body)
 		r->stats.bytes_sent += q->body_len;
+	/* what the handle knows of a failure, before it goes back */
+	if ((again = req_retryable(q, rc)) != 0)
+		stall_reason(q, easy, rc, why, sizeof(why));
 	req_release(q);
+	/* any reply but an overloaded server's says it is there */
+	if (rc == CURLE_OK && q->resp.status != 0 && q->resp.status < 500 &&
+	    q->resp.status != 429)
+		stall_answered(r->loop);
 	adjust_window(r->loop, q, rc);
 	if (rc == CURLE_OK && follow_region(q))
 		return;
-	if (req_retryable(q, rc) && q->attempt + 1 < r->retries &&
-	    take_retry(r->loop)) {
+	if (again && q->attempt + 1 < r->retries && take_retry(r->loop)) {
 		req_reset_response(q);
-		schedule_retry(r, q);
+		schedule_retry(r, q, why);
 		return;
 	}
 	if (rc != CURLE_OK) {
@@ -295,11 +303,11 @@ remote_run(struct remote *r, int timeout_ms)
 		return e;
 	collect(r);
 	if (r->loop->inflight == 0)
-		return FERRY_OK;
+		return stall_check(r);
 	if ((e = loop_wait(r->loop, timeout_ms)) != FERRY_OK)
 		return e;
 	collect(r);
-	return FERRY_OK;
+	return stall_check(r);
 }
 
 ferry_err

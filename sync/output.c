@@ -241,6 +241,30 @@ output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
 		log_error("%s", msg);
 }
 
+void
+output_retry(const struct remote_retry *t, void *arg)
+{
+	struct output *o = arg;
+	cJSON *obj;
+
+	if (!o->json) {
+		clear_progress(o);
+		return;
+	}
+	if ((obj = cJSON_CreateObject()) == NULL)
+		return;
+	cJSON_AddStringToObject(obj, "type", "retry");
+	cJSON_AddStringToObject(obj, "method", t->method);
+	output_json_text(obj, "bucket", t->bucket, strlen(t->bucket));
+	output_json_key(obj, t->key, t->keylen);
+	cJSON_AddNumberToObject(obj, "attempt", t->attempt);
+	cJSON_AddNumberToObject(obj, "of", t->of);
+	output_json_text(obj, "reason", t->why, strlen(t->why));
+	emit(obj);
+	/* a reader of the stream learns of it now, not at the end */
+	fflush(stdout);
+}
+
 static void
 add_requests(cJSON *obj, const struct remote_stats *rs)
 {

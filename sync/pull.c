@@ -575,6 +575,7 @@ open_sides(struct pull *p, char *root)
 		    p->o->dst, strerror(errno));
 	if ((e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
 		return e;
+	remote_on_retry(p->r, output_retry, &p->out);
 	return open_manifest(p, root);
 }
 
