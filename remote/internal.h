@@ -169,6 +169,13 @@ void stall_flush(struct remote_loop *l);
 void stall_reason(
     const struct remote_req *q, CURL *easy, CURLcode rc, char *why, size_t n);
 
+/* loop.c */
+/*
+ * remote_run() for up to a second, for a caller that waits on a reply:
+ * FERRY_ECANCEL once SIGINT or SIGTERM has come.
+ */
+ferry_err remote_run_once(struct remote *r) FERRY_WUR;
+
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;
 void req_reset_response(struct remote_req *q);

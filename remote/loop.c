@@ -323,12 +323,22 @@ remote_wakeup(void *r)
 }
 
 ferry_err
+remote_run_once(struct remote *r)
+{
+	/* a run waiting on one reply stops at a signal as its loop would */
+	if (ferry_interrupted)
+		return ferry_fail(FERRY_ECANCEL, "interrupted by signal %d",
+		    (int)ferry_interrupted);
+	return remote_run(r, 1000);
+}
+
+ferry_err
 remote_wait(struct remote *r, struct remote_req *q)
 {
 	ferry_err e;
 
 	while (!q->completed) {
-		if ((e = remote_run(r, 1000)) != FERRY_OK)
+		if ((e = remote_run_once(r)) != FERRY_OK)
 			return e;
 	}
 	return FERRY_OK;

@@ -87,6 +87,17 @@ timeout 60 "$FERRY" sync "$T" "s3://$B/a" --endpoint-url "$URL" -q \
 is "$?" 3 "... with -q: exit 3"
 is "$(grep -c retr "$WORK/a.qerr")" 0 "... and no retry line"
 like "$(cat "$WORK/a.qerr")" "no request has succeeded" "... but the reason"
+# ... and SIGTERM while the listing waits ends the run at once
+t0=$(date +%s.%N)
+timeout -s KILL 30 "$FERRY" sync "$T" "s3://$B/a" --endpoint-url "$URL" \
+	>/dev/null 2>"$WORK/a.terr" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 3 "... SIGTERM while the listing waits: exit 3"
+below "$(elapsed "$t0")" 5 "... at once"
+like "$(cat "$WORK/a.terr")" "interrupted by signal 15" "... and says so"
 kill "$SILENT_PID" 2>/dev/null
 wait "$SILENT_PID" 2>/dev/null
 SILENT_PID=
