@@ -23,7 +23,8 @@
 struct remote_loop {
 	CURLM *multi;
 	unsigned inflight;
-	struct remote_req *waiting; /* requests backing off before a retry */
+	struct remote_req *waiting;   /* requests backing off before a retry */
+	struct remote_req *submitted; /* every request not yet completed */
 	uint64_t rng;
 	int refs;
 	double window;     /* requests in flight allowed now (AIMD) */
@@ -128,6 +129,7 @@ struct remote_req {
 	struct remote_req *probe; /* the HEAD Bucket asked for this request */
 	int64_t retry_at;         /* monotonic ns */
 	struct remote_req *next_waiting;
+	struct remote_req *next_sub, *prev_sub; /* in loop->submitted */
 	int inflight;  /* the easy handle is in the multi */
 	int submitted; /* submitted and not yet completed */
 	int completed;

@@ -40,14 +40,41 @@ remote_req_submit(struct remote_req *q, remote_done_fn done, void *arg)
 		return e;
 	q->r->loop->inflight++;
 	q->submitted = 1;
+	q->prev_sub = NULL;
+	q->next_sub = q->r->loop->submitted;
+	if (q->next_sub)
+		q->next_sub->prev_sub = q;
+	q->r->loop->submitted = q;
 	return FERRY_OK;
+}
+
+/* Takes q out of the loop's lists: it is no longer submitted. */
+static void
+unlink_req(struct remote_req *q)
+{
+	struct remote_loop *l = q->r->loop;
+	struct remote_req **pp;
+
+	for (pp = &l->waiting; *pp; pp = &(*pp)->next_waiting) {
+		if (*pp == q) {
+			*pp = q->next_waiting;
+			break;
+		}
+	}
+	if (q->prev_sub)
+		q->prev_sub->next_sub = q->next_sub;
+	else
+		l->submitted = q->next_sub;
+	if (q->next_sub)
+		q->next_sub->prev_sub = q->prev_sub;
+	q->next_sub = q->prev_sub = NULL;
+	q->submitted = 0;
+	l->inflight--;
 }
 
 void
 req_cancel(struct remote_req *q)
 {
-	struct remote_req **pp;
-
 	if (!q->submitted)
 		return;
 	/* a HEAD Bucket asked for q ends on its own, for nobody */
@@ -55,14 +82,7 @@ req_cancel(struct remote_req *q)
 		q->probe->done_arg = NULL;
 		q->probe = NULL;
 	}
-	for (pp = &q->r->loop->waiting; *pp; pp = &(*pp)->next_waiting) {
-		if (*pp == q) {
-			*pp = q->next_waiting;
-			break;
-		}
-	}
-	q->submitted = 0;
-	q->r->loop->inflight--;
+	unlink_req(q);
 }
 
 static void
@@ -83,11 +103,26 @@ schedule_retry(struct remote *r, struct remote_req *q, const char *why)
 static void
 finish(struct remote *r, struct remote_req *q)
 {
+	(void)r;
 	q->completed = 1;
-	q->submitted = 0;
-	r->loop->inflight--;
+	unlink_req(q);
 	if (q->done)
 		q->done(q, q->done_arg);
+}
+
+void
+remote_end_all(struct remote *r)
+{
+	struct remote_req *q;
+
+	/* a callback may submit more (an abort): those end here too */
+	while ((q = r->loop->submitted) != NULL) {
+		req_release(q);
+		q->resp.err = FERRY_ECANCEL;
+		snprintf(q->errbuf, sizeof(q->errbuf), "%s",
+		    "the run stopped before the reply came");
+		finish(q->r, q);
+	}
 }
 
 /*

@@ -267,6 +267,14 @@ ferry_err remote_idle(struct remote *r, int timeout_ms) FERRY_WUR;
  */
 void remote_wakeup(void *r);
 
+/*
+ * Ends every request of r's loop not yet completed, as failed
+ * (FERRY_ECANCEL), calling each one's completion callback, and those
+ * the callbacks submit: for a run that stops while requests are in
+ * flight, so that each is answered and freed by its owner.
+ */
+void remote_end_all(struct remote *r);
+
 /* Runs until q has completed (other requests progress too). */
 ferry_err remote_wait(struct remote *r, struct remote_req *q) FERRY_WUR;
 
