@@ -78,6 +78,7 @@ struct output {
 	int quiet;
 	int verbose;
 	int dry_run;
+	int plan; /* writing a plan file (ferry plan): its lines only */
 	int64_t started_ns;
 	int progress; /* an updating line on stderr */
 	int64_t last_progress_ns;
@@ -117,8 +118,8 @@ void output_summary(struct output *o, const struct sync_counts *c,
     const struct remote_stats *rs, int exit_status);
 /*
  * A request being retried (a remote_retry_fn; arg is the struct output):
- * a JSON line with --json; the text line on stderr is remote's, and the
- * progress line is cleared for it.
+ * a JSON line with --json, but for a plan; the text line on stderr is
+ * remote's, and the progress line is cleared for it.
  */
 void output_retry(const struct remote_retry *t, void *arg);
 /*

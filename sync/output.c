@@ -36,7 +36,8 @@ output_init(struct output *o, const struct sync_opts *opts)
 		o->moved = "uploaded";
 	o->progress = opts->progress || (!opts->quiet && !opts->json &&
 	                                    !opts->dry_run && isatty(2));
-	if (opts->command && strcmp(opts->command, "plan") == 0)
+	o->plan = opts->command && strcmp(opts->command, "plan") == 0;
+	if (o->plan)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
 		    opts->follow_symlinks, opts->part_size,
 		    opts->multipart_threshold));
@@ -247,7 +248,8 @@ output_retry(const struct remote_retry *t, void *arg)
 	struct output *o = arg;
 	cJSON *obj;
 
-	if (!o->json) {
+	/* a plan holds what apply reads; the line on stderr tells */
+	if (!o->json || o->plan) {
 		clear_progress(o);
 		return;
 	}

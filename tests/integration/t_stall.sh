@@ -165,6 +165,18 @@ like "$(cat "$WORK/d.err")" \
 check "... the bucket equals the tree" \
 	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" d/
 
+# ... and a plan made through retries holds only plan lines: apply
+# takes it
+start_proxy p --always --max-faults 1 --kinds stall --only-methods GET
+timeout 60 "$FERRY" plan "$T" "s3://$B/p" --endpoint-url "$PROXY" \
+	--read-timeout 2 >"$WORK/plan.jsonl" 2>"$WORK/p.err"
+is "$?" 0 "a plan whose listing is retried: exit 0"
+stop_proxy
+like "$(cat "$WORK/p.err")" "retrying GET s3://$B/p/" "... the retry is said"
+is "$(grep -c '"type":"retry"' "$WORK/plan.jsonl")" 0 "... not in the plan"
+timeout 60 "$FERRY" apply "$WORK/plan.jsonl" >/dev/null 2>"$WORK/apply.err"
+is "$?" 0 "... which apply runs"
+
 # (e) the options are checked
 "$FERRY" sync "$T" "s3://$B/e" --stall-timeout x >/dev/null 2>&1
 is "$?" 2 "--stall-timeout x: usage error"
