@@ -7,7 +7,9 @@
  * bounds it, and the spans it remembers keep it near the product of the
  * two lengths.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +31,12 @@ struct filter {
 	struct rule *rules;
 	size_t n, cap;
 	size_t n_exclude; /* with none, no parent folder can be excluded */
+	/* --files-from: the files read, and the paths in them, sorted */
+	char **lists;
+	size_t nlists;
+	const char **paths;
+	size_t npaths, paths_cap;
+	int has_list;
 };
 
 /*
@@ -322,7 +330,11 @@ filter_free(struct filter *f)
 		return;
 	for (i = 0; i < f->n; i++)
 		free(f->rules[i].glob);
+	for (i = 0; i < f->nlists; i++)
+		free(f->lists[i]);
 	free(f->rules);
+	free(f->lists);
+	free(f->paths);
 	free(f);
 }
 
@@ -435,6 +447,41 @@ decide(const struct filter *f, const char *path, size_t n, int is_dir)
 }
 
 /*
+ * Compares s with key[0, n) followed by tail: 0 when s is key[0, n) and
+ * tail ('\0': nothing more), or begins with them (tail '/').
+ */
+static int
+listed_cmp(const char *s, const char *key, size_t n, char tail)
+{
+	int c = strncmp(s, key, n);
+
+	if (c != 0)
+		return c;
+	return (int)(unsigned char)s[n] - (int)(unsigned char)tail;
+}
+
+/*
+ * Non-zero when --files-from lists path[0, n), or for a folder something
+ * below it.  The paths are sorted, so those a folder holds lie together
+ * from the first not before "path/".
+ */
+static int
+listed(const struct filter *f, const char *path, size_t n, int is_dir)
+{
+	char tail = is_dir ? '/' : '\0';
+	size_t lo = 0, hi = f->npaths, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (listed_cmp(f->paths[mid], path, n, tail) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->npaths && listed_cmp(f->paths[lo], path, n, tail) == 0;
+}
+
+/*
  * The scanner asks about a folder before descending into it, but a path
  * alone (a key from a listing, say) must get the same answer, so its
  * parent folders are decided too and an excluded one excludes it.  That
@@ -452,6 +499,8 @@ filter_match(const struct filter *f, const char *path, int is_dir)
 	if (path == NULL)
 		return 0;
 	n = strlen(path);
+	if (f->has_list && !listed(f, path, n, is_dir))
+		return 0;
 	if (!decide(f, path, n, is_dir))
 		return 0;
 	for (slash = path;
@@ -461,4 +510,205 @@ filter_match(const struct filter *f, const char *path, int is_dir)
 		if (slash > path && !decide(f, path, (size_t)(slash - path), 1))
 			return 0;
 	return 1;
+}
+
+/* Returns e with "name:no: why" as the message. */
+static ferry_err
+line_fail(ferry_err e, const char *name, size_t no, const char *why)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", why);
+	return ferry_fail(e, "%s:%zu: %s", name, no, msg);
+}
+
+/* Non-zero when line[0, n) holds nothing but spaces and tabs. */
+static int
+blank(const char *line, size_t n)
+{
+	return strspn(line, " \t") == n;
+}
+
+ferry_err
+filter_lines(
+    char *buf, size_t n, const char *name, filter_line_fn fn, void *arg)
+{
+	char *line, *nl;
+	size_t no = 0, len;
+	ferry_err e;
+
+	for (line = buf; n > 0 && line <= buf + n; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(buf + n - line));
+		if (nl == NULL)
+			nl = buf + n;
+		if (nl == line && nl == buf + n)
+			break; /* after the last '\n' */
+		no++;
+		*nl = '\0';
+		len = (size_t)(nl - line);
+		if (len > 0 && line[len - 1] == '\r')
+			line[--len] = '\0';
+		if (len > FILTER_LINE_MAX)
+			return line_fail(FERRY_EUSAGE, name, no,
+			    "the line is longer than 4096 bytes");
+		if (strlen(line) != len)
+			return line_fail(FERRY_EUSAGE, name, no,
+			    "the line holds a NUL byte");
+		if (blank(line, len) || line[0] == '#')
+			continue;
+		if ((e = fn(arg, line)) != FERRY_OK)
+			return line_fail(e, name, no, ferry_errmsg());
+	}
+	return FERRY_OK;
+}
+
+/*
+ * Reads the file at path whole into b (initialised here; the caller
+ * frees it), up to FILTER_FILE_MAX bytes.  FERRY_EUSAGE naming the file.
+ */
+static ferry_err
+file_read(const char *path, struct buf *b)
+{
+	char chunk[65536];
+	FILE *fp;
+	size_t n;
+	ferry_err e = FERRY_OK;
+
+	buf_init(b, FILTER_FILE_MAX);
+	if ((fp = fopen(path, "r")) == NULL)
+		return ferry_fail(
+		    FERRY_EUSAGE, "%s: %s", path, strerror(errno));
+	while (e == FERRY_OK && (n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		e = buf_append(b, chunk, n);
+	if (e == FERRY_EPARSE)
+		e = ferry_fail(FERRY_EUSAGE, "%s: larger than %llu bytes", path,
+		    (unsigned long long)FILTER_FILE_MAX);
+	else if (e == FERRY_OK && ferror(fp))
+		e = ferry_fail(FERRY_EUSAGE, "%s: %s", path, strerror(errno));
+	fclose(fp);
+	return e;
+}
+
+/* What filter_add_file() passes along with each line. */
+struct pattern_arg {
+	struct filter *f;
+	int include;
+};
+
+static ferry_err
+take_pattern(void *arg, char *line)
+{
+	struct pattern_arg *a = arg;
+
+	return filter_add(a->f, line, a->include);
+}
+
+ferry_err
+filter_add_file(struct filter *f, const char *path, int include)
+{
+	struct pattern_arg a = {f, include};
+	struct buf b;
+	ferry_err e;
+
+	if (f == NULL || path == NULL)
+		return ferry_fail(FERRY_EUSAGE, "no filter or no file");
+	if ((e = file_read(path, &b)) == FERRY_OK)
+		e = filter_lines(b.data, b.len, path, take_pattern, &a);
+	buf_free(&b);
+	return e;
+}
+
+/* Returns NULL when a listed path is well formed, else why not. */
+static const char *
+path_problem(const char *p)
+{
+	size_t n;
+
+	if (*p == '\0')
+		return "it names the root";
+	for (;; p += n + 1) {
+		n = strcspn(p, "/");
+		if (n == 0)
+			return "it has an empty path component";
+		if ((n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return "it has a '.' or '..' component";
+		if (p[n] == '\0')
+			return NULL;
+	}
+}
+
+/* Adds one --files-from line to f->paths, pointing into its buffer. */
+static ferry_err
+take_path(void *arg, char *line)
+{
+	struct filter *f = arg;
+	const char **np, *why;
+	size_t cap;
+
+	while (line[0] == '.' && line[1] == '/')
+		line += 2;
+	while (line[0] == '/')
+		line++;
+	if ((why = path_problem(line)) != NULL)
+		return ferry_fail(
+		    FERRY_EUSAGE, "bad path \"%s\": %s", line, why);
+	if (f->npaths == f->paths_cap) {
+		cap = f->paths_cap == 0 ? 64 : 2 * f->paths_cap;
+		if (cap > SIZE_MAX / sizeof(*np) ||
+		    (np = realloc(f->paths, cap * sizeof(*np))) == NULL)
+			return ferry_fail(FERRY_ENOMEM, "no memory for a path");
+		f->paths = np;
+		f->paths_cap = cap;
+	}
+	f->paths[f->npaths++] = line;
+	return FERRY_OK;
+}
+
+static int
+path_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+ferry_err
+filter_list_add(struct filter *f, char *buf, size_t n, const char *name)
+{
+	char **nl;
+	ferry_err e;
+
+	if (f == NULL || name == NULL) {
+		free(buf);
+		return ferry_fail(FERRY_EUSAGE, "no filter or no name");
+	}
+	f->has_list = 1;
+	if (buf == NULL)
+		return FERRY_OK;
+	/* the paths point into buf, kept until filter_free() */
+	nl = realloc(f->lists, (f->nlists + 1) * sizeof(*nl));
+	if (nl == NULL) {
+		free(buf);
+		return ferry_fail(FERRY_ENOMEM, "no memory for %s", name);
+	}
+	f->lists = nl;
+	f->lists[f->nlists++] = buf;
+	e = filter_lines(buf, n, name, take_path, f);
+	if (f->npaths > 1)
+		qsort(f->paths, f->npaths, sizeof(*f->paths), path_cmp);
+	return e;
+}
+
+ferry_err
+filter_files_from(struct filter *f, const char *path)
+{
+	struct buf b;
+	ferry_err e;
+
+	if (f == NULL || path == NULL)
+		return ferry_fail(FERRY_EUSAGE, "no filter or no file");
+	if ((e = file_read(path, &b)) != FERRY_OK) {
+		buf_free(&b);
+		return e;
+	}
+	return filter_list_add(f, b.data, b.len, path);
 }

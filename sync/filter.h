@@ -15,11 +15,17 @@
  * that matches decides; a path no rule matches is included.  A folder
  * that an exclude rule matches is not descended into, and filter_match()
  * excludes everything below it even when asked about a path alone.
+ *
+ * --exclude-from and --include-from add the patterns of a file, one a
+ * line, in their place in that order.  --files-from restricts the run to
+ * the paths a file lists: a path it does not list is left out as an
+ * excluded one is, on both sides, so it is neither sent nor deleted.
  */
 #ifndef FERRY_FILTER_H
 #define FERRY_FILTER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/common.h"
 
@@ -39,6 +45,49 @@ void filter_free(struct filter *f);
  */
 ferry_err filter_add(
     struct filter *f, const char *pattern, int include) FERRY_WUR;
+
+/* The longest line of a --*-from file, in bytes (PATH_MAX). */
+#define FILTER_LINE_MAX 4096
+/* The largest --*-from file read, in bytes. */
+#define FILTER_FILE_MAX (1ULL << 30)
+
+/* Called with each line of a file; FERRY_EUSAGE and a message refuses it. */
+typedef ferry_err (*filter_line_fn)(void *arg, char *line);
+
+/*
+ * Splits buf[0, n) into lines at '\n', drops a trailing '\r' of each,
+ * skips blank lines and those whose first byte is '#', and calls fn with
+ * each other line, NUL-terminated in place (buf must hold n + 1 bytes and
+ * is changed; the lines stay valid as long as buf).  Returns FERRY_OK, or
+ * FERRY_EUSAGE with "name:LINE: why" as the message for a line longer
+ * than FILTER_LINE_MAX, one holding a NUL byte, or one fn refused (then
+ * fn's error code, with its message behind the same prefix).
+ */
+ferry_err filter_lines(char *buf, size_t n, const char *name, filter_line_fn fn,
+    void *arg) FERRY_WUR;
+
+/*
+ * Adds the patterns of the file at path as filter_add() would, each an
+ * include rule when include is non-zero.  FERRY_EUSAGE naming the file
+ * (and the line) when it cannot be read or a line is bad.
+ */
+ferry_err filter_add_file(
+    struct filter *f, const char *path, int include) FERRY_WUR;
+
+/*
+ * Restricts f to the relative paths listed in the file at path, one a
+ * line; a leading "./" or '/' is dropped.  A second list adds to the
+ * first.  FERRY_EUSAGE naming the file and line for a path with an empty,
+ * "." or ".." component, or a trailing '/'.
+ */
+ferry_err filter_files_from(struct filter *f, const char *path) FERRY_WUR;
+/*
+ * The same for a list already read: buf[0, n), holding n + 1 bytes (NULL
+ * for none), is taken over whatever the outcome and freed by
+ * filter_free(); name stands for it in messages.
+ */
+ferry_err filter_list_add(
+    struct filter *f, char *buf, size_t n, const char *name) FERRY_WUR;
 
 /* Non-zero when path (is_dir: a folder) is to be synced. NULL f: all. */
 int filter_match(const struct filter *f, const char *path, int is_dir);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -474,6 +475,198 @@ test_filter_edges(void **state)
 	filter_free(f);
 }
 
+/* A --*-from file's bytes, and the lines it yields or the error. */
+struct lines_case {
+	const char *in;
+	size_t len;       /* 0: strlen(in) */
+	const char *want; /* the lines, each followed by '|'; NULL: refused */
+	const char *err;  /* what the message begins with when refused */
+};
+
+static const struct lines_case lines_cases[] = {
+    {"", 0, "", NULL},
+    {"\n\n\n", 0, "", NULL},
+    {"a", 0, "a|", NULL},
+    {"a\n", 0, "a|", NULL},
+    {"a\nb", 0, "a|b|", NULL},
+    {"# comment\n*.log\n\n  \t\n#x\nb/\n", 0, "*.log|b/|", NULL},
+    {" # not a comment\n", 0, " # not a comment|", NULL},
+    {"a\r\nb\r\n\r\n", 0, "a|b|", NULL},
+    {"a\r\r\n", 0, "a\r|", NULL},
+    {"\r", 0, "", NULL},
+    {"a\n\0b\n", 5, NULL, "F:2: the line holds a NUL byte"},
+    {"a\nb\nREFUSE\nc\n", 0, NULL, "F:3: refused"},
+};
+
+/* Collects the lines into a buffer; "REFUSE" is refused. */
+static ferry_err
+collect(void *arg, char *line)
+{
+	char *out = arg;
+
+	if (strcmp(line, "REFUSE") == 0)
+		return ferry_fail(FERRY_EUSAGE, "refused");
+	strcat(out, line);
+	strcat(out, "|");
+	return FERRY_OK;
+}
+
+static void
+test_filter_lines(void **state)
+{
+	const struct lines_case *c;
+	char buf[64], out[64];
+	size_t i, n;
+	ferry_err e;
+
+	(void)state;
+	for (i = 0; i < sizeof(lines_cases) / sizeof(lines_cases[0]); i++) {
+		c = &lines_cases[i];
+		n = c->len ? c->len : strlen(c->in);
+		memcpy(buf, c->in, n);
+		buf[n] = '\0';
+		out[0] = '\0';
+		e = filter_lines(buf, n, "F", collect, out);
+		if (c->want != NULL && (e != FERRY_OK || strcmp(out, c->want)))
+			fail_msg("case %zu: got \"%s\" (%s)", i, out,
+			    e ? ferry_errmsg() : "ok");
+		if (c->want == NULL &&
+		    (e != FERRY_EUSAGE ||
+		        strncmp(ferry_errmsg(), c->err, strlen(c->err))))
+			fail_msg("case %zu: got \"%s\"", i, ferry_errmsg());
+	}
+}
+
+static void
+test_filter_lines_long(void **state)
+{
+	size_t n = FILTER_LINE_MAX + 3;
+	char *buf = malloc(n + 1), out[8] = "";
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, 'a', n);
+	buf[0] = '#'; /* a comment may not be longer either */
+	buf[1] = '\n';
+	assert_int_equal(filter_lines(buf, n, "F", collect, out), FERRY_EUSAGE);
+	assert_string_equal(ferry_errmsg(), "F:2: the line is longer than 4096 "
+	                                    "bytes");
+	/* FILTER_LINE_MAX bytes and a "\r\n" are fine */
+	memset(buf, '#', n);
+	buf[FILTER_LINE_MAX] = '\r';
+	buf[FILTER_LINE_MAX + 1] = '\n';
+	assert_int_equal(filter_lines(buf, n, "F", collect, out), FERRY_OK);
+	free(buf);
+}
+
+/* Writes text into a new temporary file; returns its name (static). */
+static const char *
+temp_file(const char *text)
+{
+	static char name[] = "/tmp/test_filter.XXXXXX";
+	int fd;
+
+	strcpy(name, "/tmp/test_filter.XXXXXX");
+	fd = mkstemp(name);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return name;
+}
+
+static void
+test_filter_files(void **state)
+{
+	struct filter *f = filter_new();
+	const char *name;
+
+	(void)state;
+	assert_non_null(f);
+	name = temp_file("# a list\n./b/c.txt\n/a.txt\nb/d/e\nz\n");
+	assert_int_equal(filter_add(f, "*.log", 0), FERRY_OK);
+	assert_int_equal(filter_files_from(f, name), FERRY_OK);
+	unlink(name);
+	assert_true(filter_match(f, "a.txt", 0));
+	assert_true(filter_match(f, "b/c.txt", 0));
+	assert_true(filter_match(f, "b/d/e", 0));
+	assert_true(filter_match(f, "b", 1));
+	assert_true(filter_match(f, "b/d", 1));
+	assert_false(filter_match(f, "b", 0));
+	assert_false(filter_match(f, "a.txt", 1));
+	assert_false(filter_match(f, "b/c", 1));
+	assert_false(filter_match(f, "b/c.tx", 0));
+	assert_false(filter_match(f, "b.", 1));
+	assert_false(filter_match(f, "a", 1));
+	assert_false(filter_match(f, "zz", 0));
+	/* a second list adds to the first; the rules still apply */
+	name = temp_file("y.log\nb-\n");
+	assert_int_equal(filter_files_from(f, name), FERRY_OK);
+	unlink(name);
+	assert_true(filter_match(f, "b-", 0));
+	assert_true(filter_match(f, "z", 0));
+	assert_false(filter_match(f, "y.log", 0));
+	filter_free(f);
+}
+
+static void
+test_filter_files_bad(void **state)
+{
+	static const char *const bad[] = {
+	    "a//b", "a/./b", "a/..", "/", "./", "a/", "..", NULL};
+	struct filter *f;
+	const char *name;
+	char text[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; bad[i] != NULL; i++) {
+		f = filter_new();
+		assert_non_null(f);
+		snprintf(text, sizeof(text), "ok\n\n%s\n", bad[i]);
+		name = temp_file(text);
+		assert_int_equal(filter_files_from(f, name), FERRY_EUSAGE);
+		assert_non_null(strstr(ferry_errmsg(), ":3: bad path"));
+		unlink(name);
+		filter_free(f);
+	}
+	f = filter_new();
+	assert_non_null(f);
+	assert_int_equal(
+	    filter_files_from(f, "/nonexistent/list"), FERRY_EUSAGE);
+	assert_string_equal(
+	    ferry_errmsg(), "/nonexistent/list: No such file or directory");
+	/* an empty list keeps nothing */
+	name = temp_file("");
+	assert_int_equal(filter_files_from(f, name), FERRY_OK);
+	unlink(name);
+	assert_false(filter_match(f, "a", 0));
+	filter_free(f);
+}
+
+static void
+test_filter_add_file(void **state)
+{
+	struct filter *f = filter_new();
+	const char *name;
+
+	(void)state;
+	assert_non_null(f);
+	name = temp_file(
+	    "# the logs, at the top and in today/\ntoday/\r\n\n*.log\n");
+	assert_int_equal(filter_add_file(f, name, 1), FERRY_OK);
+	assert_int_equal(filter_add(f, "*", 0), FERRY_OK);
+	unlink(name);
+	assert_true(filter_match(f, "today/a.log", 0));
+	assert_true(filter_match(f, "y.log", 0));
+	assert_false(filter_match(f, "today/a.txt", 0));
+	assert_false(filter_match(f, "x/y.log", 0));
+	name = temp_file("*.log\n[a-\n");
+	assert_int_equal(filter_add_file(f, name, 0), FERRY_EUSAGE);
+	assert_non_null(strstr(ferry_errmsg(), ":2: bad filter pattern"));
+	unlink(name);
+	filter_free(f);
+}
+
 int
 main(void)
 {
@@ -484,6 +677,11 @@ main(void)
 	    cmocka_unit_test(test_filter_add),
 	    cmocka_unit_test(test_filter_table),
 	    cmocka_unit_test(test_filter_edges),
+	    cmocka_unit_test(test_filter_lines),
+	    cmocka_unit_test(test_filter_lines_long),
+	    cmocka_unit_test(test_filter_files),
+	    cmocka_unit_test(test_filter_files_bad),
+	    cmocka_unit_test(test_filter_add_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
