@@ -10,6 +10,37 @@ decide(struct plan_decision *out, enum plan_action a, const char *reason)
 	out->reason = reason;
 }
 
+/* A local file's modification time in seconds. */
+static int64_t
+local_time(const struct plan_entry *e)
+{
+	return e->mtime_ns / 1000000000;
+}
+
+/* Non-zero when e, modified at t, is inside the size and age bounds. */
+static int
+in_bounds(const struct plan_entry *e, int64_t t, const struct plan_opts *o)
+{
+	return e->size >= o->min_size && e->size <= o->max_size &&
+	       t >= o->oldest && t <= o->newest;
+}
+
+/*
+ * Non-zero when the key is left alone for its size or age: the source's
+ * entry decides, and without one the destination's, so that what the
+ * bounds leave out is never deleted either.
+ */
+static int
+left_alone(const struct plan_entry *src, int64_t src_t,
+    const struct plan_entry *dst, int64_t dst_t, const struct plan_opts *o)
+{
+	if (!o->bounded)
+		return 0;
+	if (src->present)
+		return !in_bounds(src, src_t, o);
+	return dst->present && !in_bounds(dst, dst_t, o);
+}
+
 static enum plan_action
 put_kind(const struct plan_entry *src, const struct plan_opts *o)
 {
@@ -33,6 +64,8 @@ plan_push(const struct plan_entry *src, const struct plan_entry *dst,
 {
 	if (!src->present && !dst->present)
 		return decide(out, PLAN_SKIP, "absent");
+	if (left_alone(src, local_time(src), dst, dst->last_modified, o))
+		return decide(out, PLAN_SKIP, "outside the size or age bounds");
 	if (!dst->present)
 		return decide(out, put_kind(src, o), "new");
 	if (!src->present) {
@@ -68,6 +101,8 @@ plan_pull(const struct plan_entry *src, const struct plan_entry *dst,
 {
 	if (!src->present && !dst->present)
 		return decide(out, PLAN_SKIP, "absent");
+	if (left_alone(src, src->last_modified, dst, local_time(dst), o))
+		return decide(out, PLAN_SKIP, "outside the size or age bounds");
 	if (!dst->present)
 		return decide(out, get_kind(src, o), "new");
 	if (!src->present) {
@@ -103,6 +138,8 @@ plan_mirror(const struct plan_entry *src, const struct plan_entry *dst,
 {
 	if (!src->present && !dst->present)
 		return decide(out, PLAN_SKIP, "absent");
+	if (left_alone(src, src->last_modified, dst, dst->last_modified, o))
+		return decide(out, PLAN_SKIP, "outside the size or age bounds");
 	if (!dst->present)
 		return decide(out, copy_kind(src, o), "new");
 	if (!src->present) {

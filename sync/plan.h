@@ -36,6 +36,14 @@ struct plan_opts {
 	int delete;
 	int size_only;
 	uint64_t multipart_threshold;
+	/*
+	 * With bounded set, a key whose source entry (or, absent, whose
+	 * destination entry) is outside [min_size, max_size] or modified
+	 * outside [oldest, newest] (seconds) is left alone: skipped.
+	 */
+	int bounded;
+	uint64_t min_size, max_size;
+	int64_t oldest, newest;
 };
 
 struct plan_decision {

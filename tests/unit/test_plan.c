@@ -264,12 +264,102 @@ test_part_size(void **state)
 	}
 }
 
+/*
+ * --min/--max-size and --min/--max-age: the source's entry decides, and
+ * a destination entry alone only when it is inside the bounds.  Sizes
+ * and times (seconds) for each side; 0 size: absent.
+ */
+struct bounds_row {
+	const char *name;
+	uint64_t src_size;
+	int64_t src_t;
+	uint64_t dst_size;
+	int64_t dst_t;
+	enum plan_action push, pull, mirror;
+};
+
+/* Bounds: sizes 10 to 100, times 1000 to 2000. */
+static const struct bounds_row bounds_rows[] = {
+    {"inside, new", 50, 1500, 0, 0, PLAN_PUT, PLAN_GET, PLAN_COPY},
+    {"too small", 5, 1500, 0, 0, PLAN_SKIP, PLAN_SKIP, PLAN_SKIP},
+    {"too large", 101, 1500, 0, 0, PLAN_SKIP, PLAN_SKIP, PLAN_SKIP},
+    {"too old", 50, 999, 0, 0, PLAN_SKIP, PLAN_SKIP, PLAN_SKIP},
+    {"too new", 50, 2001, 0, 0, PLAN_SKIP, PLAN_SKIP, PLAN_SKIP},
+    {"edges are inside", 10, 2000, 0, 0, PLAN_PUT, PLAN_GET, PLAN_COPY},
+    {"source outside, destination inside", 5, 1500, 50, 1500, PLAN_SKIP,
+        PLAN_SKIP, PLAN_SKIP},
+    {"source inside, destination outside", 50, 1500, 500, 5000, PLAN_PUT,
+        PLAN_GET, PLAN_COPY},
+    {"only in destination, inside", 0, 0, 50, 1500, PLAN_DELETE, PLAN_DELETE,
+        PLAN_DELETE},
+    {"only in destination, too large", 0, 0, 500, 1500, PLAN_SKIP, PLAN_SKIP,
+        PLAN_SKIP},
+    {"only in destination, too new", 0, 0, 50, 3000, PLAN_SKIP, PLAN_SKIP,
+        PLAN_SKIP},
+};
+
+/* An entry of size n (0: absent) at t, local or listed. */
+static struct plan_entry
+bounds_entry(uint64_t n, int64_t t, int local)
+{
+	struct plan_entry e = {.present = n > 0,
+	    .size = n,
+	    .hash = H1,
+	    .etag = local ? NULL : "\"x\""};
+
+	if (local)
+		e.mtime_ns = t * 1000000000 + 999999999;
+	else
+		e.last_modified = t;
+	return e;
+}
+
+static void
+test_bounds_table(void **state)
+{
+	const struct bounds_row *r;
+	struct plan_entry sl, sr, dl, dr;
+	struct plan_decision d[3];
+	struct plan_opts o = {.delete = 1,
+	    .bounded = 1,
+	    .min_size = 10,
+	    .max_size = 100,
+	    .oldest = 1000,
+	    .newest = 2000};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bounds_rows) / sizeof(bounds_rows[0]); i++) {
+		r = &bounds_rows[i];
+		sl = bounds_entry(r->src_size, r->src_t, 1);
+		sr = bounds_entry(r->src_size, r->src_t, 0);
+		dl = bounds_entry(r->dst_size, r->dst_t, 1);
+		dr = bounds_entry(r->dst_size, r->dst_t, 0);
+		plan_push(&sl, &dr, NULL, &o, &d[0]);
+		plan_pull(&sr, &dl, NULL, &o, &d[1]);
+		plan_mirror(&sr, &dr, NULL, &o, &d[2]);
+		if (d[0].action != r->push || d[1].action != r->pull ||
+		    d[2].action != r->mirror)
+			fail_msg("%s: got %s %s %s", r->name,
+			    plan_action_name(d[0].action),
+			    plan_action_name(d[1].action),
+			    plan_action_name(d[2].action));
+	}
+	/* without bounded, the same sizes and times are not looked at */
+	o.bounded = 0;
+	sl = bounds_entry(5, 3000, 1);
+	dr = bounds_entry(0, 0, 0);
+	plan_push(&sl, &dr, NULL, &o, &d[0]);
+	assert_int_equal(d[0].action, PLAN_PUT);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_push_table),
 	    cmocka_unit_test(test_pull_table),
+	    cmocka_unit_test(test_bounds_table),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_part_size),
 	};
