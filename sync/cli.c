@@ -1,4 +1,5 @@
 /* cli.c: the command line, parsed once into a read-only struct sync_opts. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,14 @@ enum {
 	OPT_SHARD,
 	OPT_SHARDS,
 	OPT_READ_TIMEOUT,
-	OPT_STALL_TIMEOUT
+	OPT_STALL_TIMEOUT,
+	OPT_EXCLUDE_FROM,
+	OPT_INCLUDE_FROM,
+	OPT_FILES_FROM,
+	OPT_MIN_SIZE,
+	OPT_MAX_SIZE,
+	OPT_MIN_AGE,
+	OPT_MAX_AGE
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -44,6 +52,13 @@ static const struct option longopts[] = {
     {"dryrun", no_argument, NULL, 'n'}, /* aws s3 sync's spelling */
     {"exclude", required_argument, NULL, OPT_EXCLUDE},
     {"include", required_argument, NULL, OPT_INCLUDE},
+    {"exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM},
+    {"include-from", required_argument, NULL, OPT_INCLUDE_FROM},
+    {"files-from", required_argument, NULL, OPT_FILES_FROM},
+    {"min-size", required_argument, NULL, OPT_MIN_SIZE},
+    {"max-size", required_argument, NULL, OPT_MAX_SIZE},
+    {"min-age", required_argument, NULL, OPT_MIN_AGE},
+    {"max-age", required_argument, NULL, OPT_MAX_AGE},
     {"jobs", required_argument, NULL, 'j'},
     {"part-size", required_argument, NULL, OPT_PART_SIZE},
     {"multipart-threshold", required_argument, NULL, OPT_THRESHOLD},
@@ -86,6 +101,12 @@ static const char help_what[] =
     "source\n"
     "  --exclude GLOB           leave out matching paths (repeatable)\n"
     "  --include GLOB           keep matching paths (first match wins)\n"
+    "  --exclude-from FILE      --exclude each pattern of FILE\n"
+    "  --include-from FILE      --include each pattern of FILE\n"
+    "  --files-from FILE        only the paths FILE lists\n"
+    "  --min-size SIZE  --max-size SIZE  only source files that size\n"
+    "  --min-age AGE  --max-age AGE  only source files that old (30s,\n"
+    "                           15m, 2h, 7d, 2w); others are left alone\n"
     "  -c, --checksum           re-read every local file\n"
     "  --size-only              same size counts as unchanged\n"
     "  -L, --follow-symlinks    push what symlinks point to\n"
@@ -262,13 +283,49 @@ take_stall(const char *arg, int *out)
 	return -1;
 }
 
+/* What add_rule() adds: a pattern, a file of them, or a list of paths. */
+enum rule_kind { RULE_PATTERN, RULE_FILE, RULE_LIST };
+
 static int
-add_rule(struct sync_opts *o, const char *pattern, int include)
+add_rule(struct sync_opts *o, const char *arg, int include, enum rule_kind k)
 {
+	ferry_err e;
+
 	if (o->filter == NULL && (o->filter = filter_new()) == NULL)
 		return bad("%s", "out of memory");
-	if (filter_add(o->filter, pattern, include) != FERRY_OK)
+	if (k == RULE_PATTERN)
+		e = filter_add(o->filter, arg, include);
+	else if (k == RULE_FILE)
+		e = filter_add_file(o->filter, arg, include);
+	else
+		e = filter_files_from(o->filter, arg);
+	if (e != FERRY_OK)
 		return bad("%s", ferry_errmsg());
+	return -1;
+}
+
+/*
+ * --min-age, --max-age: seconds, or a count of s, m, h, d or w (as
+ * rclone's), into *out.
+ */
+static int
+take_age(const char *arg, int64_t *out)
+{
+	static const char units[] = "smhdw";
+	static const int64_t secs[] = {1, 60, 3600, 86400, 7 * 86400};
+	const char *u;
+	char *end;
+	unsigned long long v;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		return bad("invalid age '%s'", arg);
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	u = *end != '\0' ? strchr(units, *end) : units;
+	if (errno != 0 || u == NULL || (*end != '\0' && end[1] != '\0') ||
+	    v > (unsigned long long)(INT64_MAX / secs[u - units]))
+		return bad("invalid age '%s' (30s, 15m, 2h, 7d, 2w)", arg);
+	*out = (int64_t)v * secs[u - units];
 	return -1;
 }
 
@@ -303,9 +360,21 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		o->dry_run = 1;
 		return -1;
 	case OPT_EXCLUDE:
-		return add_rule(o, arg, 0);
 	case OPT_INCLUDE:
-		return add_rule(o, arg, 1);
+		return add_rule(o, arg, c == OPT_INCLUDE, RULE_PATTERN);
+	case OPT_EXCLUDE_FROM:
+	case OPT_INCLUDE_FROM:
+		return add_rule(o, arg, c == OPT_INCLUDE_FROM, RULE_FILE);
+	case OPT_FILES_FROM:
+		return add_rule(o, arg, 1, RULE_LIST);
+	case OPT_MIN_SIZE:
+		return take_size(arg, &o->min_size);
+	case OPT_MAX_SIZE:
+		return take_size(arg, &o->max_size);
+	case OPT_MIN_AGE:
+		return take_age(arg, &o->min_age);
+	case OPT_MAX_AGE:
+		return take_age(arg, &o->max_age);
 	case 'j':
 		return take_count(arg, &o->jobs, 1024);
 	case OPT_PART_SIZE:
@@ -617,6 +686,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->multipart_threshold = 8ULL << 20;
 	o->memory = 256ULL << 20;
 	o->max_delete_pct = 50;
+	o->max_size = UINT64_MAX;
+	o->min_age = o->max_age = -1;
 	if (argc >= 2)
 		command_first(argc, argv);
 	if (argc < 2 || argv[1][0] == '-') {

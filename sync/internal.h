@@ -61,7 +61,11 @@ struct sync_opts {
 	struct remote_opts src_remote; /* the source side of a mirror */
 	int src_given;                 /* a --source-* flag was given */
 	struct filter *filter;
-	struct planfile *plan; /* apply: the plan being run (planfile.h) */
+	/* the source's size and age a run keeps (max_size UINT64_MAX, ages -1:
+	 * no bound); the others are left alone on both sides */
+	uint64_t min_size, max_size;
+	int64_t min_age, max_age; /* seconds */
+	struct planfile *plan;    /* apply: the plan being run (planfile.h) */
 };
 
 /* Counts of a run, for the summary. */

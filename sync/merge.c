@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "sync/merge.h"
 
@@ -243,6 +244,13 @@ merge_plan_opts(struct plan_opts *po, const struct sync_opts *o)
 	po->delete = o->delete;
 	po->size_only = o->size_only;
 	po->multipart_threshold = o->multipart_threshold;
+	po->bounded = o->min_size > 0 || o->max_size < UINT64_MAX ||
+	              o->min_age >= 0 || o->max_age >= 0;
+	po->min_size = o->min_size;
+	po->max_size = o->max_size;
+	/* the ages are counted from when the run plans */
+	po->newest = o->min_age >= 0 ? time(NULL) - o->min_age : INT64_MAX;
+	po->oldest = o->max_age >= 0 ? time(NULL) - o->max_age : INT64_MIN;
 }
 
 /* Where the scan reports the files it cannot read. */
