@@ -101,11 +101,14 @@ static const char help_what[] =
     "source\n"
     "  --exclude GLOB           leave out matching paths (repeatable)\n"
     "  --include GLOB           keep matching paths (first match wins)\n"
-    "  --exclude-from FILE      --exclude each pattern of FILE\n"
-    "  --include-from FILE      --include each pattern of FILE\n"
-    "  --files-from FILE        only the paths FILE lists\n"
-    "  --min-size SIZE  --max-size SIZE  only source files that size\n"
-    "  --min-age AGE  --max-age AGE  only source files that old (30s,\n"
+    "  --exclude-from FILE      --exclude each pattern in FILE, one a line\n"
+    "  --include-from FILE      --include each pattern in FILE\n"
+    "  --files-from FILE        only the paths FILE lists; no other is\n"
+    "                           sent or deleted\n"
+    "  --min-size SIZE, --max-size SIZE\n"
+    "                           only keys whose source is that large\n"
+    "  --min-age AGE, --max-age AGE\n"
+    "                           only keys whose source is that old (30s,\n"
     "                           15m, 2h, 7d, 2w); others are left alone\n"
     "  -c, --checksum           re-read every local file\n"
     "  --size-only              same size counts as unchanged\n"
@@ -476,6 +479,12 @@ check_sizes(struct sync_opts *o)
 	if (o->part_size != 0 &&
 	    (o->part_size < SYNC_MIN_PART || o->part_size > SYNC_MAX_PART))
 		return bad("%s", part_range);
+	if (o->min_size > o->max_size)
+		return bad("%s", "--min-size is above --max-size: nothing "
+		                 "would be synced");
+	if (o->max_age >= 0 && o->min_age > o->max_age)
+		return bad("%s", "--min-age is above --max-age: nothing would "
+		                 "be synced");
 	if (o->multipart_threshold == 0)
 		return bad("%s", "--multipart-threshold must be at least 1");
 	/* auto parts are SYNC_AUTO_PART_MIN at least */

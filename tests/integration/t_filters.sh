@@ -180,6 +180,8 @@ like "$(cat "$WORK/err")" "none: No such file" "... naming the file"
 is "$(bad --files-from "$WORK")" 2 "a folder as --files-from exits 2"
 is "$(bad --min-age 3y)" 2 "--min-age 3y exits 2"
 is "$(bad --max-size 1Q)" 2 "--max-size 1Q exits 2"
+is "$(bad --min-size 2K --max-size 1K)" 2 "--min-size above --max-size exits 2"
+is "$(bad --min-age 2d --max-age 1d)" 2 "--min-age above --max-age exits 2"
 is "$(keys e)" "b.log big.bin old.txt sub/c.txt sub/d.tmp " \
 	"... and none of them changed the bucket"
 
