@@ -490,7 +490,8 @@ metas_check(struct walk *w, uint64_t size, struct meta *m)
 	if (meta_read(w, 0, 0, &m0) < 0)
 		return -1;
 	ps = m0.db[0].pad;
-	if (ps < 512 || ps > 65536 || (ps & (ps - 1)) != 0)
+	/* LMDB takes the system's page size: 4 KiB to 64 KiB */
+	if (ps < 4096 || ps > 65536 || (ps & (ps - 1)) != 0)
 		return bad(w, "a page size of %u", ps);
 	if (meta_read(w, ps, 1, &m1) < 0)
 		return -1;

@@ -33,11 +33,22 @@ fresh() {
 	cp -r "$WORK/good" "$M"
 }
 
-"$FERRY" sync "$T" "s3://$B/p" --manifest "$M" --quiet --jobs 4 &
+# killed once 40 objects are sent, with the manifest's batches committed
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" --manifest "$M" --quiet --jobs 2 &
 pid=$!
-sleep 1
+for i in $(seq 400); do
+	[ "$("$COUNT" --no-settle "$FERRY_TEST_LOG" "$m" put)" -ge 40 ] && break
+	sleep 0.05
+done
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
+echo "# killed after $("$COUNT" "$FERRY_TEST_LOG" "$m" put) PUTs"
+if equal >/dev/null; then
+	not_ok "a push is killed with -9 midway (it had ended)"
+else
+	ok "a push is killed with -9 midway"
+fi
 "$FERRY" sync "$T" "s3://$B/p" --manifest "$M" --quiet 2>"$WORK/err"
 is "$?" 0 "a push after one killed with -9 completes"
 check "... and the bucket equals the tree" equal
