@@ -54,7 +54,6 @@
 #define F_SUBDATA 0x02
 #define MDB_MAGIC 0xBEEFC0DEu
 #define MDB_DATA_VERSION 1
-#define MDB_INTEGERKEY 0x08
 #define P_INVALID UINT64_MAX
 #define DB_SIZE 48    /* an MDB_db record */
 #define META_SIZE 152 /* an MDB_meta */
@@ -301,11 +300,13 @@ overflow_check(struct walk *w, uint64_t pg, size_t ds)
 	uint64_t n;
 	int rc;
 
+	if (pg < 2 || pg > w->last_pg)
+		return bad(w, "overflow page %llu is outside the file",
+		    (unsigned long long)pg);
 	if (read_at(w, w->ovhdr, PAGEHDRSZ, pg * (uint64_t)w->psize) < 0)
 		return -1;
 	n = u32(w->ovhdr + 12);
-	if (pg < 2 || pg > w->last_pg || u64(w->ovhdr) != pg ||
-	    u16(w->ovhdr + 10) != P_OVERFLOW || n == 0 ||
+	if (u64(w->ovhdr) != pg || u16(w->ovhdr + 10) != P_OVERFLOW || n == 0 ||
 	    n > w->last_pg - pg + 1 || ds + PAGEHDRSZ > n * w->psize)
 		return bad(
 		    w, "overflow page %llu is damaged", (unsigned long long)pg);

@@ -43,6 +43,21 @@ drain(struct manifest *m, enum manifest_table t)
 	manifest_iter_free(it);
 }
 
+/* Removes the folder the manifest was opened in, at exit. */
+static void
+cleanup(void)
+{
+	static const char *const names[] = {"data.mdb", "lock.mdb", "lock"};
+	char p[96];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
 /* Writes the input where the manifest is opened; -1 when it cannot. */
 static int
 put_file(const uint8_t *data, size_t size)
@@ -53,6 +68,7 @@ put_file(const uint8_t *data, size_t size)
 		snprintf(dir, sizeof(dir), "/tmp/fuzz-manifest.XXXXXX");
 		if (mkdtemp(dir) == NULL)
 			abort();
+		atexit(cleanup);
 		snprintf(path, sizeof(path), "%s/data.mdb", dir);
 	}
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
@@ -86,9 +102,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	drain(m, MANIFEST_LOCAL);
 	drain(m, MANIFEST_REMOTE);
 	drain(m, MANIFEST_UPLOADS);
-	if (manifest_local_put(m, "fuzz/new", 8, &l) == FERRY_OK &&
-	    manifest_remote_del(m, "a", 1) == FERRY_OK)
-		(void)manifest_commit(m);
+	/* failures are fine: only a crash is not */
+	if ((e = manifest_local_put(m, "fuzz/new", 8, &l)) == FERRY_OK &&
+	    (e = manifest_remote_del(m, "a", 1)) == FERRY_OK)
+		e = manifest_commit(m);
 	manifest_close(m);
 	return 0;
 }
