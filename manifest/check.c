@@ -10,16 +10,17 @@
  * reach is well formed:
  *
  *   - the two meta pages (LMDB 0.9's format): magic, version, page size,
- *     and, for the newest (the one LMDB uses), a file long enough for
- *     last_pg and roots within it;
+ *     transaction numbers of the parity LMDB finds them by, and, for the
+ *     newest (the one LMDB uses), a file long enough for last_pg and
+ *     roots within it;
  *   - every page of the main table, of each named table and of the free
  *     list, from the roots down: its number, type and bounds; every node
  *     inside the page; keys at most LMDB's largest, strictly ascending and
  *     within the bounds their parent's keys set; child and overflow page
  *     numbers within last_pg; all leaves at the table's depth; no page
  *     reached twice; the page and entry counts the table records;
- *   - every free page number listed once, within last_pg, and used by no
- *     table.
+ *   - free list entries keyed by past transactions, every free page
+ *     number listed once, within last_pg, and used by no table.
  *
  * This reads each page in use once, by pread(), so that a file cut short
  * is an error here and not a fault in LMDB.  For a manifest of 200,000
@@ -83,11 +84,11 @@ struct tally {
 struct walk {
 	int fd;
 	uint32_t psize;
-	uint64_t last_pg;
-	uint8_t *seen;  /* a bit per page: reached already */
-	uint8_t *pages; /* DEPTH_MAX pages, one per level */
-	int kind;       /* the table walked: 0 free, 1 main, 2 named */
-	struct tally t; /* of the table walked */
+	uint64_t last_pg, txnid; /* of the newest meta page */
+	uint8_t *seen;           /* a bit per page: reached already */
+	uint8_t *pages;          /* DEPTH_MAX pages, one per level */
+	int kind;                /* the table walked: 0 free, 1 main, 2 named */
+	struct tally t;          /* of the table walked */
 	uint8_t ovhdr[PAGEHDRSZ]; /* an overflow page's header */
 	int nomem;
 	struct dbrec subs[SUBS_MAX];
@@ -258,9 +259,10 @@ key_check(struct walk *w, const struct bounds *b, const uint8_t *prev,
 {
 	int intkey = w->kind == KIND_FREE;
 
-	if (intkey && klen != 8)
-		return bad(w, "page %llu: a free list key of %zu bytes",
-		    (unsigned long long)pg, klen);
+	/* the free list is keyed by the transaction that freed the pages */
+	if (intkey && (klen != 8 || u64(key) == 0 || u64(key) > w->txnid))
+		return bad(w, "page %llu: a bad free list key",
+		    (unsigned long long)pg);
 	if (!intkey && klen == 0)
 		return bad(
 		    w, "page %llu: an empty key", (unsigned long long)pg);
@@ -498,6 +500,14 @@ metas_check(struct walk *w, uint64_t size, struct meta *m)
 		return -1;
 	if (m1.db[0].pad != ps)
 		return bad(w, "the meta pages disagree on the page size");
+	/*
+	 * Transaction n is written to meta page n % 2, and LMDB finds the
+	 * newest by that parity: a page of the other would have it use a
+	 * snapshot not checked here.  Page 1 holds 0 until the first commit.
+	 */
+	if (m0.txnid % 2 != 0 || (m1.txnid % 2 != 1 && m1.txnid != 0))
+		return bad(w, "the meta pages hold transactions %llu and %llu",
+		    (unsigned long long)m0.txnid, (unsigned long long)m1.txnid);
 	/* as LMDB's mdb_env_pick_meta(): page 0 unless page 1 is newer */
 	*m = m1.txnid > m0.txnid ? m1 : m0;
 	w->psize = ps;
@@ -520,6 +530,7 @@ file_walk(struct walk *w, uint64_t size)
 	if (metas_check(w, size, &m) < 0)
 		return -1;
 	w->last_pg = m.last_pg;
+	w->txnid = m.txnid;
 	for (i = 0; i < 2; i++)
 		if (m.db[i].root != P_INVALID &&
 		    (m.db[i].root < 2 || m.db[i].root > m.last_pg))

@@ -929,6 +929,7 @@ test_store_damaged_file(void **state)
 	struct manifest *m;
 	char dir[256], path[512], key[64];
 	uint8_t bad8[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+	uint8_t even8[8] = {8, 9, 9, 9, 9, 9, 9, 9};
 	uint16_t flags = 0x10; /* P_DIRTY: LMDB would write into its map */
 	struct stat st;
 	int i;
@@ -971,6 +972,13 @@ test_store_damaged_file(void **state)
 	/* its first node's offset, out of the page */
 	patch_at(dir, main_root(dir) + 16, bad8, 2);
 	expect_damaged(dir, "out of the page");
+	assert_int_equal(
+	    manifest_open(dir, "s", "d", MANIFEST_REBUILD, &m), FERRY_OK);
+	manifest_close(m);
+	/* meta page 1 made the newest with an even transaction: LMDB would
+	 * then use page 0's older snapshot, which is not checked */
+	patch_at(dir, 4096 + 16 + 24 + 96 + 8, even8, sizeof(even8));
+	expect_damaged(dir, "the meta pages hold transactions");
 	rm_tree(dir);
 }
 
