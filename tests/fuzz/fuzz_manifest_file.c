@@ -119,20 +119,21 @@ image_write(void)
 	struct manifest_remote r = {.size = 7, .etag = "\"e\""};
 	struct manifest_upload u = {.upload_id = "up", .part_size = 5};
 	struct manifest *m;
-	char key[700];
+	char key[1100];
 	int i;
 
 	if (manifest_open(dir, "/src", "s3://b/ @ http://h", 0, &m) != FERRY_OK)
 		abort();
 	for (i = 0; i < 150; i++) {
 		snprintf(key, sizeof(key), "d%d/file-%04d", i % 3, i);
-		if (i == 7) { /* a long key, its rest in the value */
-			memset(key + 12, 'k', 600);
-			key[612] = '\0';
+		/* a long key, its rest in a value long enough for overflow
+		 * pages */
+		if (i == 7) {
+			memset(key + 12, 'k', 988);
+			key[1000] = '\0';
 		}
-		/* a value on overflow pages */
-		memset(r.upload_id, 'u', 900);
-		r.upload_id[i == 9 ? 900 : 0] = '\0';
+		memset(r.upload_id, 'u', 1000);
+		r.upload_id[i == 7 ? 1000 : 0] = '\0';
 		if (manifest_local_put(m, key, strlen(key), &l) != FERRY_OK ||
 		    manifest_remote_put(m, key, strlen(key), &r) != FERRY_OK ||
 		    (i % 4 == 0 &&
