@@ -92,6 +92,14 @@ python3 "$DAMAGE" "$WORK/pm/data.mdb" truncate $((PS * 3)) >/dev/null
 "$FERRY" sync "s3://$B/p" "$P" --manifest "$WORK/pm" --quiet 2>"$WORK/err"
 is "$?" 2 "a pull with its data.mdb cut short: exit 2"
 like "$(cat "$WORK/err")" "$HINT" "... with the rebuild hint"
+"$FERRY" sync "s3://$B/p" "$P" --manifest "$WORK/pm" --quiet \
+	--rebuild-manifest
+is "$?" 0 "... and a pull with --rebuild-manifest completes"
+python3 "$DAMAGE" "$WORK/pm/data.mdb" record remote >/dev/null
+"$FERRY" sync "s3://$B/p" "$P" --manifest "$WORK/pm" --quiet 2>"$WORK/err"
+is "$?" 2 "a pull meeting a record that does not decode: exit 2"
+like "$(cat "$WORK/err")" "does not decode\): run again with --rebuild" \
+	"... with the rebuild hint"
 
 # bytes overwritten in page headers, node pointers and node headers
 crashed=0
