@@ -117,7 +117,8 @@ static const char help_output[] =
     "\n";
 static const char help_exit[] =
     "Exit status: 0 in sync, 1 some objects failed, 2 usage or\n"
-    "configuration error, 3 aborted.  More in ferry(1).\n";
+    "configuration error, 3 aborted, 4 another run of the pair holds\n"
+    "its manifest (nothing done).  More in ferry(1).\n";
 
 /* What one command is for, and which parts of the help concern it. */
 static const struct command_help {

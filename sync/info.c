@@ -162,7 +162,9 @@ sync_manifest_info(const struct sync_opts *o)
 	    (e = manifest_open(dir, NULL, NULL, MANIFEST_INSPECT, &m)) !=
 	        FERRY_OK) {
 		log_error("%s", ferry_errmsg());
-		return e == FERRY_ENOTFOUND ? EXIT_PARTIAL : EXIT_USAGE;
+		if (e == FERRY_ENOTFOUND)
+			return EXIT_PARTIAL;
+		return e == FERRY_EBUSY ? EXIT_BUSY : EXIT_USAGE;
 	}
 	print_info(o, m);
 	manifest_close(m);

@@ -15,7 +15,13 @@
 #include "sync/plan.h"
 #include "sync/shard.h"
 
-enum { EXIT_SYNCED = 0, EXIT_PARTIAL = 1, EXIT_USAGE = 2, EXIT_ABORTED = 3 };
+enum {
+	EXIT_SYNCED = 0,
+	EXIT_PARTIAL = 1,
+	EXIT_USAGE = 2,
+	EXIT_ABORTED = 3,
+	EXIT_BUSY = 4 /* another run holds the manifest: nothing was done */
+};
 /* The exit status of a run that could not start or go on after e. */
 int sync_exit_for(ferry_err e);
 
