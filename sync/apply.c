@@ -84,6 +84,21 @@ refuse(struct output *out, struct sync_counts *c, const char *key, ferry_err e)
 	c->failed++;
 }
 
+/*
+ * The same for an action on a local file: key is its object key when
+ * prefixed, else its path in the folder (a pull's delete).
+ */
+static void
+refuse_local(struct output *out, struct sync_counts *c, const char *key,
+    int prefixed, ferry_err e)
+{
+	if (prefixed)
+		output_file_error(out, key, strlen(key), e, ferry_errmsg());
+	else
+		output_path_error(out, key, strlen(key), e, ferry_errmsg());
+	c->failed++;
+}
+
 static void
 in_place(struct sync_counts *c, const char *key)
 {
@@ -200,7 +215,7 @@ apply_upload(struct push *p, const struct planfile_line *l, const char *rel,
 
 	e = source_as_planned(p, rel, rellen, &l->src, &now);
 	if (e != FERRY_OK) {
-		refuse(&p->out, &p->counts, l->key, e);
+		refuse_local(&p->out, &p->counts, l->key, 1, e);
 		return FERRY_OK;
 	}
 	multipart = now.size >= p->o->multipart_threshold;
@@ -213,7 +228,7 @@ apply_upload(struct push *p, const struct planfile_line *l, const char *rel,
 			return FERRY_OK;
 		}
 		if (!head_as_planned(&h, &l->dst)) {
-			refuse(&p->out, &p->counts, l->key,
+			refuse_local(&p->out, &p->counts, l->key, 1,
 			    dst_changed(&h, &l->dst));
 			return FERRY_OK;
 		}
@@ -331,7 +346,7 @@ path_allowed(struct output *out, struct sync_counts *c,
 
 	if (why == NULL)
 		return 1;
-	refuse(out, c, l->key,
+	refuse_local(out, c, l->key, prefixed,
 	    ferry_fail(FERRY_EPARSE,
 	        "refused: the key has %s, so it is not a path in the folder",
 	        why));
@@ -442,7 +457,7 @@ apply_download(struct pull *p, const struct planfile_line *l, const char *rel,
 	int have = local_stat(p->rootfd, rel, &st);
 
 	if (have < 0) {
-		refuse(&p->out, &p->counts, l->key, FERRY_ESYS);
+		refuse_local(&p->out, &p->counts, l->key, 1, FERRY_ESYS);
 		return FERRY_OK;
 	}
 	if (!local_as_planned(have, &st, &l->dst)) {
@@ -450,7 +465,7 @@ apply_download(struct pull *p, const struct planfile_line *l, const char *rel,
 			in_place(&p->counts, l->key);
 			return FERRY_OK;
 		}
-		refuse(&p->out, &p->counts, l->key,
+		refuse_local(&p->out, &p->counts, l->key, 1,
 		    ferry_fail(FERRY_ECHANGED,
 		        "the local file changed since the plan: not "
 		        "replaced"));
@@ -485,7 +500,7 @@ apply_local_delete(struct pull *p, const struct planfile_line *l)
 		if (have > 0)
 			ferry_fail(FERRY_ECHANGED,
 			    "the file changed since the plan: not deleted");
-		refuse(&p->out, &p->counts, l->key,
+		refuse_local(&p->out, &p->counts, l->key, 0,
 		    have < 0 ? FERRY_ESYS : FERRY_ECHANGED);
 		return FERRY_OK;
 	}
@@ -554,7 +569,10 @@ sync_apply(const struct sync_opts *opts)
 	int rc;
 
 	if ((e = planfile_open(opts->src, &pf)) != FERRY_OK) {
-		log_error("%s", ferry_errmsg());
+		/* a plan that cannot be run is the caller's to mend */
+		if (e != FERRY_ENOMEM)
+			e = FERRY_EUSAGE;
+		output_failure(opts->json, e);
 		return e == FERRY_ENOMEM ? EXIT_ABORTED : EXIT_USAGE;
 	}
 	h = planfile_header(pf);

@@ -99,7 +99,7 @@ dl_fail(struct dl *d, ferry_err e)
 		d->failed = 1;
 		d->err = e;
 		snprintf(d->errmsg, sizeof(d->errmsg), "%s", ferry_errmsg());
-		output_error(
+		output_file_error(
 		    &p->out, d->fullkey, strlen(d->fullkey), e, d->errmsg);
 		p->counts.failed++;
 		p->dl_failed++;

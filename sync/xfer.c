@@ -69,8 +69,9 @@ xfer_fail(struct xfer *x, ferry_err e)
 			log_info("%s: %s; trying again at the end", x->fullkey,
 			    x->errmsg);
 		} else {
-			output_error(&p->out, x->fullkey, strlen(x->fullkey), e,
-			    x->errmsg);
+			/* a mirror has no local side: no path */
+			output_file_error(&p->out, x->fullkey,
+			    strlen(x->fullkey), e, x->errmsg);
 			p->counts.failed++;
 		}
 	}
