@@ -84,13 +84,13 @@ struct output {
 	int quiet;
 	int verbose;
 	int dry_run;
+	int plan; /* writing a plan file (ferry plan): its lines only */
 	int64_t started_ns;
 	int progress; /* an updating line on stderr */
 	int64_t last_progress_ns;
 	int progress_shown;         /* a line is on screen, to be cleared */
 	char shard[SHARD_NAME_MAX]; /* "I/N", or "" */
 	const char *moved;          /* "uploaded", "downloaded" or "copied" */
-	int planfile;       /* ferry plan: lines in the plan file's format */
 	const char *prefix; /* see output_set_local(); NULL in a mirror */
 };
 
@@ -173,6 +173,12 @@ void output_json_error(ferry_err e, const char *msg);
 void output_failure(int json, ferry_err e);
 void output_summary(struct output *o, const struct sync_counts *c,
     const struct remote_stats *rs, int exit_status);
+/*
+ * A request being retried (a remote_retry_fn; arg is the struct output):
+ * a JSON line with --json, but for a plan; the text line on stderr is
+ * remote's, and the progress line is cleared for it.
+ */
+void output_retry(const struct remote_retry *t, void *arg);
 /*
  * Adds the n bytes at s to the JSON object obj as the string name, each
  * byte that is not part of valid UTF-8 replaced by U+FFFD.

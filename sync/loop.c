@@ -97,6 +97,8 @@ sync_loop_drain(struct remote *r, int64_t until)
 	while (remote_inflight(r) > 0 && now_mono_ns() < until)
 		if (remote_run(r, 100) != FERRY_OK)
 			break;
+	/* what did not end in time (a server that does not answer) */
+	remote_end_all(r);
 }
 
 int

@@ -39,8 +39,8 @@ output_init(struct output *o, const struct sync_opts *opts)
 		o->moved = "uploaded";
 	o->progress = opts->progress || (!opts->quiet && !opts->json &&
 	                                    !opts->dry_run && isatty(2));
-	o->planfile = opts->command && strcmp(opts->command, "plan") == 0;
-	if (o->planfile)
+	o->plan = opts->command && strcmp(opts->command, "plan") == 0;
+	if (o->plan)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
 		    opts->follow_symlinks, opts->part_size,
 		    opts->multipart_threshold));
@@ -285,7 +285,7 @@ output_planned(struct output *o, const char *type, const char *key,
 		return;
 	}
 	/* an upload reads a local file, a download writes one */
-	if (!o->planfile &&
+	if (!o->plan &&
 	    (strcmp(type, "upload") == 0 || strcmp(type, "download") == 0))
 		names_of_file(o, key, keylen, &n);
 	planned_json(o, type, &n, size, reason, src, dst);
@@ -304,7 +304,7 @@ output_planned_path(struct output *o, const char *type, const char *rel,
 		return;
 	}
 	/* a plan file keeps its format: the path in "key" (PLAN FILES) */
-	if (!o->planfile && names_of_path(o, rel, len, &n, &full) != 0)
+	if (!o->plan && names_of_path(o, rel, len, &n, &full) != 0)
 		return;
 	planned_json(o, type, &n, size, reason, src, dst);
 	free(full);
@@ -411,7 +411,7 @@ output_left_out(struct output *o, const char *path, const char *what)
 
 	if (o->json) {
 		/* a plan file keeps its format: the path in "key" */
-		if (!o->planfile &&
+		if (!o->plan &&
 		    names_of_path(o, path, strlen(path), &n, &full) != 0)
 			return;
 		if ((obj = event_new("left_out")) != NULL) {
@@ -505,6 +505,31 @@ output_failure(int json, ferry_err e)
 	if (json)
 		output_json_error(e, ferry_errmsg());
 	log_error("%s", ferry_errmsg());
+}
+
+void
+output_retry(const struct remote_retry *t, void *arg)
+{
+	struct output *o = arg;
+	cJSON *obj;
+
+	/* a plan holds what apply reads; the line on stderr tells */
+	if (!o->json || o->plan) {
+		clear_progress(o);
+		return;
+	}
+	if ((obj = cJSON_CreateObject()) == NULL)
+		return;
+	cJSON_AddStringToObject(obj, "type", "retry");
+	cJSON_AddStringToObject(obj, "method", t->method);
+	output_json_text(obj, "bucket", t->bucket, strlen(t->bucket));
+	output_json_key(obj, t->key, t->keylen);
+	cJSON_AddNumberToObject(obj, "attempt", t->attempt);
+	cJSON_AddNumberToObject(obj, "of", t->of);
+	output_json_text(obj, "reason", t->why, strlen(t->why));
+	emit(obj);
+	/* a reader of the stream learns of it now, not at the end */
+	fflush(stdout);
 }
 
 static void

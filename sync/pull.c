@@ -572,6 +572,7 @@ open_sides(struct pull *p, char *root)
 	    (e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
 		return e;
 	output_set_local(&p->out, p->loc.prefix);
+	remote_on_retry(p->r, output_retry, &p->out);
 	/* a new folder is made only once the bucket has answered */
 	if (p->o->plan == NULL && lstat(p->o->dst, &st) != 0 &&
 	    errno == ENOENT && (e = pull_list_first(p)) != FERRY_OK)

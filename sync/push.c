@@ -119,6 +119,7 @@ push_open(struct push *p)
 	output_set_local(&p->out, p->loc.prefix);
 	if ((e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
 		return e;
+	remote_on_retry(p->r, output_retry, &p->out);
 	if ((p->root = strdup(root)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	p->merge_step = merge_step;
