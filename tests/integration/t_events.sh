@@ -16,14 +16,15 @@ echo one >"$T/a.txt"
 echo two >"$T/d/b.txt"
 ln -s a.txt "$T/lnk"
 
-# pick FILE EXPR: EXPR, a Python generator over the lines L of FILE
-# (parsed), its values sorted and joined by spaces.
+# pick FILE EXPR [ARG...]: EXPR, a Python generator over the lines L of
+# FILE (parsed; ARGs in sys.argv[3:]), its values sorted and joined by
+# spaces.
 pick() {
 	python3 -c '
 import json, sys
 L = [json.loads(l) for l in open(sys.argv[1])]
 print(" ".join(sorted(str(x) for x in eval("(" + sys.argv[2] + ")"))))' \
-		"$1" "$2"
+		"$@"
 }
 
 # valid NAME: every line of $WORK/NAME.json is valid against the schema.
@@ -102,6 +103,16 @@ run mirror 0 "a mirror" sync "s3://$B/p" "s3://$B/m"
 is "$(pick "$WORK/mirror.json" \
 	'd["key"] + ":" + str("path" in d) for d in L if d["type"] == "copy"')" \
 	"m/a.txt:False m/d/b.txt:False" "... copies carry keys and no path"
+
+# 4b. a request that the server refuses once (503): a retry line
+start_proxy retry --always --kinds 503 --max-faults 1 --only-methods PUT
+run retry 0 "a push whose first PUT gets a 503" sync "$T" "s3://$B/r" \
+	--endpoint-url "$PROXY"
+stop_proxy
+is "$(pick "$WORK/retry.json" \
+	'"%s %s %r/%r" % (d["method"], d["bucket"] == sys.argv[3], d["attempt"],
+	 d["of"]) for d in L if d["type"] == "retry"' "$B")" "PUT True 2/10" \
+	"... a retry line names the request and the attempt"
 
 # 5. plan and apply: apply's stream starts with its own start line; a
 # local file changed since the plan is an error of kind "changed" with
