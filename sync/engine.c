@@ -313,6 +313,7 @@ fatal:
 	if (p.r)
 		drain(&p);
 out:
+	status = sync_damage_status(&p.out, p.m, e, status);
 	if (p.m)
 		note_last_run(p.m, status);
 	if (p.m && manifest_commit(p.m) != FERRY_OK)
