@@ -39,11 +39,9 @@ head_object(
 	const struct remote_resp *s;
 
 	memset(h, 0, sizeof(*h));
-	q = remote_req_new(r, REMOTE_HEAD, "HEAD", bucket, key, strlen(key));
-	if (q == NULL) {
-		h->e = ferry_fail(FERRY_ENOMEM, "out of memory");
+	h->e = remote_head_object(r, bucket, key, strlen(key), NULL, &q);
+	if (h->e != FERRY_OK)
 		return;
-	}
 	if ((h->e = remote_perform(r, q, 0)) == FERRY_OK) {
 		s = remote_req_resp(q);
 		h->size = s->content_length;

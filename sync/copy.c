@@ -96,20 +96,17 @@ start_copy_object(struct xfer *x)
 	return FERRY_OK;
 }
 
-/* A GET (or HEAD) of the source object, guarded by its listed ETag. */
-static struct remote_req *
-source_req(struct xfer *x, enum remote_kind kind, const char *method)
+/*
+ * A GET of the source object (its bytes [off, off + len) for len > 0),
+ * guarded by its listed ETag.
+ */
+static ferry_err
+source_get(struct xfer *x, uint64_t off, uint64_t len, struct remote_req **q)
 {
-	struct push *p = x->p;
-	struct remote_req *q;
+	struct remote_get g = {x->src_etag, off, len};
 
-	q = remote_req_new(p->sr, kind, method, p->sloc.bucket, x->src_key,
-	    strlen(x->src_key));
-	if (q && remote_req_header(q, "If-Match", x->src_etag) != FERRY_OK) {
-		remote_req_free(q);
-		return NULL;
-	}
-	return q;
+	return remote_get_object(
+	    x->p->sr, x->p->sloc.bucket, x->src_key, strlen(x->src_key), &g, q);
 }
 
 /* Keeps what the source's HEAD or GET said to carry to the copy. */
@@ -159,11 +156,11 @@ on_stream_get(struct remote_req *q, void *arg)
 ferry_err
 start_stream_get(struct xfer *x)
 {
-	struct remote_req *q = source_req(x, REMOTE_GET, "GET");
+	struct remote_req *q;
 	ferry_err e;
 
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = source_get(x, 0, 0, &q)) != FERRY_OK)
+		return e;
 	remote_req_keep_meta(q);
 	remote_req_body_limit(q, x->local.size + 1);
 	if ((e = remote_req_submit(q, on_stream_get, x)) != FERRY_OK) {
@@ -195,11 +192,12 @@ on_src_head(struct remote_req *q, void *arg)
 ferry_err
 start_src_head(struct xfer *x)
 {
-	struct remote_req *q = source_req(x, REMOTE_HEAD, "HEAD");
+	struct remote_req *q;
 	ferry_err e;
 
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = remote_head_object(x->p->sr, x->p->sloc.bucket, x->src_key,
+	         strlen(x->src_key), x->src_etag, &q)) != FERRY_OK)
+		return e;
 	remote_req_keep_meta(q);
 	if ((e = remote_req_submit(q, on_src_head, x)) != FERRY_OK) {
 		remote_req_free(q);
@@ -330,7 +328,6 @@ start_part_stream(struct xfer *x)
 	struct copy_part *cp;
 	struct remote_req *q;
 	uint64_t start, len;
-	char range[64];
 	ferry_err e;
 
 	if ((cp = calloc(1, sizeof(*cp))) == NULL)
@@ -339,15 +336,12 @@ start_part_stream(struct xfer *x)
 	cp->number = x->next_part + 1;
 	start = (uint64_t)(cp->number - 1) * x->part_size;
 	len = part_len(x, cp->number);
-	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, start,
-	    start + len - 1);
-	if ((q = source_req(x, REMOTE_GET, "GET")) == NULL) {
+	if ((e = source_get(x, start, len, &q)) != FERRY_OK) {
 		free(cp);
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+		return e;
 	}
 	remote_req_body_limit(q, (size_t)len + 1);
-	if ((e = remote_req_header(q, "Range", range)) != FERRY_OK ||
-	    (e = remote_req_submit(q, on_part_get, cp)) != FERRY_OK) {
+	if ((e = remote_req_submit(q, on_part_get, cp)) != FERRY_OK) {
 		remote_req_free(q);
 		free(cp);
 		return e;

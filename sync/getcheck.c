@@ -131,10 +131,9 @@ dl_check_start(struct dl *d)
 		 * encrypted object's is not) */
 		d->md5_differs = 1;
 	}
-	q = remote_req_new(d->p->r, REMOTE_HEAD, "HEAD", d->p->loc.bucket,
-	    d->fullkey, strlen(d->fullkey));
-	if (q == NULL)
-		return dl_fail(d, ferry_fail(FERRY_ENOMEM, "out of memory"));
+	if ((e = remote_head_object(d->p->r, d->p->loc.bucket, d->fullkey,
+	         strlen(d->fullkey), NULL, &q)) != FERRY_OK)
+		return dl_fail(d, e);
 	if ((e = remote_req_submit(q, on_head, d)) != FERRY_OK) {
 		remote_req_free(q);
 		return dl_fail(d, e);
