@@ -48,4 +48,53 @@ ferry_err remote_get_object(struct remote *r, const char *bucket,
     const char *key, size_t keylen, const struct remote_get *g,
     struct remote_req **out) FERRY_WUR;
 
+/*
+ * What a new object (PutObject, CreateMultipartUpload) carries, and the
+ * condition on the object it replaces (PutObject only).
+ */
+struct remote_put {
+	const char *content_type; /* NULL: none */
+	/* ferry's content hash (16 bytes) and the file's mtime, stored in
+	 * the object's metadata; NULL: none */
+	const uint8_t *hash;
+	int64_t mtime_ns;
+	/* or a source object's headers, as its reply's resp.meta holds
+	 * them (remote_req_keep_meta()), carried to the copy; NULL: none */
+	const char *meta;
+	int if_absent;        /* only if no object has the key */
+	const char *if_match; /* only while it has this ETag; NULL or "" */
+};
+
+/* The source of a server-side copy: an object, or a range of it. */
+struct remote_copy_src {
+	const char *bucket;
+	const char *key;
+	size_t keylen;
+	const char *if_match; /* copied only while it has this ETag */
+	uint64_t off;         /* with len > 0: only bytes [off, off + len) */
+	uint64_t len;         /* 0: the whole object */
+};
+
+/*
+ * PutObject of bucket/key, as o says; the caller gives the body (its MD5
+ * goes as the digest the server checks).  The reply's ETag is in
+ * struct remote_resp.  A condition that fails is a 412.
+ */
+ferry_err remote_put_object(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const struct remote_put *o,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * CopyObject of src (whole, with its metadata) to bucket/key.  Read the
+ * reply with remote_copy_reply().
+ */
+ferry_err remote_copy_object(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const struct remote_copy_src *src,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * The reply of a completed CopyObject or UploadPartCopy: FERRY_OK with
+ * *etag (malloc'd, quoted; NULL or "" when the server sent none), or the
+ * failure, an <Error> in a 200 among them.
+ */
+ferry_err remote_copy_reply(struct remote_req *q, char **etag) FERRY_WUR;
+
 #endif

@@ -1,15 +1,15 @@
 /*
- * ops_object.c: the operations on one object (HeadObject, GetObject),
- * built as ops.h describes.
+ * ops_object.c: the operations on one object (HeadObject, GetObject,
+ * PutObject, CopyObject), built as ops.h describes.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "remote/internal.h"
 #include "remote/ops.h"
 
-/* A new request for method on bucket/key, counted as kind, in *out. */
-static ferry_err
+ferry_err
 ops_new(struct remote *r, enum remote_kind kind, const char *method,
     const char *bucket, const char *key, size_t keylen, struct remote_req **out)
 {
@@ -17,8 +17,7 @@ ops_new(struct remote *r, enum remote_kind kind, const char *method,
 	return *out ? FERRY_OK : ferry_fail(FERRY_ENOMEM, "out of memory");
 }
 
-/* Ends a typed call: frees *out, and sets it NULL, when e is a failure. */
-static ferry_err
+ferry_err
 ops_end(struct remote_req **out, ferry_err e)
 {
 	if (e != FERRY_OK) {
@@ -65,4 +64,98 @@ remote_get_object(struct remote *r, const char *bucket, const char *key,
 	if (e == FERRY_OK && g)
 		e = if_match(*out, g->if_match);
 	return ops_end(out, e);
+}
+
+/* A PUT's ETag condition, bare: Ceph's gateway compares it so. */
+static ferry_err
+put_if_match(struct remote_req *q, const char *etag)
+{
+	char tag[128];
+	size_t n = strlen(etag);
+
+	if (n >= 2 && etag[0] == '"' && etag[n - 1] == '"')
+		snprintf(tag, sizeof(tag), "%.*s", (int)(n - 2), etag + 1);
+	else
+		snprintf(tag, sizeof(tag), "%s", etag);
+	return remote_req_header(q, "If-Match", tag);
+}
+
+ferry_err
+ops_object_meta(struct remote_req *q, const struct remote_put *o)
+{
+	char hex[33], mt[32];
+	ferry_err e = FERRY_OK;
+
+	if (o->content_type)
+		e = remote_req_header(q, "Content-Type", o->content_type);
+	if (e == FERRY_OK && o->hash) {
+		hex_encode(o->hash, 16, hex);
+		snprintf(mt, sizeof(mt), "%lld", (long long)o->mtime_ns);
+		if ((e = remote_req_header(
+		         q, "x-amz-meta-ferry-xxh128", hex)) == FERRY_OK)
+			e = remote_req_header(q, "x-amz-meta-ferry-mtime", mt);
+	}
+	if (e == FERRY_OK && o->meta)
+		e = remote_req_meta_headers(q, o->meta);
+	return e;
+}
+
+ferry_err
+remote_put_object(struct remote *r, const char *bucket, const char *key,
+    size_t keylen, const struct remote_put *o, struct remote_req **out)
+{
+	ferry_err e;
+
+	e = ops_new(r, REMOTE_PUT, "PUT", bucket, key, keylen, out);
+	if (e == FERRY_OK)
+		e = ops_object_meta(*out, o);
+	if (e == FERRY_OK && o->if_absent)
+		e = remote_req_header(*out, "If-None-Match", "*");
+	else if (e == FERRY_OK && o->if_match && o->if_match[0])
+		e = put_if_match(*out, o->if_match);
+	return ops_end(out, e);
+}
+
+/* Ceph's gateway reads the condition as x-amz-copy-if-match: both go. */
+ferry_err
+ops_copy_source(struct remote_req *q, const struct remote_copy_src *src)
+{
+	char range[64];
+	ferry_err e;
+
+	if ((e = remote_req_copy_source(
+	         q, src->bucket, src->key, src->keylen)) != FERRY_OK ||
+	    (e = remote_req_header(
+	         q, "x-amz-copy-source-if-match", src->if_match)) != FERRY_OK ||
+	    (e = remote_req_header(q, "x-amz-copy-if-match", src->if_match)) !=
+	        FERRY_OK)
+		return e;
+	if (src->len == 0)
+		return FERRY_OK;
+	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, src->off,
+	    src->off + src->len - 1);
+	return remote_req_header(q, "x-amz-copy-source-range", range);
+}
+
+ferry_err
+remote_copy_object(struct remote *r, const char *bucket, const char *key,
+    size_t keylen, const struct remote_copy_src *src, struct remote_req **out)
+{
+	ferry_err e;
+
+	e = ops_new(r, REMOTE_PUT, "PUT", bucket, key, keylen, out);
+	if (e == FERRY_OK)
+		e = ops_copy_source(*out, src);
+	return ops_end(out, e);
+}
+
+ferry_err
+remote_copy_reply(struct remote_req *q, char **etag)
+{
+	ferry_err e;
+
+	*etag = NULL;
+	if ((e = remote_req_result(q, 1)) != FERRY_OK)
+		return e;
+	return remote_parse_copy(q, etag);
 }

@@ -522,24 +522,12 @@ start_pull(struct pull *p)
 }
 
 void
-apply_put_headers(struct xfer *x, struct remote_req *q, ferry_err *e)
+apply_put_cond(const struct xfer *x, struct remote_put *o)
 {
-	char tag[MANIFEST_ETAG_MAX];
-	size_t n = strlen(x->dst_etag);
-
-	if (x->p->o->plan == NULL || *e != FERRY_OK)
+	if (x->p->o->plan == NULL)
 		return;
-	if (n == 0) {
-		*e = remote_req_header(q, "If-None-Match", "*");
-		return;
-	}
-	/* Ceph's gateway compares a PUT's If-Match with the bare ETag */
-	if (n >= 2 && x->dst_etag[0] == '"' && x->dst_etag[n - 1] == '"')
-		snprintf(
-		    tag, sizeof(tag), "%.*s", (int)(n - 2), x->dst_etag + 1);
-	else
-		snprintf(tag, sizeof(tag), "%s", x->dst_etag);
-	*e = remote_req_header(q, "If-Match", tag);
+	o->if_absent = x->dst_etag[0] == '\0';
+	o->if_match = x->dst_etag;
 }
 
 int

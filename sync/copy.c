@@ -53,6 +53,23 @@ copy_source_headers(
 	return remote_req_header(q, "x-amz-copy-source-range", range);
 }
 
+/*
+ * The source object of x (its bytes [off, off + len) for len > 0),
+ * copied only while it has the ETag it was listed with, so that a source
+ * replaced since is not copied.
+ */
+static void
+copy_src(
+    const struct xfer *x, uint64_t off, uint64_t len, struct remote_copy_src *s)
+{
+	s->bucket = x->p->sloc.bucket;
+	s->key = x->src_key;
+	s->keylen = strlen(x->src_key);
+	s->if_match = x->src_etag;
+	s->off = off;
+	s->len = len;
+}
+
 static void
 on_copy(struct remote_req *q, void *arg)
 {
@@ -60,9 +77,7 @@ on_copy(struct remote_req *q, void *arg)
 	char *etag = NULL;
 	ferry_err e;
 
-	e = remote_req_result(q, 1);
-	if (e == FERRY_OK)
-		e = remote_parse_copy(q, &etag);
+	e = remote_copy_reply(q, &etag);
 	remote_req_free(q);
 	if (e == FERRY_OK && (etag == NULL || etag[0] == '\0'))
 		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
@@ -80,15 +95,15 @@ ferry_err
 start_copy_object(struct xfer *x)
 {
 	struct push *p = x->p;
+	struct remote_copy_src src;
 	struct remote_req *q;
 	ferry_err e;
 
-	q = remote_req_new(p->r, REMOTE_PUT, "PUT", p->loc.bucket, x->fullkey,
-	    strlen(x->fullkey));
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	if ((e = copy_source_headers(x, q, 0, 0)) != FERRY_OK ||
-	    (e = remote_req_submit(q, on_copy, x)) != FERRY_OK) {
+	copy_src(x, 0, 0, &src);
+	if ((e = remote_copy_object(p->r, p->loc.bucket, x->fullkey,
+	         strlen(x->fullkey), &src, &q)) != FERRY_OK)
+		return e;
+	if ((e = remote_req_submit(q, on_copy, x)) != FERRY_OK) {
 		remote_req_free(q);
 		return e;
 	}

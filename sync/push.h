@@ -189,6 +189,13 @@ void xfer_record(struct xfer *x, uint64_t size, const char *etag,
  * its XXH3 and its mtime. */
 void xfer_file_headers(const struct xfer *x, struct remote_req *q,
     const uint8_t hash[16], int64_t mtime_ns, ferry_err *e);
+/*
+ * What the new object of x carries: for a file, its type by extension
+ * (mime.h), hash (16 bytes, borrowed) and mtime; for a source object, its
+ * headers, as the source's HEAD or GET gave them.
+ */
+void xfer_put_opts(const struct xfer *x, const uint8_t hash[16],
+    int64_t mtime_ns, struct remote_put *o);
 void xfer_uploaded(struct xfer *x, uint64_t size);
 /* Starts the work for a planned action on key (copied). */
 ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,
@@ -300,8 +307,11 @@ int push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 /* push.c, mirror.c: the sides and the manifest of a push or a mirror. */
 ferry_err push_open(struct push *p) FERRY_WUR;
 ferry_err mirror_open(struct push *p) FERRY_WUR;
-/* apply.c: If-Match or If-None-Match on a PUT that applies a plan. */
-void apply_put_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
+/*
+ * apply.c: the condition on the object a PUT that applies a plan
+ * replaces: absent, or with the ETag the plan saw.
+ */
+void apply_put_cond(const struct xfer *x, struct remote_put *o);
 /* delete.c */
 /* Runs the deletes gathered during the merge, if they are allowed. */
 void push_deletes(struct push *p);

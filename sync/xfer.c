@@ -152,6 +152,20 @@ xfer_file_headers(const struct xfer *x, struct remote_req *q,
 }
 
 void
+xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
+    struct remote_put *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (x->source != XS_FILE) {
+		o->meta = x->meta;
+		return;
+	}
+	o->content_type = mime_type(x->key, x->keylen);
+	o->hash = hash;
+	o->mtime_ns = mtime_ns;
+}
+
+void
 xfer_uploaded(struct xfer *x, uint64_t size)
 {
 	struct push *p = x->p;
