@@ -102,6 +102,7 @@ struct remote_req {
 	size_t cap_headers;
 	int keep_meta; /* remote_req_keep_meta() */
 	const char *body;
+	char *body_owned; /* ops_body_own(): freed with the request */
 	size_t body_len;
 	size_t body_off;
 	int has_body;
@@ -201,6 +202,15 @@ ferry_err ops_object_meta(
 /* The copy source of q, guarded by its ETag, and its range for a part. */
 ferry_err ops_copy_source(
     struct remote_req *q, const struct remote_copy_src *src) FERRY_WUR;
+/*
+ * Reads a completed request's reply whose body says what it did: the
+ * HTTP result, an <Error> in a 200, then parse(q, out).  *out NULL first.
+ */
+ferry_err ops_reply(struct remote_req *q,
+    ferry_err (*parse)(struct remote_req *, char **), char **out) FERRY_WUR;
+/* Makes b's bytes q's body, held by q until remote_req_free(); b is left
+ * empty. */
+void ops_body_own(struct remote_req *q, struct buf *b);
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;

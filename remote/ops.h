@@ -97,4 +97,60 @@ ferry_err remote_copy_object(struct remote *r, const char *bucket,
  */
 ferry_err remote_copy_reply(struct remote_req *q, char **etag) FERRY_WUR;
 
+/* A multipart upload: its object and the id CreateMultipartUpload gave. */
+struct remote_upload {
+	const char *bucket;
+	const char *key;
+	size_t keylen;
+	const char *upload_id;
+};
+
+/*
+ * CreateMultipartUpload of bucket/key, whose object carries what o says
+ * (its conditions are not used).  Read the reply with
+ * remote_create_upload_reply().
+ */
+ferry_err remote_create_upload(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const struct remote_put *o,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * The reply of a completed CreateMultipartUpload: FERRY_OK with
+ * *upload_id (malloc'd), or the failure, an <Error> in a 200 among them.
+ */
+ferry_err remote_create_upload_reply(
+    struct remote_req *q, char **upload_id) FERRY_WUR;
+/*
+ * UploadPart of part number (1 to REMOTE_MAX_PARTS) of u; the caller
+ * gives the body (with its MD5, or none, and then checks the reply's
+ * ETag).  The part's ETag is in struct remote_resp.
+ */
+ferry_err remote_upload_part(struct remote *r, const struct remote_upload *u,
+    uint32_t number, struct remote_req **out) FERRY_WUR;
+/*
+ * UploadPartCopy of src (a range of it: len > 0) as part number of u.
+ * Read the reply with remote_copy_reply().
+ */
+ferry_err remote_upload_part_copy(struct remote *r,
+    const struct remote_upload *u, uint32_t number,
+    const struct remote_copy_src *src, struct remote_req **out) FERRY_WUR;
+/*
+ * CompleteMultipartUpload of u from its nparts parts, named by their
+ * ETags in order (quoted); the request holds its body.  Read the reply
+ * with remote_complete_upload_reply().
+ */
+ferry_err remote_complete_upload(struct remote *r,
+    const struct remote_upload *u, const char *const *etags, size_t nparts,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * The reply of a completed CompleteMultipartUpload: FERRY_OK with *etag
+ * (malloc'd, quoted), NULL or "" when the server sent none (Ceph, for a
+ * Complete repeated after its reply was lost); or the failure, an
+ * <Error> in a 200 among them.
+ */
+ferry_err remote_complete_upload_reply(
+    struct remote_req *q, char **etag) FERRY_WUR;
+/* AbortMultipartUpload of u.  A 404: the upload is gone already. */
+ferry_err remote_abort_upload(struct remote *r, const struct remote_upload *u,
+    struct remote_req **out) FERRY_WUR;
+
 #endif

@@ -4,6 +4,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "remote/internal.h"
@@ -15,6 +16,15 @@ ops_new(struct remote *r, enum remote_kind kind, const char *method,
 {
 	*out = remote_req_new(r, kind, method, bucket, key, keylen);
 	return *out ? FERRY_OK : ferry_fail(FERRY_ENOMEM, "out of memory");
+}
+
+void
+ops_body_own(struct remote_req *q, struct buf *b)
+{
+	free(q->body_owned);
+	q->body_owned = b->data;
+	remote_req_body(q, b->data ? b->data : "", b->len, NULL);
+	buf_init(b, b->limit);
 }
 
 ferry_err
@@ -150,12 +160,19 @@ remote_copy_object(struct remote *r, const char *bucket, const char *key,
 }
 
 ferry_err
-remote_copy_reply(struct remote_req *q, char **etag)
+ops_reply(struct remote_req *q,
+    ferry_err (*parse)(struct remote_req *, char **), char **out)
 {
 	ferry_err e;
 
-	*etag = NULL;
+	*out = NULL;
 	if ((e = remote_req_result(q, 1)) != FERRY_OK)
 		return e;
-	return remote_parse_copy(q, etag);
+	return parse(q, out);
+}
+
+ferry_err
+remote_copy_reply(struct remote_req *q, char **etag)
+{
+	return ops_reply(q, remote_parse_copy, etag);
 }

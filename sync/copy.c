@@ -16,44 +16,6 @@
 #include "sync/push.h"
 
 /*
- * Carries the source's type, caching and encoding headers and its
- * metadata (ferry's content hash and mtime among them: the bytes are the
- * same) to the new object, as CopyObject does by itself.
- */
-void
-copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e)
-{
-	if (*e == FERRY_OK && x->meta)
-		*e = remote_req_meta_headers(q, x->meta);
-}
-
-/*
- * x-amz-copy-source (and its range for len > 0), guarded by the ETag the
- * source was listed with, so that a source replaced since is not copied.
- */
-ferry_err
-copy_source_headers(
-    struct xfer *x, struct remote_req *q, uint64_t start, uint64_t len)
-{
-	char range[64];
-	ferry_err e;
-
-	/* Ceph's gateway reads the condition as x-amz-copy-if-match */
-	if ((e = remote_req_copy_source(q, x->p->sloc.bucket, x->src_key,
-	         strlen(x->src_key))) != FERRY_OK ||
-	    (e = remote_req_header(
-	         q, "x-amz-copy-source-if-match", x->src_etag)) != FERRY_OK ||
-	    (e = remote_req_header(q, "x-amz-copy-if-match", x->src_etag)) !=
-	        FERRY_OK)
-		return e;
-	if (len == 0)
-		return FERRY_OK;
-	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, start,
-	    start + len - 1);
-	return remote_req_header(q, "x-amz-copy-source-range", range);
-}
-
-/*
  * The source object of x (its bytes [off, off + len) for len > 0),
  * copied only while it has the ETag it was listed with, so that a source
  * replaced since is not copied.
@@ -257,9 +219,7 @@ on_part_copy(struct remote_req *q, void *arg)
 	char *etag = NULL;
 	ferry_err e;
 
-	e = remote_req_result(q, 1);
-	if (e == FERRY_OK)
-		e = remote_parse_copy(q, &etag);
+	e = remote_copy_reply(q, &etag);
 	if (e == FERRY_OK)
 		e = part_md5_from_etag(
 		    etag ? etag : "", x->part_md5[cp->number - 1]);
@@ -274,23 +234,18 @@ start_part_copy(struct xfer *x)
 {
 	struct copy_part *cp;
 	struct remote_req *q = NULL;
-	uint64_t start;
-	char num[16];
+	struct remote_copy_src src;
+	struct remote_upload u;
 	ferry_err e;
 
 	if ((cp = calloc(1, sizeof(*cp))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	cp->x = x;
 	cp->number = x->next_part + 1;
-	start = (uint64_t)(cp->number - 1) * x->part_size;
-	snprintf(num, sizeof(num), "%u", cp->number);
-	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL) {
-		e = ferry_fail(FERRY_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
-	    (e = copy_source_headers(x, q, start, part_len(x, cp->number))) !=
-	        FERRY_OK ||
+	copy_src(x, (uint64_t)(cp->number - 1) * x->part_size,
+	    part_len(x, cp->number), &src);
+	if ((e = remote_upload_part_copy(x->p->r, xfer_upload(x, &u),
+	         cp->number, &src, &q)) != FERRY_OK ||
 	    (e = remote_req_submit(q, on_part_copy, cp)) != FERRY_OK)
 		goto out;
 	x->next_part++;

@@ -185,10 +185,6 @@ int stat_matches_scan(const struct stat *st, const struct manifest_local *l);
 /* Writes the manifest record of what is now under the key. */
 void xfer_record(struct xfer *x, uint64_t size, const char *etag,
     const uint8_t *hash, int64_t mtime_ns, uint64_t part_size);
-/* The headers of a file's upload: its Content-Type by extension (mime.h),
- * its XXH3 and its mtime. */
-void xfer_file_headers(const struct xfer *x, struct remote_req *q,
-    const uint8_t hash[16], int64_t mtime_ns, ferry_err *e);
 /*
  * What the new object of x carries: for a file, its type by extension
  * (mime.h), hash (16 bytes, borrowed) and mtime; for a source object, its
@@ -221,8 +217,6 @@ void start_check(struct xfer *x);
 ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
     const struct remote_obj *src, const struct remote_obj *dst) FERRY_WUR;
 /* Request builders for the source side of a mirror (copy.c). */
-ferry_err copy_source_headers(struct xfer *x, struct remote_req *q,
-    uint64_t start, uint64_t len) FERRY_WUR;
 ferry_err start_copy_object(struct xfer *x) FERRY_WUR;
 ferry_err start_stream_get(struct xfer *x) FERRY_WUR;
 ferry_err start_src_head(struct xfer *x) FERRY_WUR;
@@ -235,10 +229,9 @@ ferry_err send_part(
 uint64_t part_len(const struct xfer *x, uint32_t number);
 /* A part has come back (e: how); completes the upload after the last. */
 void part_finished(struct xfer *x, ferry_err e);
-/* The multipart request for x with its uploadId (multipart.c). */
-struct remote_req *upload_req(
-    struct xfer *x, enum remote_kind kind, const char *method);
-void copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
+/* Fills u with the multipart upload of x and returns it (multipart.c). */
+const struct remote_upload *xfer_upload(
+    const struct xfer *x, struct remote_upload *u);
 /* Whether the file of x is sent in one PUT read from the file as it goes,
  * holding no buffer (put.c). */
 int put_streams(const struct xfer *x);
