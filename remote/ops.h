@@ -97,6 +97,29 @@ ferry_err remote_copy_object(struct remote *r, const char *bucket,
  */
 ferry_err remote_copy_reply(struct remote_req *q, char **etag) FERRY_WUR;
 
+/*
+ * DeleteObject of bucket/key, only while it has the ETag if_match (NULL
+ * or "": any), a condition AWS honours (a 412 otherwise) and Ceph's
+ * gateway ignores.
+ */
+ferry_err remote_delete_object(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const char *if_match,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * DeleteObjects of n keys (1 to 1000) of bucket, each only while it has
+ * its ETag in etags, as remote_delete_body() says; the request holds its
+ * body.  Read the reply with remote_delete_objects_reply().
+ */
+ferry_err remote_delete_objects(struct remote *r, const char *bucket,
+    const char *const *keys, const size_t *key_lens, const char *const *etags,
+    size_t n, struct remote_req **out) FERRY_WUR;
+/*
+ * The reply of a completed DeleteObjects: fn for each key, and FERRY_OK;
+ * or the failure of the whole request, an <Error> in a 200 among them.
+ */
+ferry_err remote_delete_objects_reply(
+    struct remote_req *q, remote_deleted_fn fn, void *arg) FERRY_WUR;
+
 /* A multipart upload: its object and the id CreateMultipartUpload gave. */
 struct remote_upload {
 	const char *bucket;

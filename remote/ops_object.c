@@ -1,6 +1,7 @@
 /*
  * ops_object.c: the operations on one object (HeadObject, GetObject,
- * PutObject, CopyObject), built as ops.h describes.
+ * PutObject, CopyObject, DeleteObject, DeleteObjects), built as ops.h
+ * describes.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,16 +47,25 @@ if_match(struct remote_req *q, const char *etag)
 	return remote_req_header(q, "If-Match", etag);
 }
 
+/* A request for method on bucket/key, only while it has the ETag etag. */
+static ferry_err
+on_etag(struct remote *r, enum remote_kind kind, const char *method,
+    const char *bucket, const char *key, size_t keylen, const char *etag,
+    struct remote_req **out)
+{
+	ferry_err e;
+
+	e = ops_new(r, kind, method, bucket, key, keylen, out);
+	if (e == FERRY_OK)
+		e = if_match(*out, etag);
+	return ops_end(out, e);
+}
+
 ferry_err
 remote_head_object(struct remote *r, const char *bucket, const char *key,
     size_t keylen, const char *etag, struct remote_req **out)
 {
-	ferry_err e;
-
-	e = ops_new(r, REMOTE_HEAD, "HEAD", bucket, key, keylen, out);
-	if (e == FERRY_OK)
-		e = if_match(*out, etag);
-	return ops_end(out, e);
+	return on_etag(r, REMOTE_HEAD, "HEAD", bucket, key, keylen, etag, out);
 }
 
 ferry_err
@@ -175,4 +185,47 @@ ferry_err
 remote_copy_reply(struct remote_req *q, char **etag)
 {
 	return ops_reply(q, remote_parse_copy, etag);
+}
+
+ferry_err
+remote_delete_object(struct remote *r, const char *bucket, const char *key,
+    size_t keylen, const char *etag, struct remote_req **out)
+{
+	return on_etag(
+	    r, REMOTE_DELETE, "DELETE", bucket, key, keylen, etag, out);
+}
+
+ferry_err
+remote_delete_objects(struct remote *r, const char *bucket,
+    const char *const *keys, const size_t *key_lens, const char *const *etags,
+    size_t n, struct remote_req **out)
+{
+	struct buf body;
+	ferry_err e;
+
+	buf_init(&body, (size_t)1000 * 6200 + 128);
+	e = ops_new(r, REMOTE_POST, "POST", bucket, NULL, 0, out);
+	if (e == FERRY_OK &&
+	    (e = remote_req_query(*out, "delete", "")) == FERRY_OK &&
+	    (e = remote_delete_body(&body, keys, key_lens, etags, n)) ==
+	        FERRY_OK &&
+	    (e = remote_req_header(*out, "Content-Type", "application/xml")) ==
+	        FERRY_OK) {
+		ops_body_own(*out, &body);
+		/* a reply names every key, each in up to a few KiB */
+		remote_req_body_limit(*out, 16u << 20);
+	}
+	buf_free(&body);
+	return ops_end(out, e);
+}
+
+ferry_err
+remote_delete_objects_reply(
+    struct remote_req *q, remote_deleted_fn fn, void *arg)
+{
+	ferry_err e;
+
+	if ((e = remote_req_result(q, 1)) != FERRY_OK)
+		return e;
+	return remote_parse_deleted(q, fn, arg);
 }

@@ -283,14 +283,10 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 		refuse(&p->out, &p->counts, l->key, h.e);
 		return FERRY_OK;
 	}
-	q = remote_req_new(
-	    p->r, REMOTE_DELETE, "DELETE", p->loc.bucket, l->key, l->keylen);
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	e = l->dst.etag[0] ? remote_req_header(q, "If-Match", l->dst.etag)
-	                   : FERRY_OK;
-	if (e == FERRY_OK)
-		e = remote_perform(p->r, q, 0);
+	if ((e = remote_delete_object(p->r, p->loc.bucket, l->key, l->keylen,
+	         l->dst.etag, &q)) != FERRY_OK)
+		return e;
+	e = remote_perform(p->r, q, 0);
 	if (e != FERRY_OK && remote_req_resp(q)->status == 412)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "replaced since the plan (its ETag is no longer %s): not "
