@@ -26,6 +26,13 @@
 
 #include "remote/remote.h"
 
+/*
+ * The metadata headers in which ferry stores a file's content hash (XXH3
+ * 128, hex) and mtime (ns) with its object, for messages that name them.
+ */
+#define REMOTE_META_HASH "x-amz-meta-ferry-xxh128"
+#define REMOTE_META_MTIME "x-amz-meta-ferry-mtime"
+
 /* Conditions and a range on reading an object. */
 struct remote_get {
 	const char *if_match; /* the ETag it must have; NULL or "": any */

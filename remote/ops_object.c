@@ -111,9 +111,9 @@ ops_object_meta(struct remote_req *q, const struct remote_put *o)
 	if (e == FERRY_OK && o->hash) {
 		hex_encode(o->hash, 16, hex);
 		snprintf(mt, sizeof(mt), "%lld", (long long)o->mtime_ns);
-		if ((e = remote_req_header(
-		         q, "x-amz-meta-ferry-xxh128", hex)) == FERRY_OK)
-			e = remote_req_header(q, "x-amz-meta-ferry-mtime", mt);
+		if ((e = remote_req_header(q, REMOTE_META_HASH, hex)) ==
+		    FERRY_OK)
+			e = remote_req_header(q, REMOTE_META_MTIME, mt);
 	}
 	if (e == FERRY_OK && o->meta)
 		e = remote_req_meta_headers(q, o->meta);

@@ -4,11 +4,12 @@
  * only while what it depends on is as the plan saw it.  Nothing is listed
  * or scanned.  A local source is checked by a stat, and by its content
  * hash when the plan has one; a source object by its ETag, compared by
- * the server (If-Match on GET, x-amz-copy-source-if-match on a copy).  A
- * destination object is guarded by If-None-Match or If-Match on a single
- * PUT, and by a HEAD before a multipart upload, a copy or a delete, which
- * the test gateway takes no condition for.  An action whose result is
- * already in place (the plan applied before) counts as done.
+ * the server (a condition on the GET, or on the copy's source).  A
+ * destination object is guarded by a condition on a single PUT (absent,
+ * or with the planned ETag), and by a HEAD before a multipart upload, a
+ * copy or a delete, which the test gateway takes no condition for.  An
+ * action whose result is already in place (the plan applied before)
+ * counts as done.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -256,7 +257,7 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 
 /*
  * A delete of an object, only while it has the planned ETag: a HEAD
- * first, then a DELETE with If-Match, which AWS honours (412 when the
+ * first, then a DELETE on that ETag, which AWS honours (412 when the
  * object changed in between) and the test gateway ignores.
  */
 static ferry_err

@@ -317,8 +317,8 @@ etag_checks_md5(const struct dl *d)
 }
 
 /*
- * The object's mtime: x-amz-meta-ferry-mtime (what the uploader's file
- * had, to the nanosecond), else Last-Modified.
+ * The object's mtime: the one ferry stored with it (what the uploader's
+ * file had, to the nanosecond), else Last-Modified.
  */
 int64_t
 dl_object_mtime_ns(const struct dl *d)
@@ -373,7 +373,7 @@ verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
 		if (strcasecmp(hex, d->meta.hash) != 0)
 			return ferry_fail(FERRY_EPARSE,
 			    "the XXH3-128 of the bytes received, %s, is not "
-			    "the stored x-amz-meta-ferry-xxh128 %s",
+			    "the stored " REMOTE_META_HASH " %s",
 			    hex, d->meta.hash);
 		return FERRY_OK;
 	}

@@ -1,9 +1,9 @@
 /*
  * getcheck.c: the checks of a pull: whether a local file already holds
  * the listed object, by its MD5 against a single-part ETag, else by the
- * stored x-amz-meta-ferry-xxh128 from a HEAD, else by size and time.  An
- * MD5 that is not the ETag takes the HEAD too: an object encrypted with
- * a KMS or a customer's key has an ETag that is no MD5.
+ * content hash ferry stored with the object, from a HEAD, else by size and
+ * time.  An MD5 that is not the ETag takes the HEAD too: an object encrypted
+ * with a KMS or a customer's key has an ETag that is no MD5.
  */
 #include <stdio.h>
 #include <string.h>

@@ -23,7 +23,7 @@ struct part {
 	size_t len;
 	size_t cap; /* the buffer's size, for the pool */
 	int out;    /* counted in p->parts_out */
-	int early;  /* sent before its MD5 was known: no Content-MD5 */
+	int early;  /* sent before its MD5 was known: no digest */
 	int again;  /* part 1 sent again, its early ETag not its MD5 */
 };
 
@@ -319,9 +319,9 @@ part1_etag_is_md5(const struct xfer *x, const char *etag)
 }
 
 /*
- * Part 1 of x went out with no Content-MD5, so that the send did not wait
+ * Part 1 of x went out with no MD5 digest, so that the send did not wait
  * for its MD5, and is answered: now that the MD5 is known, the server's
- * ETag must be that MD5, or the part goes again with its Content-MD5 (the
+ * ETag must be that MD5, or the part goes again with its MD5 (the
  * bytes were not the ones read, or the server's ETags are no MD5s).
  */
 static void
@@ -335,7 +335,7 @@ early_check(struct xfer *x)
 		return part_finished(x, FERRY_OK);
 	md5_etag(x->part_md5[0], want, sizeof(want));
 	log_info("%s: the server's ETag %s for part 1 is not the MD5 of its "
-	         "bytes, %s; sending it again with its Content-MD5",
+	         "bytes, %s; sending it again with its MD5",
 	    x->fullkey, x->early_etag[0] ? x->early_etag : "(none)", want);
 	/* the early part's place in flight goes to the part sent again */
 	x->parts_inflight--;
@@ -347,7 +347,7 @@ early_check(struct xfer *x)
 }
 
 /*
- * Part 1, sent again with its Content-MD5 after its early ETag did not
+ * Part 1, sent again with its MD5 after its early ETag did not
  * match, is answered.  If the server took the MD5 and still names the part
  * by another ETag, its ETags are no MD5s: no early part can be checked.
  */
@@ -362,7 +362,7 @@ again_answered(struct xfer *x, const char *etag)
 }
 
 /*
- * Keeps the server's ETag for a part sent with its Content-MD5, where it
+ * Keeps the server's ETag for a part sent with its MD5, where it
  * is not that MD5: the server took the bytes, but names the part by
  * another ETag (an encrypted object's, as with SSE-KMS), and the Complete
  * must name it so.
@@ -435,7 +435,7 @@ part_finished(struct xfer *x, ferry_err e)
 
 /*
  * A file's parts are hashed ahead of their sends, a batch at a time: their
- * Content-MD5s side by side in the lanes of md5mb(), several times faster
+ * MD5 digests side by side in the lanes of md5mb(), several times faster
  * than one after the other, however few requests the window lets out.
  * The parts are read through a small buffer, a piece of each at a time,
  * and read again from the file as they are sent: a part holds no memory

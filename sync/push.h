@@ -16,7 +16,7 @@
 
 enum xfer_state {
 	XF_CHECK,       /* compare content before deciding */
-	XF_HEAD_SENT,   /* HEAD for x-amz-meta-ferry-xxh128 in flight */
+	XF_HEAD_SENT,   /* HEAD for the stored content hash in flight */
 	XF_PUT_READY,   /* to read and send when memory allows */
 	XF_PUT_READING, /* a worker reads and hashes the file */
 	XF_PUT_SENT,
@@ -73,7 +73,7 @@ struct xfer {
 	/* part 1 went out before its MD5 was known: EARLY_SENT, then
 	 * EARLY_ANSWERED with the server's ETag for it, to be checked
 	 * against the MD5 once hashed, and EARLY_AGAIN while it goes again
-	 * with its Content-MD5 after the check failed */
+	 * with its MD5 after the check failed */
 	int early;
 	char early_etag[96]; /* as remote_resp.etag */
 	/* resuming: the ETags of the parts the server holds ("": none) */

@@ -37,7 +37,7 @@ on_put(struct remote_req *q, void *arg)
 	x->p->mem_used -= held(x);
 	e = remote_req_result(q, 0);
 	md5_etag(x->md5, want, sizeof(want));
-	/* the server took the Content-MD5; an encrypted object's ETag is
+	/* the server took the MD5 digest; an encrypted object's ETag is
 	 * another, and is what listings show from now on */
 	if (e == FERRY_OK && s->etag[0] && strcmp(s->etag, want) != 0) {
 		if (!remote_resp_etag_opaque(s))
