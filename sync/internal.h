@@ -131,6 +131,12 @@ void output_summary(struct output *o, const struct sync_counts *c,
  */
 void output_retry(const struct remote_retry *t, void *arg);
 /*
+ * Returns status, or EXIT_USAGE when a damaged record of m was read during
+ * the run (said on o unless e, the error that ended it, said so).
+ */
+int sync_damage_status(
+    struct output *o, const struct manifest *m, ferry_err e, int status);
+/*
  * Adds the n bytes at s to the JSON object obj as the string name, each
  * byte that is not part of valid UTF-8 replaced by U+FFFD.
  */

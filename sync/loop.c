@@ -108,3 +108,15 @@ sync_exit_for(ferry_err e)
 		return EXIT_USAGE;
 	return EXIT_ABORTED;
 }
+
+int
+sync_damage_status(
+    struct output *out, const struct manifest *m, ferry_err e, int status)
+{
+	if (manifest_damaged(m) == FERRY_OK)
+		return status;
+	/* the run went on reading it as missing, or ended on another error */
+	if (e != FERRY_EDB)
+		output_error(out, NULL, 0, FERRY_EDB, ferry_errmsg());
+	return EXIT_USAGE;
+}

@@ -674,6 +674,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		if (p->r)
 			drain(p);
 	}
+	status = sync_damage_status(&p->out, p->m, e, status);
 	if (p->m && manifest_commit(p->m) != FERRY_OK)
 		log_warn("manifest: %s", ferry_errmsg());
 	output_summary(
