@@ -18,8 +18,9 @@
  *      one, reads the reply: the HTTP result, a 200 that carries an
  *      <Error>, and the values of the body; else remote_req_result() and
  *      the fields of struct remote_resp.  The caller frees the request.
- * Listings that run in one call (buckets, uploads) and ListObjectsV2's
- * stream are in remote.h (remote_list_*).
+ * Listings that run in one call (buckets, uploads), ListObjectsV2's
+ * stream and ListParts's pages are in remote.h (remote_list_*,
+ * remote_parse_parts()).
  */
 #ifndef FERRY_REMOTE_OPS_H
 #define FERRY_REMOTE_OPS_H
@@ -68,8 +69,10 @@ struct remote_put {
 	/* or a source object's headers, as its reply's resp.meta holds
 	 * them (remote_req_keep_meta()), carried to the copy; NULL: none */
 	const char *meta;
-	int if_absent;        /* only if no object has the key */
-	const char *if_match; /* only while it has this ETag; NULL or "" */
+	int if_absent; /* only if no object has the key */
+	/* only while it has this ETag (NULL or "": any); sent without its
+	 * quotes, the form Ceph's gateway compares */
+	const char *if_match;
 };
 
 /* The source of a server-side copy: an object, or a range of it. */
@@ -77,9 +80,11 @@ struct remote_copy_src {
 	const char *bucket;
 	const char *key;
 	size_t keylen;
-	const char *if_match; /* copied only while it has this ETag */
-	uint64_t off;         /* with len > 0: only bytes [off, off + len) */
-	uint64_t len;         /* 0: the whole object */
+	/* copied only while it has this ETag; sent under S3's name for the
+	 * condition and under the one Ceph's gateway reads */
+	const char *if_match;
+	uint64_t off; /* with len > 0: only bytes [off, off + len) */
+	uint64_t len; /* 0: the whole object */
 };
 
 /*
