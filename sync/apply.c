@@ -4,11 +4,12 @@
  * only while what it depends on is as the plan saw it.  Nothing is listed
  * or scanned.  A local source is checked by a stat, and by its content
  * hash when the plan has one; a source object by its ETag, compared by
- * the server (If-Match on GET, x-amz-copy-source-if-match on a copy).  A
- * destination object is guarded by If-None-Match or If-Match on a single
- * PUT, and by a HEAD before a multipart upload, a copy or a delete, which
- * the test gateway takes no condition for.  An action whose result is
- * already in place (the plan applied before) counts as done.
+ * the server (a condition on the GET, or on the copy's source).  A
+ * destination object is guarded by a condition on a single PUT (absent,
+ * or with the planned ETag), and by a HEAD before a multipart upload, a
+ * copy or a delete, which the test gateway takes no condition for.  An
+ * action whose result is already in place (the plan applied before)
+ * counts as done.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,11 +40,9 @@ head_object(
 	const struct remote_resp *s;
 
 	memset(h, 0, sizeof(*h));
-	q = remote_req_new(r, REMOTE_HEAD, "HEAD", bucket, key, strlen(key));
-	if (q == NULL) {
-		h->e = ferry_fail(FERRY_ENOMEM, "out of memory");
+	h->e = remote_head_object(r, bucket, key, strlen(key), NULL, &q);
+	if (h->e != FERRY_OK)
 		return;
-	}
 	if ((h->e = remote_perform(r, q, 0)) == FERRY_OK) {
 		s = remote_req_resp(q);
 		h->size = s->content_length;
@@ -273,7 +272,7 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 
 /*
  * A delete of an object, only while it has the planned ETag: a HEAD
- * first, then a DELETE with If-Match, which AWS honours (412 when the
+ * first, then a DELETE on that ETag, which AWS honours (412 when the
  * object changed in between) and the test gateway ignores.
  */
 static ferry_err
@@ -300,14 +299,10 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 		refuse(&p->out, &p->counts, l->key, h.e);
 		return FERRY_OK;
 	}
-	q = remote_req_new(
-	    p->r, REMOTE_DELETE, "DELETE", p->loc.bucket, l->key, l->keylen);
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	e = l->dst.etag[0] ? remote_req_header(q, "If-Match", l->dst.etag)
-	                   : FERRY_OK;
-	if (e == FERRY_OK)
-		e = remote_perform(p->r, q, 0);
+	if ((e = remote_delete_object(p->r, p->loc.bucket, l->key, l->keylen,
+	         l->dst.etag, &q)) != FERRY_OK)
+		return e;
+	e = remote_perform(p->r, q, 0);
 	if (e != FERRY_OK && remote_req_resp(q)->status == 412)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "replaced since the plan (its ETag is no longer %s): not "
@@ -539,24 +534,12 @@ start_pull(struct pull *p)
 }
 
 void
-apply_put_headers(struct xfer *x, struct remote_req *q, ferry_err *e)
+apply_put_cond(const struct xfer *x, struct remote_put *o)
 {
-	char tag[MANIFEST_ETAG_MAX];
-	size_t n = strlen(x->dst_etag);
-
-	if (x->p->o->plan == NULL || *e != FERRY_OK)
+	if (x->p->o->plan == NULL)
 		return;
-	if (n == 0) {
-		*e = remote_req_header(q, "If-None-Match", "*");
-		return;
-	}
-	/* Ceph's gateway compares a PUT's If-Match with the bare ETag */
-	if (n >= 2 && x->dst_etag[0] == '"' && x->dst_etag[n - 1] == '"')
-		snprintf(
-		    tag, sizeof(tag), "%.*s", (int)(n - 2), x->dst_etag + 1);
-	else
-		snprintf(tag, sizeof(tag), "%s", x->dst_etag);
-	*e = remote_req_header(q, "If-Match", tag);
+	o->if_absent = x->dst_etag[0] == '\0';
+	o->if_match = x->dst_etag;
 }
 
 int

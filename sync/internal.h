@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "manifest/manifest.h"
-#include "remote/remote.h"
+#include "remote/ops.h"
 #include "sync/filter.h"
 #include "sync/plan.h"
 #include "sync/shard.h"
