@@ -362,6 +362,15 @@ ferry_err remote_parse_parts(struct remote_req *q, remote_part_fn fn, void *arg,
 int64_t remote_parse_time(const char *s);
 
 /*
+ * Parses the ISO 8601 form a credentials document writes,
+ * "2024-05-01T12:00:00Z", with optional fractional seconds and a "Z",
+ * "+hh:mm", "-hh:mm" or "+hhmm" zone (none: UTC), into seconds since the
+ * epoch, UTC; -1 when the whole string is anything else (no leading
+ * blanks, fields as remote_parse_time() reads them).  Thread-safe.
+ */
+int64_t remote_parse_time_zoned(const char *s);
+
+/*
  * Strict readers of the numbers in reply headers (bounds.c), pure and
  * thread-safe.  remote_parse_size(): decimal digits only, at most max.
  * remote_parse_mtime_ns(): an optional '-' and digits that fit int64.
