@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "remote/internal.h"
+#include "remote/xml.h"
 
 #define REMOTE_BODY_LIMIT (1u << 20)
 
@@ -770,17 +771,7 @@ out:
 static int
 error_body(const struct remote_req *q)
 {
-	const char *b = q->resp.body.data;
-
-	if (b == NULL || q->sink)
-		return 0;
-	while (*b == ' ' || *b == '\t' || *b == '\r' || *b == '\n')
-		b++;
-	if (strncmp(b, "<?xml", 5) == 0 && (b = strstr(b, "?>")) != NULL)
-		b += 2;
-	while (b && (*b == ' ' || *b == '\t' || *b == '\r' || *b == '\n'))
-		b++;
-	return b && strncmp(b, "<Error>", 7) == 0;
+	return !q->sink && xml_is_error(q->resp.body.data, q->resp.body.len);
 }
 
 int

@@ -535,6 +535,43 @@ test_error_docs(void **state)
 	xml_error_clear(NULL);
 }
 
+/* What a 200's body must be for its request to count as failed. */
+static void
+test_is_error(void **state)
+{
+	static const struct {
+		const char *body;
+		int want;
+	} cases[] = {
+	    {"<Error><Code>InternalError</Code></Error>", 1},
+	    {"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\n"
+	     "<Error><Code>SlowDown</Code></Error>",
+	        1},
+	    {" \r\n\t<Error>", 1}, /* the root's start tag is enough */
+	    {"<Error xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">", 1},
+	    {"<!-- c --><Error/>", 1},
+	    {"<CopyObjectResult><ETag>\"e\"</ETag></CopyObjectResult>", 0},
+	    {"<CompleteMultipartUploadResult><Error/>"
+	     "</CompleteMultipartUploadResult>",
+	        0},
+	    {"<error/>", 0},
+	    {"<Errors/>", 0},
+	    {"<x:Error xmlns:x=\"u\"/>", 0},
+	    {"<!DOCTYPE Error><Error/>", 0},
+	    {"junk<Error/>", 0},
+	    {"<Error", 0},
+	    {"", 0},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (xml_is_error(cases[i].body, strlen(cases[i].body)) !=
+		    cases[i].want)
+			fail_msg("'%s': want %d", cases[i].body, cases[i].want);
+	assert_int_equal(xml_is_error(NULL, 0), 0);
+}
+
 /*
  * SignatureDoesNotMatch as AWS sends it: the canonical request in hex runs
  * past XML_FIELD_MAX (ignored), and a message past it is cut, never lost,
@@ -1260,6 +1297,7 @@ main(void)
 	    cmocka_unit_test(test_list_key_limits),
 	    cmocka_unit_test(test_list_misuse),
 	    cmocka_unit_test(test_error_docs),
+	    cmocka_unit_test(test_is_error),
 	    cmocka_unit_test(test_error_long),
 	    cmocka_unit_test(test_replies),
 	    cmocka_unit_test(test_list_parts),
