@@ -246,7 +246,8 @@ make_folder(struct pull *p)
 	    p, p->mg.remote.obj.key, p->mg.remote.obj.keylen - 1, 1, &fd);
 	if (e != FERRY_OK) {
 		p->dl_failed++;
-		return refuse_listed(p, e);
+		refuse_listed(p, e);
+		return;
 	}
 	close(fd);
 }

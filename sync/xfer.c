@@ -302,12 +302,16 @@ retry_changed(struct xfer *x)
 	x->part_etag = NULL;
 	x->given_etag = NULL;
 	x->buf = NULL;
-	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK)
-		return xfer_fail(x, e);
+	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
 	e = manifest_hash_fd(fd, x->local.hash, NULL, &n);
 	close(fd);
-	if (e != FERRY_OK)
-		return xfer_fail(x, e);
+	if (e != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
 	x->local.size = (uint64_t)st.st_size;
 	x->local.mtime_ns = ts_ns(&st.st_mtim);
 	x->local.ctime_ns = ts_ns(&st.st_ctim);
@@ -362,8 +366,10 @@ xfer_read_submit(
 	if (len >= READ_ON_WORKER_MIN && p->wq == NULL &&
 	    workq_new(workq_threads(), remote_wakeup, p->r, &p->wq) != FERRY_OK)
 		log_info("reading on the loop's thread: %s", ferry_errmsg());
-	if (len >= READ_ON_WORKER_MIN && p->wq != NULL)
-		return workq_submit(p->wq, j);
+	if (len >= READ_ON_WORKER_MIN && p->wq != NULL) {
+		workq_submit(p->wq, j);
+		return;
+	}
 	j->run(j);
 	j->done(j);
 }
