@@ -222,8 +222,6 @@ const struct remote_resp *remote_req_resp(const struct remote_req *q);
  * that are not the MD5s of the bytes, for objects and for parts alike.
  */
 int remote_resp_etag_opaque(const struct remote_resp *s);
-/* The key the request was made for. */
-const char *remote_req_key(const struct remote_req *q, size_t *len);
 
 /*
  * After completion: FERRY_OK for a 2xx reply, else the failure with its

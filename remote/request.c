@@ -204,14 +204,6 @@ remote_req_resp(const struct remote_req *q)
 	return &q->resp;
 }
 
-const char *
-remote_req_key(const struct remote_req *q, size_t *len)
-{
-	if (len)
-		*len = q->keylen;
-	return q->key;
-}
-
 void
 req_reset_response(struct remote_req *q)
 {
