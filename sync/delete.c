@@ -64,7 +64,7 @@ on_deleted(const char *key, size_t keylen, int ok, const char *code,
 	output_action(&p->out, "delete", key, keylen, 0, NULL);
 	if (keylen >= plen &&
 	    manifest_remote_del(p->m, key + plen, keylen - plen) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 static ferry_err

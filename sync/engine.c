@@ -243,7 +243,7 @@ note_last_run(struct manifest *m, int status)
 	snprintf(st, sizeof(st), "%d", status);
 	if (manifest_meta_put(m, "last_run", when) != FERRY_OK ||
 	    manifest_meta_put(m, "last_status", st) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 /* The requests of both sides, for the summary. */
@@ -302,11 +302,11 @@ out:
 	/* a run that ended early may have left uploads: the next looks */
 	if (p.m && status != EXIT_ABORTED &&
 	    manifest_meta_put(p.m, "run", "done") != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	if (p.m)
 		note_last_run(p.m, status);
 	if (p.m && manifest_commit(p.m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	sum_stats(&p, &rs);
 	output_summary(&p.out, &p.counts, p.r ? &rs : NULL, status);
 	push_close(&p);

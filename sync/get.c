@@ -412,7 +412,7 @@ dl_record_remote(struct dl *d, const char *etag, uint64_t size,
 	rec.has_hash = 1;
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	if (manifest_remote_put(p->m, d->key, d->keylen, &rec) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 /*

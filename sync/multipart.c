@@ -114,7 +114,7 @@ record_upload_id(struct xfer *x)
 	/* committed at once, so that a run killed now leaves a trace */
 	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK ||
 	    manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 struct remote_req *
@@ -215,7 +215,7 @@ on_abort(struct remote_req *q, void *arg)
 	         FERRY_OK) {
 		rec.upload_id[0] = '\0';
 		if (manifest_remote_put(x->p->m, x->key, x->keylen, &rec))
-			log_warn("manifest: %s", ferry_errmsg());
+			sync_manifest_warn();
 	}
 	remote_req_free(q);
 	xfer_finish(x);

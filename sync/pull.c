@@ -37,7 +37,7 @@ pull_record_local(
 	manifest_local_from_stat(&l, &st);
 	memcpy(l.hash, h, 16);
 	if (manifest_local_put(p->m, key, keylen, &l) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 /* A child folder of dirfd, made when missing and create is set. */
@@ -463,7 +463,7 @@ pull_delete_local(
 	output_action(&p->out, "delete", key, keylen, l->size, NULL);
 	if (manifest_local_del(p->m, key, keylen) != FERRY_OK ||
 	    manifest_remote_del(p->m, key, keylen) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	return;
 fail:
 	p->counts.failed++;
@@ -675,7 +675,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 			drain(p);
 	}
 	if (p->m && manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	output_summary(
 	    &p->out, &p->counts, p->r ? remote_stats(p->r) : NULL, status);
 	pull_close(p);

@@ -131,7 +131,7 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", x->src_etag);
 	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 void
