@@ -6,6 +6,19 @@
  * a sink, and submitted; remote_run() drives every request in flight and
  * calls each one's completion callback from inside the loop.  One thread
  * uses a struct remote and everything made from it.
+ *
+ * How a request flows.  remote_req_new() and its setters (request.c)
+ * record the method, bucket, key, query, headers, body and sink, unencoded.
+ * remote_req_submit() (loop.c) queues it; when the window has room,
+ * req_start() encodes the path, signs with SigV4 (sigv4.c) at the current
+ * date and adds a curl easy handle to the multi handle.  remote_run() turns
+ * the multi loop: reply headers and body land in bounded buffers or the
+ * sink as they arrive.  On completion, a network error, 429, 5xx, a 400
+ * RequestTimeout or a 200 carrying <Error> is retried, re-signed, after a
+ * jittered backoff while the run's retry budget lasts; a wrong-region
+ * reply is sent again to the right region, once.  The done callback then
+ * runs; it calls remote_req_result() for the one ferry_err (the S3 <Code>
+ * read by expat) and replies.c's parsers for the body.
  */
 #ifndef FERRY_REMOTE_H
 #define FERRY_REMOTE_H
