@@ -40,8 +40,24 @@ struct manifest {
 	MDB_txn *rtxn;  /* a read transaction kept reset between gets */
 	size_t nwrites; /* puts and dels in wtxn */
 	int lockfd;     /* holds the run lock, -1 if none */
+	int damaged;    /* damage was found since open */
 	char *dir;
 };
+
+/*
+ * Returns FERRY_OK when the LMDB file at fd is empty or every page LMDB can
+ * reach from its newest meta page is well formed (check.c); FERRY_EDB with
+ * the reason in why when not; FERRY_ENOMEM.  Reads with pread only.
+ */
+ferry_err manifest_file_check(int fd, char *why, size_t whylen) FERRY_WUR;
+
+/*
+ * Records damage to the manifest in dir (why says what) as FERRY_EDB with
+ * the rebuild hint, and marks m (which may be NULL) damaged; returns
+ * FERRY_EDB.
+ */
+ferry_err manifest_damage(
+    struct manifest *m, const char *dir, const char *why) FERRY_WUR;
 
 /* Records an LMDB failure of what as FERRY_EDB; returns FERRY_EDB. */
 ferry_err manifest_db_fail(int rc, const char *what) FERRY_WUR;

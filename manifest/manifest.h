@@ -131,6 +131,8 @@ ferry_err manifest_commit(struct manifest *m) FERRY_WUR;
 /* Number of records in the local and remote tables. */
 ferry_err manifest_count(
     struct manifest *m, uint64_t *nlocal, uint64_t *nremote) FERRY_WUR;
+/* FERRY_EDB, with the rebuild hint, once a damaged record was read. */
+ferry_err manifest_damaged(const struct manifest *m) FERRY_WUR;
 
 /*
  * Ordered iteration over one table from a read snapshot taken at _new

@@ -207,6 +207,34 @@ take_lock(struct manifest *m)
 	    FERRY_ESYS, "cannot lock %s/lock: %s", m->dir, strerror(errno));
 }
 
+/*
+ * Returns FERRY_EDB with the rebuild hint; m, which may be NULL, is then
+ * marked damaged.
+ */
+ferry_err
+manifest_damage(struct manifest *m, const char *dir, const char *why)
+{
+	if (m != NULL)
+		m->damaged = 1;
+	return ferry_fail(FERRY_EDB,
+	    "the manifest at %s is damaged (%s): run again with "
+	    "--rebuild-manifest, or delete %s; it is a cache, nothing else "
+	    "is lost",
+	    dir, why, dir);
+}
+
+/*
+ * Returns FERRY_OK, or FERRY_EDB (and its message, with the rebuild hint)
+ * once a damaged record has been read through m.
+ */
+ferry_err
+manifest_damaged(const struct manifest *m)
+{
+	if (m == NULL || !m->damaged)
+		return FERRY_OK;
+	return manifest_damage(NULL, m->dir, "a record does not decode");
+}
+
 /* Opens the environment with a map of mapsize bytes; an LMDB code. */
 static int
 env_try(struct manifest *m, size_t mapsize)
@@ -407,6 +435,32 @@ dir_has_manifest(const char *dir)
 }
 
 /*
+ * Checks data.mdb before LMDB maps it (check.c): LMDB would fault on a
+ * short file and follow wild pointers in a damaged one.
+ */
+static ferry_err
+file_check(struct manifest *m)
+{
+	char why[256];
+	ferry_err e;
+	int fd;
+
+	/* none: LMDB starts one */
+	if (!dir_has_manifest(m->dir))
+		return FERRY_OK;
+	e = dir_file(m->dir, "data.mdb", O_RDONLY | O_CLOEXEC, &fd);
+	if (e != FERRY_OK)
+		return e;
+	e = manifest_file_check(fd, why, sizeof(why));
+	close(fd);
+	if (e == FERRY_EDB)
+		return manifest_damage(m, m->dir, why);
+	if (e != FERRY_OK)
+		return ferry_fail(e, "%s", why);
+	return FERRY_OK;
+}
+
+/*
  * Returns FERRY_OK with a new handle in *out, owned by the caller and
  * freed by manifest_close(); see manifest.h for the failures.
  */
@@ -437,7 +491,7 @@ manifest_open(const char *dir, const char *src, const char *dst, unsigned flags,
 	    ((e = dir_file(dir, "data.mdb", 0, NULL)) != FERRY_OK ||
 	        (e = dir_file(dir, "lock.mdb", 0, NULL)) != FERRY_OK))
 		goto out;
-	if ((e = env_open(m)) != FERRY_OK ||
+	if ((e = file_check(m)) != FERRY_OK || (e = env_open(m)) != FERRY_OK ||
 	    (e = tables_open(m, src, dst)) != FERRY_OK)
 		goto out;
 	*out = m;

@@ -60,13 +60,15 @@ key_make(const char *key, size_t keylen, struct dbkey *k)
 	return FERRY_OK;
 }
 
+/* The record of key does not decode: the manifest is damaged. */
 static ferry_err
-damaged(const char *key, size_t keylen)
+damaged(struct manifest *m, const char *key, size_t keylen)
 {
-	return ferry_fail(FERRY_EDB,
-	    "manifest record of '%.*s' is damaged; run again with "
-	    "--rebuild-manifest to start afresh",
+	char why[256];
+
+	snprintf(why, sizeof(why), "the record of '%.*s' does not decode",
 	    (int)(keylen > 200 ? 200 : keylen), key);
+	return manifest_damage(m, m->dir, why);
 }
 
 /*
@@ -144,7 +146,7 @@ table_get(struct manifest *m, int db, const char *key, size_t keylen, void *out)
 	         (taillen != 0 &&
 	             memcmp(tail, key + MANIFEST_KEY_PREFIX, taillen) != 0) ||
 	         rec_decode(db, &rec, out) != FERRY_OK)
-		e = damaged(key, keylen);
+		e = damaged(m, key, keylen);
 	manifest_txn_read_done(m, txn);
 	return e;
 }
@@ -335,6 +337,7 @@ struct group_ent {
 enum iter_state { ITER_START, ITER_NEXT, ITER_PEEKED, ITER_END };
 
 struct manifest_iter {
+	struct manifest *m;
 	MDB_txn *txn;
 	MDB_cursor *cur;
 	int db;
@@ -420,6 +423,7 @@ manifest_iter_new(
 		return e;
 	if ((it = calloc(1, sizeof(*it))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	it->m = m;
 	it->db = t == MANIFEST_LOCAL     ? DB_LOCAL
 	         : t == MANIFEST_UPLOADS ? DB_UPLOADS
 	         : listed_db(t) >= 0     ? listed_db(t)
@@ -510,7 +514,7 @@ group_add(struct manifest_iter *it, const MDB_val *k, const MDB_val *v)
 	}
 	g = &it->grp[it->ngrp];
 	if (val_split(v, 1, &tail, &taillen, &g->rec) < 0)
-		return damaged(k->mv_data, MANIFEST_KEY_PREFIX);
+		return damaged(it->m, k->mv_data, MANIFEST_KEY_PREFIX);
 	g->keylen = MANIFEST_KEY_PREFIX + taillen;
 	if ((g->key = malloc(g->keylen + 1)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
@@ -520,7 +524,7 @@ group_add(struct manifest_iter *it, const MDB_val *k, const MDB_val *v)
 	it->ngrp++;
 	key_hash(g->key, g->keylen, h);
 	if (memcmp(h, (uint8_t *)k->mv_data + MANIFEST_KEY_PREFIX, 16) != 0)
-		return damaged(g->key, g->keylen);
+		return damaged(it->m, g->key, g->keylen);
 	return FERRY_OK;
 }
 
@@ -586,7 +590,7 @@ iter_next(struct manifest_iter *it, size_t *keylen, MDB_val *rec)
 			return FERRY_OK;
 		}
 		if (k.mv_size != MANIFEST_LMDB_KEY_MAX)
-			return damaged(k.mv_data, MANIFEST_KEY_PREFIX);
+			return damaged(it->m, k.mv_data, MANIFEST_KEY_PREFIX);
 		if ((e = group_fill(it, &k, &v)) != FERRY_OK) {
 			group_clear(it);
 			return e;
@@ -617,7 +621,7 @@ iter_get(struct manifest_iter *it, int db, const char **key, size_t *keylen,
 	if ((e = iter_next(it, &n, &rec)) != FERRY_OK)
 		return e;
 	if (rec_decode(db, &rec, out) != FERRY_OK)
-		return damaged(it->key, n);
+		return damaged(it->m, it->key, n);
 	*key = it->key;
 	*keylen = n;
 	return FERRY_OK;

@@ -37,6 +37,7 @@ setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
 		r->loop->epfd = r->loop->wakefd = -1;
 		r->loop->window = r->loop->max_window = maxconn;
 		r->loop->budget = 100;
+		r->loop->answered_ns = r->loop->checked_ns = now_mono_ns();
 		r->loop->rng = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL)
 		                                             << 20;
 		if ((r->loop->multi = curl_multi_init()) == NULL)
@@ -100,9 +101,20 @@ remote_new_sharing(
 	    (e = sigv4_algs_init(&r->algs)) != FERRY_OK)
 		goto out;
 	r->retries = o->retries ? o->retries : REMOTE_DEFAULT_RETRIES;
+	r->read_timeout =
+	    o->read_timeout ? o->read_timeout : REMOTE_DEFAULT_READ_TIMEOUT;
 	r->no_verify_ssl = o->no_verify_ssl;
 	if ((e = setup_multi(r, o->max_connections, share)) != FERRY_OK)
 		goto out;
+	/* the loop's owner says how long a silent server is waited for */
+	if (share == NULL)
+		r->loop->stall_ns =
+		    o->stall_timeout < 0
+		        ? 0
+		        : (int64_t)(o->stall_timeout
+		                        ? o->stall_timeout
+		                        : REMOTE_DEFAULT_STALL_TIMEOUT) *
+		              1000000000LL;
 	*out = r;
 	return FERRY_OK;
 out:
@@ -120,7 +132,10 @@ remote_free(struct remote *r)
 	for (i = 0; i < r->npool; i++)
 		curl_easy_cleanup(r->easy_pool[i]);
 	free(r->easy_pool);
+	if (r->loop && r->loop->failed == r)
+		r->loop->failed = NULL;
 	if (r->loop && --r->loop->refs == 0) {
+		stall_flush(r->loop);
 		if (r->loop->multi)
 			curl_multi_cleanup(r->loop->multi);
 		loop_events_clear(r->loop);

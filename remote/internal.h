@@ -17,12 +17,14 @@
 #define REMOTE_MAX_QUERY 8
 #define REMOTE_MAX_HEADERS 128 /* an object's metadata may take many */
 #define REMOTE_DEFAULT_RETRIES 10
+#define REMOTE_CONNECT_TIMEOUT 10 /* seconds */
 
 /* The multi loop, shared by the clients of both sides of a mirror. */
 struct remote_loop {
 	CURLM *multi;
 	unsigned inflight;
-	struct remote_req *waiting; /* requests backing off before a retry */
+	struct remote_req *waiting;   /* requests backing off before a retry */
+	struct remote_req *submitted; /* every request not yet completed */
 	uint64_t rng;
 	int refs;
 	double window;     /* requests in flight allowed now (AIMD) */
@@ -35,6 +37,17 @@ struct remote_loop {
 	int events_errno; /* an epoll_ctl() failure in curl's callback */
 	uint8_t *fds;     /* what the set holds, by descriptor (events.c) */
 	size_t nfds;
+	/* stall.c: what is told of retries, and a server that went silent */
+	int64_t stall_ns;    /* silence that ends the run; 0: never */
+	int64_t answered_ns; /* when the server last answered (or moved) */
+	int64_t checked_ns;  /* the last stall_check() */
+	uint64_t moved;      /* body bytes that went either way */
+	uint64_t moved_seen; /* moved at the last stall_check() */
+	const struct remote *failed; /* the client of the last retry */
+	char failed_why[160];        /* why that attempt failed */
+	int64_t told_ns;             /* the last retry line */
+	unsigned untold;             /* retries since then, not told yet */
+	char untold_line[640];       /* the last of them, as a line */
 };
 
 /* events.c: the loop's sockets in an epoll set. */
@@ -61,7 +74,10 @@ struct remote {
 	struct remote_loop *loop;
 	struct remote_stats stats;
 	unsigned retries;
+	unsigned read_timeout; /* seconds without a byte that end an attempt */
 	int no_verify_ssl;
+	remote_retry_fn on_retry; /* remote_on_retry() */
+	void *on_retry_arg;
 	struct creds creds; /* what requests are signed with */
 	struct sigv4_algs algs;
 	struct bucket_region *regions;
@@ -91,6 +107,7 @@ struct remote_req {
 	int body_fd;      /* remote_req_body_file(): -1 for a buffer */
 	uint64_t body_at; /* where in body_fd the body starts */
 	int body_errno;   /* why reading body_fd stopped; -1: it was short */
+	size_t body_sent; /* the most of the body any attempt has sent */
 	void (*body_end)(void *); /* remote_req_on_body_end() */
 	void *body_end_arg;
 	char md5_b64[32];
@@ -113,6 +130,7 @@ struct remote_req {
 	struct remote_req *probe; /* the HEAD Bucket asked for this request */
 	int64_t retry_at;         /* monotonic ns */
 	struct remote_req *next_waiting;
+	struct remote_req *next_sub, *prev_sub; /* in loop->submitted */
 	int inflight;  /* the easy handle is in the multi */
 	int submitted; /* submitted and not yet completed */
 	int completed;
@@ -137,6 +155,37 @@ void meta_take(struct remote_req *q, const char *p, size_t len);
  */
 size_t bounds_check_header(
     struct remote_req *q, const char *name, const char *value);
+
+/* stall.c */
+/*
+ * Tells of q's retry (its attempt already counted, r->retries allowed):
+ * to the hook of remote_on_retry(), and on stderr, a line per retry or,
+ * when many come at once, one every few seconds.  why says what failed.
+ */
+void stall_retry(struct remote *r, const struct remote_req *q, const char *why);
+/* Notes that the server answered (any reply but a 5xx or a 429). */
+void stall_answered(struct remote_loop *l);
+/*
+ * Tells what retries were held back, if it is time; then FERRY_ENET when
+ * requests have waited stall_ns with no answer, naming r's endpoint or
+ * that of the last failed attempt.
+ */
+ferry_err stall_check(struct remote *r) FERRY_WUR;
+/* Tells what retries were held back, at once (the loop ends). */
+void stall_flush(struct remote_loop *l);
+/*
+ * Writes into why (n bytes) what ended q's attempt: curl's rc on the
+ * handle easy, else the HTTP status.
+ */
+void stall_reason(
+    const struct remote_req *q, CURL *easy, CURLcode rc, char *why, size_t n);
+
+/* loop.c */
+/*
+ * remote_run() for up to a second, for a caller that waits on a reply:
+ * FERRY_ECANCEL once SIGINT or SIGTERM has come.
+ */
+ferry_err remote_run_once(struct remote *r) FERRY_WUR;
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;

@@ -295,7 +295,7 @@ remote_list_next(struct remote_list *l, struct remote_obj *obj)
 			prefetch(l);
 			/* FALLTHROUGH */
 		case PAGE_FETCHING:
-			if ((e = remote_run(l->r, 1000)) != FERRY_OK)
+			if ((e = remote_run_once(l->r)) != FERRY_OK)
 				return e;
 			continue;
 		}

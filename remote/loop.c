@@ -32,6 +32,7 @@ remote_req_submit(struct remote_req *q, remote_done_fn done, void *arg)
 	q->done = done;
 	q->done_arg = arg;
 	q->attempt = 0;
+	q->body_sent = 0;
 	q->completed = 0;
 	q->region_moved = 0;
 	req_reset_response(q);
@@ -39,14 +40,41 @@ remote_req_submit(struct remote_req *q, remote_done_fn done, void *arg)
 		return e;
 	q->r->loop->inflight++;
 	q->submitted = 1;
+	q->prev_sub = NULL;
+	q->next_sub = q->r->loop->submitted;
+	if (q->next_sub)
+		q->next_sub->prev_sub = q;
+	q->r->loop->submitted = q;
 	return FERRY_OK;
+}
+
+/* Takes q out of the loop's lists: it is no longer submitted. */
+static void
+unlink_req(struct remote_req *q)
+{
+	struct remote_loop *l = q->r->loop;
+	struct remote_req **pp;
+
+	for (pp = &l->waiting; *pp; pp = &(*pp)->next_waiting) {
+		if (*pp == q) {
+			*pp = q->next_waiting;
+			break;
+		}
+	}
+	if (q->prev_sub)
+		q->prev_sub->next_sub = q->next_sub;
+	else
+		l->submitted = q->next_sub;
+	if (q->next_sub)
+		q->next_sub->prev_sub = q->prev_sub;
+	q->next_sub = q->prev_sub = NULL;
+	q->submitted = 0;
+	l->inflight--;
 }
 
 void
 req_cancel(struct remote_req *q)
 {
-	struct remote_req **pp;
-
 	if (!q->submitted)
 		return;
 	/* a HEAD Bucket asked for q ends on its own, for nobody */
@@ -54,18 +82,11 @@ req_cancel(struct remote_req *q)
 		q->probe->done_arg = NULL;
 		q->probe = NULL;
 	}
-	for (pp = &q->r->loop->waiting; *pp; pp = &(*pp)->next_waiting) {
-		if (*pp == q) {
-			*pp = q->next_waiting;
-			break;
-		}
-	}
-	q->submitted = 0;
-	q->r->loop->inflight--;
+	unlink_req(q);
 }
 
 static void
-schedule_retry(struct remote *r, struct remote_req *q)
+schedule_retry(struct remote *r, struct remote_req *q, const char *why)
 {
 	int64_t cap = BACKOFF_BASE_NS << (q->attempt < 16 ? q->attempt : 16);
 
@@ -76,18 +97,32 @@ schedule_retry(struct remote *r, struct remote_req *q)
 	r->stats.retries++;
 	q->next_waiting = r->loop->waiting;
 	r->loop->waiting = q;
-	log_debug("retrying %s %s (attempt %u, status %ld)", q->method, q->key,
-	    q->attempt + 1, q->resp.status);
+	stall_retry(r, q, why);
 }
 
 static void
 finish(struct remote *r, struct remote_req *q)
 {
+	(void)r;
 	q->completed = 1;
-	q->submitted = 0;
-	r->loop->inflight--;
+	unlink_req(q);
 	if (q->done)
 		q->done(q, q->done_arg);
+}
+
+void
+remote_end_all(struct remote *r)
+{
+	struct remote_req *q;
+
+	/* a callback may submit more (an abort): those end here too */
+	while ((q = r->loop->submitted) != NULL) {
+		req_release(q);
+		q->resp.err = FERRY_ECANCEL;
+		snprintf(q->errbuf, sizeof(q->errbuf), "%s",
+		    "the run stopped before the reply came");
+		finish(q->r, q);
+	}
 }
 
 /*
@@ -207,6 +242,8 @@ static void
 on_done(struct remote *r, CURL *easy, CURLcode rc)
 {
 	struct remote_req *q = NULL;
+	char why[160];
+	int again;
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
 	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &q->resp.status);
@@ -214,14 +251,20 @@ on_done(struct remote *r, CURL *easy, CURLcode rc)
 	r = q->r;
 	if (rc == CURLE_OK && q->has_body)
 		r->stats.bytes_sent += q->body_len;
+	/* what the handle knows of a failure, before it goes back */
+	if ((again = req_retryable(q, rc)) != 0)
+		stall_reason(q, easy, rc, why, sizeof(why));
 	req_release(q);
+	/* any reply but an overloaded server's says it is there */
+	if (rc == CURLE_OK && q->resp.status != 0 && q->resp.status < 500 &&
+	    q->resp.status != 429)
+		stall_answered(r->loop);
 	adjust_window(r->loop, q, rc);
 	if (rc == CURLE_OK && follow_region(q))
 		return;
-	if (req_retryable(q, rc) && q->attempt + 1 < r->retries &&
-	    take_retry(r->loop)) {
+	if (again && q->attempt + 1 < r->retries && take_retry(r->loop)) {
 		req_reset_response(q);
-		schedule_retry(r, q);
+		schedule_retry(r, q, why);
 		return;
 	}
 	if (rc != CURLE_OK) {
@@ -300,11 +343,11 @@ remote_run(struct remote *r, int timeout_ms)
 		return e;
 	collect(r);
 	if (r->loop->inflight == 0)
-		return FERRY_OK;
+		return stall_check(r);
 	if ((e = loop_wait(r->loop, timeout_ms)) != FERRY_OK)
 		return e;
 	collect(r);
-	return FERRY_OK;
+	return stall_check(r);
 }
 
 ferry_err
@@ -320,12 +363,22 @@ remote_wakeup(void *r)
 }
 
 ferry_err
+remote_run_once(struct remote *r)
+{
+	/* a run waiting on one reply stops at a signal as its loop would */
+	if (ferry_interrupted)
+		return ferry_fail(FERRY_ECANCEL, "interrupted by signal %d",
+		    (int)ferry_interrupted);
+	return remote_run(r, 1000);
+}
+
+ferry_err
 remote_wait(struct remote *r, struct remote_req *q)
 {
 	ferry_err e;
 
 	while (!q->completed) {
-		if ((e = remote_run(r, 1000)) != FERRY_OK)
+		if ((e = remote_run_once(r)) != FERRY_OK)
 			return e;
 	}
 	return FERRY_OK;

@@ -37,7 +37,15 @@ struct remote_opts {
 	int no_verify_ssl;
 	unsigned max_connections; /* connections to the host, e.g. --jobs */
 	unsigned retries;         /* attempts per request, 0: the default */
+	/* seconds an attempt may pass without a byte either way before it
+	 * is retried; 0: the default */
+	unsigned read_timeout;
+	/* seconds requests may wait with no answer from the server before
+	 * the run gives up on it; 0: the default, -1: never */
+	int stall_timeout;
 };
+#define REMOTE_DEFAULT_READ_TIMEOUT 60
+#define REMOTE_DEFAULT_STALL_TIMEOUT 180
 
 /* Requests sent, per kind, for the summary. */
 enum remote_kind {
@@ -250,13 +258,32 @@ ferry_err remote_req_result(struct remote_req *q, int check_body) FERRY_WUR;
  */
 unsigned remote_window(const struct remote *r);
 
+/* One retry of a request, as remote_on_retry()'s hook sees it. */
+struct remote_retry {
+	const char *method;
+	const char *bucket;
+	const char *key; /* the object's key, not relative to a prefix */
+	size_t keylen;
+	unsigned attempt; /* the attempt about to be made, from 2 */
+	unsigned of;      /* attempts allowed */
+	const char *why;  /* "the server did not answer within 60 s" */
+};
+/* Everything in t is valid during the call only. */
+typedef void (*remote_retry_fn)(const struct remote_retry *t, void *arg);
+/*
+ * Has fn(t, arg) called, from within remote_run(), for each retry of a
+ * request of r, before the retry is told on stderr.  NULL: none.
+ */
+void remote_on_retry(struct remote *r, remote_retry_fn fn, void *arg);
+
 /* Number of requests submitted and not yet completed. */
 unsigned remote_inflight(const struct remote *r);
 
 /*
  * Drives the transfers, waiting at most timeout_ms for activity, and runs
- * the completion callbacks of what finished.  FERRY_ENET only for a
- * failure of the loop itself.
+ * the completion callbacks of what finished.  FERRY_ENET for a failure of
+ * the loop itself, or when requests have waited the stall timeout with no
+ * answer from the server (then at every call, until the run ends).
  */
 ferry_err remote_run(struct remote *r, int timeout_ms) FERRY_WUR;
 
@@ -270,6 +297,14 @@ ferry_err remote_idle(struct remote *r, int timeout_ms) FERRY_WUR;
  * return at once.  r is a struct remote *; safe from any thread.
  */
 void remote_wakeup(void *r);
+
+/*
+ * Ends every request of r's loop not yet completed, as failed
+ * (FERRY_ECANCEL), calling each one's completion callback, and those
+ * the callbacks submit: for a run that stops while requests are in
+ * flight, so that each is answered and freed by its owner.
+ */
+void remote_end_all(struct remote *r);
 
 /* Runs until q has completed (other requests progress too). */
 ferry_err remote_wait(struct remote *r, struct remote_req *q) FERRY_WUR;

@@ -351,6 +351,8 @@ on_write(char *p, size_t size, size_t n, void *arg)
 
 	curl_easy_getinfo(q->easy, CURLINFO_RESPONSE_CODE, &status);
 	q->r->stats.bytes_received += len;
+	if (status / 100 == 2)
+		q->r->loop->moved += len;
 	if (q->sink && status / 100 == 2) {
 		if (q->sink(p, len, q->sink_arg))
 			return 0;
@@ -386,6 +388,11 @@ on_read(char *p, size_t size, size_t n, void *arg)
 	}
 	q->body_off += len;
 	q->r->stats.body_out += len;
+	/* a retry sending again what an attempt sent is no sign of life */
+	if (q->body_off > q->body_sent) {
+		q->r->loop->moved += q->body_off - q->body_sent;
+		q->body_sent = q->body_off;
+	}
 	if (q->body_off == q->body_len && q->body_end) {
 		void (*fn)(void *) = q->body_end;
 
@@ -680,9 +687,12 @@ set_options(struct remote_req *q, CURL *c, const char *url)
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, q);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, q);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(
+	    c, CURLOPT_CONNECTTIMEOUT, (long)REMOTE_CONNECT_TIMEOUT);
+	/* less than a byte a second either way for that long: the server is
+	 * not answering, yet a slow link moving anything at all goes on */
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)r->read_timeout);
 	curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	loop_socket_options(r->loop, c);

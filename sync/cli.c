@@ -31,7 +31,9 @@ enum {
 	OPT_SRC_PROFILE,
 	OPT_PROGRESS,
 	OPT_SHARD,
-	OPT_SHARDS
+	OPT_SHARDS,
+	OPT_READ_TIMEOUT,
+	OPT_STALL_TIMEOUT
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -57,6 +59,8 @@ static const struct option longopts[] = {
     {"memory", required_argument, NULL, OPT_MEMORY},
     {"no-verify-ssl", no_argument, NULL, OPT_NO_VERIFY},
     {"retries", required_argument, NULL, OPT_RETRIES},
+    {"read-timeout", required_argument, NULL, OPT_READ_TIMEOUT},
+    {"stall-timeout", required_argument, NULL, OPT_STALL_TIMEOUT},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -98,6 +102,9 @@ static const char help_how[] =
     "  --memory SIZE            bound on buffers and parts being sent\n"
     "                           (default 256M)\n"
     "  --retries N              attempts per request (default 10)\n"
+    "  --read-timeout SECONDS   retry a request silent that long (60)\n"
+    "  --stall-timeout SECONDS  abort when no request has succeeded for\n"
+    "                           that long (default 180; 0: never)\n"
     "  --manifest DIR           where the manifest lives\n"
     "  --rebuild-manifest       discard the manifest and start afresh\n"
     "\n";
@@ -238,6 +245,23 @@ take_count(const char *arg, unsigned *out, unsigned max)
 	return -1;
 }
 
+/* --stall-timeout: seconds, or 0 for never (-1 to remote). */
+static int
+take_stall(const char *arg, int *out)
+{
+	unsigned v;
+	int rc;
+
+	if (strcmp(arg, "0") == 0) {
+		*out = -1;
+		return -1;
+	}
+	if ((rc = take_count(arg, &v, 7 * 86400)) >= 0)
+		return rc;
+	*out = (int)v;
+	return -1;
+}
+
 static int
 add_rule(struct sync_opts *o, const char *pattern, int include)
 {
@@ -334,6 +358,10 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case OPT_RETRIES:
 		return take_count(arg, &o->remote.retries, 100);
+	case OPT_READ_TIMEOUT:
+		return take_count(arg, &o->remote.read_timeout, 3600);
+	case OPT_STALL_TIMEOUT:
+		return take_stall(arg, &o->remote.stall_timeout);
 	case OPT_MANIFEST:
 		o->manifest_dir = arg;
 		return -1;
@@ -621,6 +649,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		o->src_remote = o->remote;
 	o->src_remote.max_connections = o->jobs;
 	o->src_remote.retries = o->remote.retries;
+	o->src_remote.read_timeout = o->remote.read_timeout;
+	o->src_remote.stall_timeout = o->remote.stall_timeout;
 	o->src_remote.no_verify_ssl = o->remote.no_verify_ssl;
 	o->src_remote.path_style = o->remote.path_style;
 	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;

@@ -299,6 +299,7 @@ fatal:
 	if (p.r)
 		drain(&p);
 out:
+	status = sync_damage_status(&p.out, p.m, e, status);
 	/* a run that ended early may have left uploads: the next looks */
 	if (p.m && status != EXIT_ABORTED &&
 	    manifest_meta_put(p.m, "run", "done") != FERRY_OK)

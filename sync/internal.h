@@ -78,6 +78,7 @@ struct output {
 	int quiet;
 	int verbose;
 	int dry_run;
+	int plan; /* writing a plan file (ferry plan): its lines only */
 	int64_t started_ns;
 	int progress; /* an updating line on stderr */
 	int64_t last_progress_ns;
@@ -123,6 +124,18 @@ void output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
     const char *msg);
 void output_summary(struct output *o, const struct sync_counts *c,
     const struct remote_stats *rs, int exit_status);
+/*
+ * A request being retried (a remote_retry_fn; arg is the struct output):
+ * a JSON line with --json, but for a plan; the text line on stderr is
+ * remote's, and the progress line is cleared for it.
+ */
+void output_retry(const struct remote_retry *t, void *arg);
+/*
+ * Returns status, or EXIT_USAGE when a damaged record of m was read during
+ * the run (said on o unless e, the error that ended it, said so).
+ */
+int sync_damage_status(
+    struct output *o, const struct manifest *m, ferry_err e, int status);
 /*
  * Adds the n bytes at s to the JSON object obj as the string name, each
  * byte that is not part of valid UTF-8 replaced by U+FFFD.

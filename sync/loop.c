@@ -97,6 +97,8 @@ sync_loop_drain(struct remote *r, int64_t until)
 	while (remote_inflight(r) > 0 && now_mono_ns() < until)
 		if (remote_run(r, 100) != FERRY_OK)
 			break;
+	/* what did not end in time (a server that does not answer) */
+	remote_end_all(r);
 }
 
 int
@@ -105,4 +107,16 @@ sync_exit_for(ferry_err e)
 	if (e == FERRY_EUSAGE || e == FERRY_EDB)
 		return EXIT_USAGE;
 	return EXIT_ABORTED;
+}
+
+int
+sync_damage_status(
+    struct output *out, const struct manifest *m, ferry_err e, int status)
+{
+	if (manifest_damaged(m) == FERRY_OK)
+		return status;
+	/* the run went on reading it as missing, or ended on another error */
+	if (e != FERRY_EDB)
+		output_error(out, NULL, 0, FERRY_EDB, ferry_errmsg());
+	return EXIT_USAGE;
 }

@@ -52,7 +52,10 @@ ferry_err sync_loop_run(const struct sync_loop *l) FERRY_WUR;
  * end; after a signal, says so, and that a second one stops at once.
  */
 int64_t sync_loop_drain_until(struct remote *r);
-/* Lets the requests in flight on r end, until now_mono_ns() is until. */
+/*
+ * Lets the requests in flight on r end, until now_mono_ns() is until or
+ * the loop fails, then ends those left as failed.
+ */
 void sync_loop_drain(struct remote *r, int64_t until);
 
 #endif

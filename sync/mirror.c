@@ -136,6 +136,8 @@ mirror_open(struct push *p)
 	    (e = remote_new(&o->remote, &p->r)) != FERRY_OK ||
 	    (e = remote_new_sharing(&o->src_remote, p->r, &p->sr)) != FERRY_OK)
 		return e;
+	remote_on_retry(p->r, output_retry, &p->out);
+	remote_on_retry(p->sr, output_retry, &p->out);
 	if (strcmp(p->sloc.bucket, p->loc.bucket) == 0 &&
 	    remote_same_account(p->r, p->sr) &&
 	    (strncmp(p->sloc.prefix, p->loc.prefix, strlen(p->sloc.prefix)) ==

@@ -38,7 +38,8 @@ output_init(struct output *o, const struct sync_opts *opts)
 		o->moved = "uploaded";
 	o->progress = opts->progress || (!opts->quiet && !opts->json &&
 	                                    !opts->dry_run && isatty(2));
-	if (opts->command && strcmp(opts->command, "plan") == 0)
+	o->plan = opts->command && strcmp(opts->command, "plan") == 0;
+	if (o->plan)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
 		    opts->follow_symlinks, opts->part_size,
 		    opts->multipart_threshold));
@@ -308,6 +309,31 @@ output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
 		log_error("%.*s: %s", (int)keylen, key, msg);
 	else
 		log_error("%s", msg);
+}
+
+void
+output_retry(const struct remote_retry *t, void *arg)
+{
+	struct output *o = arg;
+	cJSON *obj;
+
+	/* a plan holds what apply reads; the line on stderr tells */
+	if (!o->json || o->plan) {
+		clear_progress(o);
+		return;
+	}
+	if ((obj = cJSON_CreateObject()) == NULL)
+		return;
+	cJSON_AddStringToObject(obj, "type", "retry");
+	cJSON_AddStringToObject(obj, "method", t->method);
+	output_json_text(obj, "bucket", t->bucket, strlen(t->bucket));
+	output_json_key(obj, t->key, t->keylen);
+	cJSON_AddNumberToObject(obj, "attempt", t->attempt);
+	cJSON_AddNumberToObject(obj, "of", t->of);
+	output_json_text(obj, "reason", t->why, strlen(t->why));
+	emit(obj);
+	/* a reader of the stream learns of it now, not at the end */
+	fflush(stdout);
 }
 
 static void

@@ -571,6 +571,7 @@ open_sides(struct pull *p, char *root)
 	if ((e = remote_loc_parse(p->o->src, &p->loc)) != FERRY_OK ||
 	    (e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
 		return e;
+	remote_on_retry(p->r, output_retry, &p->out);
 	/* a new folder is made only once the bucket has answered */
 	if (p->o->plan == NULL && lstat(p->o->dst, &st) != 0 &&
 	    errno == ENOENT && (e = pull_list_first(p)) != FERRY_OK)
@@ -674,6 +675,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		if (p->r)
 			drain(p);
 	}
+	status = sync_damage_status(&p->out, p->m, e, status);
 	if (p->m && manifest_commit(p->m) != FERRY_OK)
 		sync_manifest_warn();
 	output_summary(

@@ -118,6 +118,7 @@ push_open(struct push *p)
 		return e;
 	if ((e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
 		return e;
+	remote_on_retry(p->r, output_retry, &p->out);
 	if ((p->root = strdup(root)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	p->merge_step = merge_step;

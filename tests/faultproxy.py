@@ -23,6 +23,9 @@ request that matches --only-methods and --match, a seeded RNG decides, at
   flipup forward the request with one bit of its body flipped (a body
          framed by Content-Length), as a link that corrupts what it
          carries would; not part of "all"
+  stall  read the request, then answer nothing, holding the connection
+         open until the client gives up on it, as a server that has
+         stopped would; not part of "all"
 
 
 With --kms, the proxy plays a bucket whose objects are encrypted with
@@ -82,7 +85,7 @@ listens, and written to --port-file if given.  The proxy exits on SIGTERM,
 SIGINT, or by itself after --lifetime seconds.
 
 usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
-           [--rate 0.10] [--kinds all|500,503,reset,cut,delay,flip]
+           [--rate 0.10] [--kinds all|500,503,reset,cut,delay,flip,stall]
            [--max-faults N] [--only-methods GET,PUT] [--match REGEX]
            [--always] [--delay SECONDS] [--hold FILE] [--log FILE]
            [--port-file FILE]
@@ -109,7 +112,8 @@ import urllib.parse
 
 import faultproxy_lies as lies
 
-KINDS = ("500", "503", "reset", "cut", "delay", "flip", "flipup")
+KINDS = ("500", "503", "reset", "cut", "delay", "flip", "flipup",
+         "stall")
 ALL_KINDS = ("500", "503", "reset", "cut", "delay")
 MAX_HEAD = 64 << 10
 BLOCK = 64 << 10
@@ -667,6 +671,10 @@ class Handler(socketserver.BaseRequestHandler):
                 self.drain_request(req)
             self.reset_client()
             return False
+        if kind == "stall":
+            self.drain_request(req)
+            self.hold_silent()
+            return False
         if kind == "delay":
             self.server.faults.wait(params["delay"])
         return self.forward(req, method,
@@ -708,6 +716,12 @@ class Handler(socketserver.BaseRequestHandler):
     def drain_request(self, req):
         self.continue_if_expected(req)
         for _ in body_pieces(self.client, req):
+            pass
+
+    def hold_silent(self):
+        """Reads and drops what the client sends until it closes."""
+        self.request.settimeout(None)
+        while self.request.recv(65536):
             pass
 
     def reset_client(self):

@@ -855,12 +855,130 @@ test_store_bad_record(void **state)
 	assert_int_equal(manifest_open(dir, "s", "d", 0, &m), FERRY_OK);
 	assert_int_equal(manifest_txn_write(m, &txn), FERRY_OK);
 	assert_int_equal(mdb_put(txn, m->dbi[DB_LOCAL], &k, &v, 0), 0);
+	assert_int_equal(manifest_damaged(m), FERRY_OK);
 	assert_int_equal(manifest_local_get(m, "x", 1, &r), FERRY_EDB);
 	assert_non_null(strstr(ferry_errmsg(), "--rebuild-manifest"));
+	assert_non_null(strstr(ferry_errmsg(), "'x' does not decode"));
+	/* the run it is part of then ends with exit 2 */
+	assert_int_equal(manifest_damaged(m), FERRY_EDB);
 	assert_int_equal(manifest_iter_new(m, MANIFEST_LOCAL, &it), FERRY_OK);
 	assert_int_equal(manifest_iter_local(it, &key, &keylen, &r), FERRY_EDB);
 	manifest_iter_free(it);
 	manifest_close(m);
+	rm_tree(dir);
+}
+
+/* Rewrites n bytes of dir/data.mdb at off. */
+static void
+patch_at(const char *dir, off_t off, const void *bytes, size_t n)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	assert_true((fd = open(path, O_WRONLY)) >= 0);
+	assert_int_equal(pwrite(fd, bytes, n, off), (ssize_t)n);
+	close(fd);
+}
+
+/* The page of the main table's root, from the newer meta page. */
+static off_t
+main_root(const char *dir)
+{
+	uint64_t txn[2], root[2];
+	char path[512];
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	assert_true((fd = open(path, O_RDONLY)) >= 0);
+	for (i = 0; i < 2; i++) {
+		/* page header 16, MDB_meta: 24, free db 48, main db 48, ... */
+		assert_int_equal(
+		    pread(fd, &root[i], 8, i * 4096 + 16 + 24 + 88), 8);
+		assert_int_equal(
+		    pread(fd, &txn[i], 8, i * 4096 + 16 + 24 + 96 + 8), 8);
+	}
+	close(fd);
+	return (off_t)(txn[1] > txn[0] ? root[1] : root[0]) * 4096;
+}
+
+/* Opens dir and expects it refused as damaged, saying why. */
+static void
+expect_damaged(const char *dir, const char *why)
+{
+	struct manifest *m = (void *)1;
+
+	assert_int_equal(manifest_open(dir, "s", "d", 0, &m), FERRY_EDB);
+	assert_null(m);
+	if (strstr(ferry_errmsg(), why) == NULL ||
+	    strstr(ferry_errmsg(), "is damaged") == NULL ||
+	    strstr(ferry_errmsg(), "--rebuild-manifest") == NULL)
+		fail_msg("%s", ferry_errmsg());
+	assert_int_equal(
+	    manifest_open(dir, NULL, NULL, MANIFEST_INSPECT, &m), FERRY_EDB);
+}
+
+/*
+ * A data.mdb cut short, or with a page overwritten, is refused before
+ * LMDB maps it (where it would fault), and --rebuild-manifest recovers.
+ */
+static void
+test_store_damaged_file(void **state)
+{
+	struct manifest_local r = {.size = 1};
+	struct manifest *m;
+	char dir[256], path[512], key[64];
+	uint8_t bad8[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+	uint8_t even8[8] = {8, 9, 9, 9, 9, 9, 9, 9};
+	uint16_t flags = 0x10; /* P_DIRTY: LMDB would write into its map */
+	struct stat st;
+	int i;
+
+	(void)state;
+	make_tmp(dir, sizeof(dir), "damaged");
+	assert_int_equal(manifest_open(dir, "s", "d", 0, &m), FERRY_OK);
+	for (i = 0; i < 2000; i++) {
+		snprintf(key, sizeof(key), "folder/file-%05d", i);
+		assert_int_equal(
+		    manifest_local_put(m, key, strlen(key), &r), FERRY_OK);
+	}
+	manifest_close(m);
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(truncate(path, st.st_size / 2), 0);
+	expect_damaged(dir, "past its end");
+	assert_int_equal(truncate(path, 100), 0);
+	expect_damaged(dir, "cut short");
+	assert_int_equal(
+	    manifest_open(dir, "s", "d", MANIFEST_REBUILD, &m), FERRY_OK);
+	for (i = 0; i < 2000; i++) {
+		snprintf(key, sizeof(key), "folder/file-%05d", i);
+		assert_int_equal(
+		    manifest_local_put(m, key, strlen(key), &r), FERRY_OK);
+	}
+	manifest_close(m);
+	/* the main table's root: its number, then its flags */
+	patch_at(dir, main_root(dir), bad8, sizeof(bad8));
+	expect_damaged(dir, "is not the leaf page expected");
+	assert_int_equal(
+	    manifest_open(dir, "s", "d", MANIFEST_REBUILD, &m), FERRY_OK);
+	assert_int_equal(manifest_local_put(m, "x", 1, &r), FERRY_OK);
+	manifest_close(m);
+	patch_at(dir, main_root(dir) + 10, &flags, sizeof(flags));
+	expect_damaged(dir, "is not the leaf page expected");
+	assert_int_equal(
+	    manifest_open(dir, "s", "d", MANIFEST_REBUILD, &m), FERRY_OK);
+	manifest_close(m);
+	/* its first node's offset, out of the page */
+	patch_at(dir, main_root(dir) + 16, bad8, 2);
+	expect_damaged(dir, "out of the page");
+	assert_int_equal(
+	    manifest_open(dir, "s", "d", MANIFEST_REBUILD, &m), FERRY_OK);
+	manifest_close(m);
+	/* meta page 1 made the newest with an even transaction: LMDB would
+	 * then use page 0's older snapshot, which is not checked */
+	patch_at(dir, 4096 + 16 + 24 + 96 + 8, even8, sizeof(even8));
+	expect_damaged(dir, "the meta pages hold transactions");
 	rm_tree(dir);
 }
 
@@ -1571,6 +1689,7 @@ main(void)
 	    cmocka_unit_test(test_store_batches),
 	    cmocka_unit_test(test_store_refusals),
 	    cmocka_unit_test(test_store_bad_record),
+	    cmocka_unit_test(test_store_damaged_file),
 	    cmocka_unit_test(test_scan_first),
 	    cmocka_unit_test(test_scan_touch_modify),
 	    cmocka_unit_test(test_scan_delete),
