@@ -94,11 +94,14 @@ install: ferry
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 644 examples/ferry.bash-completion \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry
+	install -d $(DESTDIR)$(PREFIX)/share/ferry
+	install -m 644 man/ferry-events.schema.json $(DESTDIR)$(PREFIX)/share/ferry/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ferry $(DESTDIR)$(MANDIR)/man1/ferry.1 \
 		$(DESTDIR)$(MANDIR)/man5/ferry-manifest.5 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry \
+		$(DESTDIR)$(PREFIX)/share/ferry/ferry-events.schema.json
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -23,17 +23,19 @@
  */
 typedef enum ferry_err {
 	FERRY_OK = 0,
-	FERRY_ENOMEM,   /* allocation failed */
-	FERRY_ESYS,     /* a system call failed (errno in the detail) */
-	FERRY_ENET,     /* transport: connect, TLS, reset, timeout */
-	FERRY_EHTTP,    /* an HTTP status with no S3 error code */
-	FERRY_ES3,      /* an S3 <Error> reply */
-	FERRY_EPARSE,   /* malformed bytes from outside */
-	FERRY_EDB,      /* the LMDB manifest */
-	FERRY_EUSAGE,   /* bad command line or configuration */
-	FERRY_ECANCEL,  /* interrupted by a signal */
-	FERRY_ECHANGED, /* a local file changed while it was read */
-	FERRY_ENOTFOUND /* the object, bucket or file does not exist */
+	FERRY_ENOMEM,    /* allocation failed */
+	FERRY_ESYS,      /* a system call failed (errno in the detail) */
+	FERRY_ENET,      /* transport: connect, TLS, reset, timeout */
+	FERRY_EHTTP,     /* an HTTP status with no S3 error code */
+	FERRY_ES3,       /* an S3 <Error> reply */
+	FERRY_EPARSE,    /* malformed bytes from outside */
+	FERRY_EDB,       /* the LMDB manifest */
+	FERRY_EUSAGE,    /* bad command line or configuration */
+	FERRY_ECANCEL,   /* interrupted by a signal */
+	FERRY_ECHANGED,  /* a local file changed while it was read */
+	FERRY_ENOTFOUND, /* the object, bucket or file does not exist */
+	FERRY_ECREDS,    /* no credentials found, or fetching them failed */
+	FERRY_EBUSY      /* another run holds the manifest's lock */
 } ferry_err;
 
 /*
@@ -49,6 +51,13 @@ const char *ferry_errmsg(void);
 
 /* Returns a static name for code, e.g. "network error". */
 const char *ferry_err_name(ferry_err code);
+
+/*
+ * Returns the static word that names code in ferry's JSON output, e.g.
+ * "network" or "server-fault": one per kind, stable across versions (see
+ * ferry(1), JSON OUTPUT).
+ */
+const char *ferry_err_token(ferry_err code);
 
 /* Logging to stderr.  log_level is read-only after option parsing. */
 enum log_level { LOG_QUIET, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };

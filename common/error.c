@@ -50,6 +50,37 @@ ferry_err_name(ferry_err code)
 		return "file changed while read";
 	case FERRY_ENOTFOUND:
 		return "not found";
+	case FERRY_ECREDS:
+		return "no credentials";
+	case FERRY_EBUSY:
+		return "manifest busy";
 	}
 	return "unknown error";
+}
+
+const char *
+ferry_err_token(ferry_err code)
+{
+	static const char *const tokens[] = {
+	    [FERRY_OK] = "ok",
+	    [FERRY_ENOMEM] = "no-memory",
+	    [FERRY_ESYS] = "system",
+	    [FERRY_ENET] = "network",
+	    [FERRY_EHTTP] = "http",
+	    [FERRY_ES3] = "s3",
+	    /* malformed bytes: a reply that breaks the protocol or lies */
+	    [FERRY_EPARSE] = "server-fault",
+	    [FERRY_EDB] = "manifest",
+	    [FERRY_EUSAGE] = "usage",
+	    [FERRY_ECANCEL] = "cancelled",
+	    [FERRY_ECHANGED] = "changed",
+	    [FERRY_ENOTFOUND] = "not-found",
+	    [FERRY_ECREDS] = "credentials",
+	    [FERRY_EBUSY] = "busy",
+	};
+
+	if ((unsigned)code >= sizeof(tokens) / sizeof(tokens[0]) ||
+	    tokens[code] == NULL)
+		return "unknown";
+	return tokens[code];
 }

@@ -37,8 +37,9 @@
 #
 # Exit status: ferry's (0 in step, 1 some objects failed, 2 usage or
 # configuration error, 3 aborted, for instance deletes refused by the
-# delete guard), 2 when ferry cannot be found, or 75 when the previous
-# backup of the same pair still holds its lock.
+# delete guard, 4 another ferry run of the pair, not started by this
+# script, holds its manifest), 2 when ferry cannot be found, or 75 when
+# the previous backup of the same pair still holds its lock.
 set -u
 
 if [ $# -lt 2 ]; then
@@ -94,8 +95,8 @@ fi
 # One backup of a pair at a time: if last night's is still running, say
 # so and stop rather than queue up behind it.  Backups of other pairs
 # have other locks and run.  (ferry's own run lock would also refuse a
-# second run of the same pair, but with exit status 2, which reads like a
-# configuration error.)
+# second run of the same pair, with exit status 4, but only once its
+# manifest is found; this lock also covers the steps before.)
 exec 9>>"$log_dir/lock.$pair"
 if ! flock -n 9; then
 	say "skipped $src -> $dst: the previous backup of this pair is still running"
@@ -133,6 +134,9 @@ case $status in
 3)
 	echo "backup: aborted; see $log" >&2
 	grep '"type":"error"' "$events" | head -n 20 >&2
+	;;
+4)
+	echo "backup: another ferry run of $src to $dst holds its manifest; nothing was done; try again later" >&2
 	;;
 *)
 	echo "backup: ferry exited $status; see $log" >&2

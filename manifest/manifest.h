@@ -80,7 +80,7 @@ ferry_err manifest_default_dir(
 /*
  * Opens (creating it and its parents if needed) the manifest in dir for
  * the pair (src, dst), taking a run lock (flock on dir/lock) that is held
- * until manifest_close().  FERRY_EUSAGE when another run holds the lock;
+ * until manifest_close().  FERRY_EBUSY when another run holds the lock;
  * FERRY_EDB when the folder holds a corrupt manifest, one of a newer
  * schema, or one of another pair, with a message naming
  * --rebuild-manifest (flags MANIFEST_REBUILD starts afresh).  *out is

@@ -201,7 +201,7 @@ take_lock(struct manifest *m)
 	if (rc == 0)
 		return FERRY_OK;
 	if (errno == EWOULDBLOCK)
-		return ferry_fail(FERRY_EUSAGE,
+		return ferry_fail(FERRY_EBUSY,
 		    "another ferry run is using the manifest in %s", m->dir);
 	return ferry_fail(
 	    FERRY_ESYS, "cannot lock %s/lock: %s", m->dir, strerror(errno));

@@ -487,7 +487,7 @@ imds_creds(const struct resolve *r, struct config *c)
 	ferry_err e;
 
 	if (off != NULL && strcasecmp(off, "true") == 0)
-		return ferry_fail(FERRY_ENOTFOUND,
+		return ferry_fail(FERRY_ECREDS,
 		    "%s (profile '%s'); the instance metadata service is "
 		    "disabled by AWS_EC2_METADATA_DISABLED",
 		    CONFIG_NO_CREDS, r->profile);

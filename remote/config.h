@@ -74,8 +74,11 @@ enum config_source {
 #define CONFIG_CONTAINER_ENDPOINT "http://169.254.170.2"
 #define CONFIG_NO_CREDS                                                        \
 	"no credentials found: set AWS_ACCESS_KEY_ID and "                     \
-	"AWS_SECRET_ACCESS_KEY, or give the profile keys or a "                \
-	"credential_process"
+	"AWS_SECRET_ACCESS_KEY; or AWS_WEB_IDENTITY_TOKEN_FILE and "           \
+	"AWS_ROLE_ARN (web identity); or AWS_CONTAINER_CREDENTIALS_FULL_URI "  \
+	"or _RELATIVE_URI (the container endpoint); or give the profile "      \
+	"keys, a credential_process, or a role_arn with source_profile, "      \
+	"credential_source or web_identity_token_file"
 
 /* The resolved configuration of one side.  Owned; free with config_clear. */
 struct config {

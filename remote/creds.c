@@ -205,6 +205,18 @@ creds_open(struct creds *c, const struct config *cfg)
 }
 
 /*
+ * The kind a failure to fetch keys is reported as: FERRY_ECREDS, whatever
+ * the source said (a refused connection to the metadata service, a
+ * process that failed), but for memory and a signal, which are no fault
+ * of the credentials.
+ */
+static ferry_err
+fetch_failure(ferry_err e)
+{
+	return e == FERRY_ENOMEM || e == FERRY_ECANCEL ? e : FERRY_ECREDS;
+}
+
+/*
  * The first keys, fetched when first needed.  A failure is kept and
  * returned again until CREDS_RETRY_SECONDS have passed.
  */
@@ -219,7 +231,7 @@ first_locked(struct creds *c, int64_t now)
 		schedule_locked(c, now, 0);
 		return FERRY_OK;
 	}
-	c->why_err = e;
+	c->why_err = e = fetch_failure(e);
 	c->next_try = now + CREDS_RETRY_SECONDS;
 	/* The metadata service is the last place looked in. */
 	if (c->cfg->source == CONFIG_IMDS && e != FERRY_ENOMEM)
@@ -265,7 +277,7 @@ refresh_locked(struct creds *c, int64_t now)
 
 	memset(&v, 0, sizeof(v));
 	if (now >= c->next_try && (e = fetch(c->cfg, &v)) != FERRY_OK) {
-		c->why_err = e;
+		c->why_err = e = fetch_failure(e);
 		snprintf(c->why, sizeof(c->why), "%s", ferry_errmsg());
 	}
 	format_time(

@@ -9,6 +9,7 @@
 
 #include "remote/config.h"
 #include "remote/creds.h"
+#include "remote/ops.h"
 #include "remote/region.h"
 #include "remote/remote.h"
 #include "remote/sigv4.h"
@@ -101,6 +102,7 @@ struct remote_req {
 	size_t cap_headers;
 	int keep_meta; /* remote_req_keep_meta() */
 	const char *body;
+	char *body_owned; /* ops_body_own(): freed with the request */
 	size_t body_len;
 	size_t body_off;
 	int has_body;
@@ -186,6 +188,29 @@ void stall_reason(
  * FERRY_ECANCEL once SIGINT or SIGTERM has come.
  */
 ferry_err remote_run_once(struct remote *r) FERRY_WUR;
+
+/* ops_object.c: what the typed calls of ops.h share. */
+/* A new request for method on bucket/key, counted as kind, in *out. */
+ferry_err ops_new(struct remote *r, enum remote_kind kind, const char *method,
+    const char *bucket, const char *key, size_t keylen,
+    struct remote_req **out) FERRY_WUR;
+/* Ends a typed call: frees *out, and sets it NULL, when e is a failure. */
+ferry_err ops_end(struct remote_req **out, ferry_err e) FERRY_WUR;
+/* The headers of what a new object carries. */
+ferry_err ops_object_meta(
+    struct remote_req *q, const struct remote_put *o) FERRY_WUR;
+/* The copy source of q, guarded by its ETag, and its range for a part. */
+ferry_err ops_copy_source(
+    struct remote_req *q, const struct remote_copy_src *src) FERRY_WUR;
+/*
+ * Reads a completed request's reply whose body says what it did: the
+ * HTTP result, an <Error> in a 200, then parse(q, out).  *out NULL first.
+ */
+ferry_err ops_reply(struct remote_req *q,
+    ferry_err (*parse)(struct remote_req *, char **), char **out) FERRY_WUR;
+/* Makes b's bytes q's body, held by q until remote_req_free(); b is left
+ * empty. */
+void ops_body_own(struct remote_req *q, struct buf *b);
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;

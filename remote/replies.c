@@ -333,9 +333,9 @@ remote_list_buckets(struct remote *r, remote_bucket_fn fn, void *arg)
 	while ((e = buckets_page(r, &c, &token)) == FERRY_OK && token) {
 		/* a server that gives the same token again would never end */
 		if (last && strcmp(last, token) == 0) {
-			e = ferry_fail(
-			    FERRY_EPARSE, "ListBuckets gave the same "
-			                  "ContinuationToken twice");
+			e = ferry_fail(FERRY_EPARSE,
+			    "ListBuckets gave the same "
+			    "ContinuationToken twice");
 			break;
 		}
 		free(last);

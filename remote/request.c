@@ -66,6 +66,7 @@ remote_req_free(struct remote_req *q)
 	free(q->headers);
 	free(q->bucket);
 	free(q->key);
+	free(q->body_owned);
 	buf_free(&q->resp.body);
 	buf_free(&q->resp.meta);
 	curl_slist_free_all(q->slist);

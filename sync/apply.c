@@ -4,11 +4,12 @@
  * only while what it depends on is as the plan saw it.  Nothing is listed
  * or scanned.  A local source is checked by a stat, and by its content
  * hash when the plan has one; a source object by its ETag, compared by
- * the server (If-Match on GET, x-amz-copy-source-if-match on a copy).  A
- * destination object is guarded by If-None-Match or If-Match on a single
- * PUT, and by a HEAD before a multipart upload, a copy or a delete, which
- * the test gateway takes no condition for.  An action whose result is
- * already in place (the plan applied before) counts as done.
+ * the server (a condition on the GET, or on the copy's source).  A
+ * destination object is guarded by a condition on a single PUT (absent,
+ * or with the planned ETag), and by a HEAD before a multipart upload, a
+ * copy or a delete, which the test gateway takes no condition for.  An
+ * action whose result is already in place (the plan applied before)
+ * counts as done.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,11 +40,9 @@ head_object(
 	const struct remote_resp *s;
 
 	memset(h, 0, sizeof(*h));
-	q = remote_req_new(r, REMOTE_HEAD, "HEAD", bucket, key, strlen(key));
-	if (q == NULL) {
-		h->e = ferry_fail(FERRY_ENOMEM, "out of memory");
+	h->e = remote_head_object(r, bucket, key, strlen(key), NULL, &q);
+	if (h->e != FERRY_OK)
 		return;
-	}
 	if ((h->e = remote_perform(r, q, 0)) == FERRY_OK) {
 		s = remote_req_resp(q);
 		h->size = s->content_length;
@@ -81,6 +80,21 @@ static void
 refuse(struct output *out, struct sync_counts *c, const char *key, ferry_err e)
 {
 	output_error(out, key, strlen(key), e, ferry_errmsg());
+	c->failed++;
+}
+
+/*
+ * The same for an action on a local file: key is its object key when
+ * prefixed, else its path in the folder (a pull's delete).
+ */
+static void
+refuse_local(struct output *out, struct sync_counts *c, const char *key,
+    int prefixed, ferry_err e)
+{
+	if (prefixed)
+		output_file_error(out, key, strlen(key), e, ferry_errmsg());
+	else
+		output_path_error(out, key, strlen(key), e, ferry_errmsg());
 	c->failed++;
 }
 
@@ -200,7 +214,7 @@ apply_upload(struct push *p, const struct planfile_line *l, const char *rel,
 
 	e = source_as_planned(p, rel, rellen, &l->src, &now);
 	if (e != FERRY_OK) {
-		refuse(&p->out, &p->counts, l->key, e);
+		refuse_local(&p->out, &p->counts, l->key, 1, e);
 		return FERRY_OK;
 	}
 	multipart = now.size >= p->o->multipart_threshold;
@@ -213,7 +227,7 @@ apply_upload(struct push *p, const struct planfile_line *l, const char *rel,
 			return FERRY_OK;
 		}
 		if (!head_as_planned(&h, &l->dst)) {
-			refuse(&p->out, &p->counts, l->key,
+			refuse_local(&p->out, &p->counts, l->key, 1,
 			    dst_changed(&h, &l->dst));
 			return FERRY_OK;
 		}
@@ -258,7 +272,7 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 
 /*
  * A delete of an object, only while it has the planned ETag: a HEAD
- * first, then a DELETE with If-Match, which AWS honours (412 when the
+ * first, then a DELETE on that ETag, which AWS honours (412 when the
  * object changed in between) and the test gateway ignores.
  */
 static ferry_err
@@ -285,14 +299,10 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 		refuse(&p->out, &p->counts, l->key, h.e);
 		return FERRY_OK;
 	}
-	q = remote_req_new(
-	    p->r, REMOTE_DELETE, "DELETE", p->loc.bucket, l->key, l->keylen);
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	e = l->dst.etag[0] ? remote_req_header(q, "If-Match", l->dst.etag)
-	                   : FERRY_OK;
-	if (e == FERRY_OK)
-		e = remote_perform(p->r, q, 0);
+	if ((e = remote_delete_object(p->r, p->loc.bucket, l->key, l->keylen,
+	         l->dst.etag, &q)) != FERRY_OK)
+		return e;
+	e = remote_perform(p->r, q, 0);
 	if (e != FERRY_OK && remote_req_resp(q)->status == 412)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "replaced since the plan (its ETag is no longer %s): not "
@@ -331,7 +341,7 @@ path_allowed(struct output *out, struct sync_counts *c,
 
 	if (why == NULL)
 		return 1;
-	refuse(out, c, l->key,
+	refuse_local(out, c, l->key, prefixed,
 	    ferry_fail(FERRY_EPARSE,
 	        "refused: the key has %s, so it is not a path in the folder",
 	        why));
@@ -442,7 +452,7 @@ apply_download(struct pull *p, const struct planfile_line *l, const char *rel,
 	int have = local_stat(p->rootfd, rel, &st);
 
 	if (have < 0) {
-		refuse(&p->out, &p->counts, l->key, FERRY_ESYS);
+		refuse_local(&p->out, &p->counts, l->key, 1, FERRY_ESYS);
 		return FERRY_OK;
 	}
 	if (!local_as_planned(have, &st, &l->dst)) {
@@ -450,7 +460,7 @@ apply_download(struct pull *p, const struct planfile_line *l, const char *rel,
 			in_place(&p->counts, l->key);
 			return FERRY_OK;
 		}
-		refuse(&p->out, &p->counts, l->key,
+		refuse_local(&p->out, &p->counts, l->key, 1,
 		    ferry_fail(FERRY_ECHANGED,
 		        "the local file changed since the plan: not "
 		        "replaced"));
@@ -485,7 +495,7 @@ apply_local_delete(struct pull *p, const struct planfile_line *l)
 		if (have > 0)
 			ferry_fail(FERRY_ECHANGED,
 			    "the file changed since the plan: not deleted");
-		refuse(&p->out, &p->counts, l->key,
+		refuse_local(&p->out, &p->counts, l->key, 0,
 		    have < 0 ? FERRY_ESYS : FERRY_ECHANGED);
 		return FERRY_OK;
 	}
@@ -524,24 +534,12 @@ start_pull(struct pull *p)
 }
 
 void
-apply_put_headers(struct xfer *x, struct remote_req *q, ferry_err *e)
+apply_put_cond(const struct xfer *x, struct remote_put *o)
 {
-	char tag[MANIFEST_ETAG_MAX];
-	size_t n = strlen(x->dst_etag);
-
-	if (x->p->o->plan == NULL || *e != FERRY_OK)
+	if (x->p->o->plan == NULL)
 		return;
-	if (n == 0) {
-		*e = remote_req_header(q, "If-None-Match", "*");
-		return;
-	}
-	/* Ceph's gateway compares a PUT's If-Match with the bare ETag */
-	if (n >= 2 && x->dst_etag[0] == '"' && x->dst_etag[n - 1] == '"')
-		snprintf(
-		    tag, sizeof(tag), "%.*s", (int)(n - 2), x->dst_etag + 1);
-	else
-		snprintf(tag, sizeof(tag), "%s", x->dst_etag);
-	*e = remote_req_header(q, "If-Match", tag);
+	o->if_absent = x->dst_etag[0] == '\0';
+	o->if_match = x->dst_etag;
 }
 
 int
@@ -554,7 +552,10 @@ sync_apply(const struct sync_opts *opts)
 	int rc;
 
 	if ((e = planfile_open(opts->src, &pf)) != FERRY_OK) {
-		log_error("%s", ferry_errmsg());
+		/* a plan that cannot be run is the caller's to mend */
+		if (e != FERRY_ENOMEM)
+			e = FERRY_EUSAGE;
+		output_failure(opts->json, e);
 		return e == FERRY_ENOMEM ? EXIT_ABORTED : EXIT_USAGE;
 	}
 	h = planfile_header(pf);

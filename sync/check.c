@@ -114,10 +114,9 @@ start_check(struct xfer *x)
 		 * encrypted object's is not) */
 		x->md5_differs = 1;
 	}
-	q = remote_req_new(x->p->r, REMOTE_HEAD, "HEAD", x->p->loc.bucket,
-	    x->fullkey, strlen(x->fullkey));
-	if (q == NULL) {
-		xfer_fail(x, ferry_fail(FERRY_ENOMEM, "out of memory"));
+	if ((e = remote_head_object(x->p->r, x->p->loc.bucket, x->fullkey,
+	         strlen(x->fullkey), NULL, &q)) != FERRY_OK) {
+		xfer_fail(x, e);
 		return;
 	}
 	if ((e = remote_req_submit(q, on_head, x)) != FERRY_OK) {

@@ -124,7 +124,8 @@ static const char help_output[] =
     "\n";
 static const char help_exit[] =
     "Exit status: 0 in sync, 1 some objects failed, 2 usage or\n"
-    "configuration error, 3 aborted.  More in ferry(1).\n";
+    "configuration error, 3 aborted, 4 another run of the pair holds\n"
+    "its manifest (nothing done).  More in ferry(1).\n";
 
 /* What one command is for, and which parts of the help concern it. */
 static const struct command_help {
@@ -210,6 +211,12 @@ usage(FILE *f, const char *command)
 	fputs(help_exit, f);
 }
 
+/*
+ * Whether the command line has --json, set before it is parsed so that a
+ * usage error is told as a JSON line too.  Read-only once set.
+ */
+static int usage_json;
+
 static int
 bad(const char *fmt, const char *arg)
 {
@@ -217,6 +224,8 @@ bad(const char *fmt, const char *arg)
 
 	/* what the command line said, escaped; shown whatever the level */
 	snprintf(msg, sizeof(msg), fmt, arg);
+	if (usage_json)
+		output_json_error(FERRY_EUSAGE, msg);
 	fputs("ferry: ", stderr);
 	text_print(stderr, msg, strlen(msg));
 	fputs("\nTry 'ferry --help'.\n", stderr);
@@ -543,14 +552,13 @@ bad_command(const char *c)
 {
 	const char *best = NULL;
 	size_t i, bestd = SUGGEST_MAX + 1;
+	char msg[256];
 
 	for (i = 0; i < NCOMMANDS; i++)
 		suggest(c, strlen(c), commands[i], &best, &bestd);
-	fprintf(stderr, "ferry: unknown command '%s'", c);
-	if (best != NULL)
-		fprintf(stderr, "; did you mean %s?", best);
-	fputs("\nTry 'ferry --help'.\n", stderr);
-	return EXIT_USAGE;
+	snprintf(msg, sizeof(msg), "unknown command '%.100s'%s%s%s", c,
+	    best ? "; did you mean " : "", best ? best : "", best ? "?" : "");
+	return bad("%s", msg);
 }
 
 /* How many arguments after it the option arg takes: 0 or 1. */
@@ -582,6 +590,28 @@ option_args(const char *arg)
 			found = o;
 	}
 	return found != NULL && found->has_arg == required_argument;
+}
+
+/*
+ * Whether argv has --json (or a prefix of it that getopt_long() takes for
+ * it) as an option, before any "--".
+ */
+static int
+json_asked(int argc, char **argv)
+{
+	size_t n;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (argv[i][0] != '-' || argv[i][1] == '\0')
+			continue;
+		n = strlen(argv[i]);
+		/* "--j" alone is also --jobs */
+		if (n >= 4 && n <= 6 && strncmp(argv[i], "--json", n) == 0)
+			return 1;
+		i += option_args(argv[i]);
+	}
+	return 0;
 }
 
 /*
@@ -617,6 +647,7 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->multipart_threshold = 8ULL << 20;
 	o->memory = 256ULL << 20;
 	o->max_delete_pct = 50;
+	usage_json = json_asked(argc, argv);
 	if (argc >= 2)
 		command_first(argc, argv);
 	if (argc < 2 || argv[1][0] == '-') {

@@ -16,41 +16,20 @@
 #include "sync/push.h"
 
 /*
- * Carries the source's type, caching and encoding headers and its
- * metadata (ferry's content hash and mtime among them: the bytes are the
- * same) to the new object, as CopyObject does by itself.
+ * The source object of x (its bytes [off, off + len) for len > 0),
+ * copied only while it has the ETag it was listed with, so that a source
+ * replaced since is not copied.
  */
-void
-copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e)
+static void
+copy_src(
+    const struct xfer *x, uint64_t off, uint64_t len, struct remote_copy_src *s)
 {
-	if (*e == FERRY_OK && x->meta)
-		*e = remote_req_meta_headers(q, x->meta);
-}
-
-/*
- * x-amz-copy-source (and its range for len > 0), guarded by the ETag the
- * source was listed with, so that a source replaced since is not copied.
- */
-ferry_err
-copy_source_headers(
-    struct xfer *x, struct remote_req *q, uint64_t start, uint64_t len)
-{
-	char range[64];
-	ferry_err e;
-
-	/* Ceph's gateway reads the condition as x-amz-copy-if-match */
-	if ((e = remote_req_copy_source(q, x->p->sloc.bucket, x->src_key,
-	         strlen(x->src_key))) != FERRY_OK ||
-	    (e = remote_req_header(
-	         q, "x-amz-copy-source-if-match", x->src_etag)) != FERRY_OK ||
-	    (e = remote_req_header(q, "x-amz-copy-if-match", x->src_etag)) !=
-	        FERRY_OK)
-		return e;
-	if (len == 0)
-		return FERRY_OK;
-	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, start,
-	    start + len - 1);
-	return remote_req_header(q, "x-amz-copy-source-range", range);
+	s->bucket = x->p->sloc.bucket;
+	s->key = x->src_key;
+	s->keylen = strlen(x->src_key);
+	s->if_match = x->src_etag;
+	s->off = off;
+	s->len = len;
 }
 
 static void
@@ -60,9 +39,7 @@ on_copy(struct remote_req *q, void *arg)
 	char *etag = NULL;
 	ferry_err e;
 
-	e = remote_req_result(q, 1);
-	if (e == FERRY_OK)
-		e = remote_parse_copy(q, &etag);
+	e = remote_copy_reply(q, &etag);
 	remote_req_free(q);
 	if (e == FERRY_OK && (etag == NULL || etag[0] == '\0'))
 		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
@@ -81,15 +58,15 @@ ferry_err
 start_copy_object(struct xfer *x)
 {
 	struct push *p = x->p;
+	struct remote_copy_src src;
 	struct remote_req *q;
 	ferry_err e;
 
-	q = remote_req_new(p->r, REMOTE_PUT, "PUT", p->loc.bucket, x->fullkey,
-	    strlen(x->fullkey));
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	if ((e = copy_source_headers(x, q, 0, 0)) != FERRY_OK ||
-	    (e = remote_req_submit(q, on_copy, x)) != FERRY_OK) {
+	copy_src(x, 0, 0, &src);
+	if ((e = remote_copy_object(p->r, p->loc.bucket, x->fullkey,
+	         strlen(x->fullkey), &src, &q)) != FERRY_OK)
+		return e;
+	if ((e = remote_req_submit(q, on_copy, x)) != FERRY_OK) {
 		remote_req_free(q);
 		return e;
 	}
@@ -97,20 +74,17 @@ start_copy_object(struct xfer *x)
 	return FERRY_OK;
 }
 
-/* A GET (or HEAD) of the source object, guarded by its listed ETag. */
-static struct remote_req *
-source_req(struct xfer *x, enum remote_kind kind, const char *method)
+/*
+ * A GET of the source object (its bytes [off, off + len) for len > 0),
+ * guarded by its listed ETag.
+ */
+static ferry_err
+source_get(struct xfer *x, uint64_t off, uint64_t len, struct remote_req **q)
 {
-	struct push *p = x->p;
-	struct remote_req *q;
+	struct remote_get g = {x->src_etag, off, len};
 
-	q = remote_req_new(p->sr, kind, method, p->sloc.bucket, x->src_key,
-	    strlen(x->src_key));
-	if (q && remote_req_header(q, "If-Match", x->src_etag) != FERRY_OK) {
-		remote_req_free(q);
-		return NULL;
-	}
-	return q;
+	return remote_get_object(
+	    x->p->sr, x->p->sloc.bucket, x->src_key, strlen(x->src_key), &g, q);
 }
 
 /* Keeps what the source's HEAD or GET said to carry to the copy. */
@@ -161,11 +135,11 @@ on_stream_get(struct remote_req *q, void *arg)
 ferry_err
 start_stream_get(struct xfer *x)
 {
-	struct remote_req *q = source_req(x, REMOTE_GET, "GET");
+	struct remote_req *q;
 	ferry_err e;
 
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = source_get(x, 0, 0, &q)) != FERRY_OK)
+		return e;
 	remote_req_keep_meta(q);
 	remote_req_body_limit(q, x->local.size + 1);
 	if ((e = remote_req_submit(q, on_stream_get, x)) != FERRY_OK) {
@@ -199,11 +173,12 @@ on_src_head(struct remote_req *q, void *arg)
 ferry_err
 start_src_head(struct xfer *x)
 {
-	struct remote_req *q = source_req(x, REMOTE_HEAD, "HEAD");
+	struct remote_req *q;
 	ferry_err e;
 
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = remote_head_object(x->p->sr, x->p->sloc.bucket, x->src_key,
+	         strlen(x->src_key), x->src_etag, &q)) != FERRY_OK)
+		return e;
 	remote_req_keep_meta(q);
 	if ((e = remote_req_submit(q, on_src_head, x)) != FERRY_OK) {
 		remote_req_free(q);
@@ -248,9 +223,7 @@ on_part_copy(struct remote_req *q, void *arg)
 	char *etag = NULL;
 	ferry_err e;
 
-	e = remote_req_result(q, 1);
-	if (e == FERRY_OK)
-		e = remote_parse_copy(q, &etag);
+	e = remote_copy_reply(q, &etag);
 	if (e == FERRY_OK)
 		e = part_md5_from_etag(
 		    etag ? etag : "", x->part_md5[cp->number - 1]);
@@ -265,23 +238,18 @@ start_part_copy(struct xfer *x)
 {
 	struct copy_part *cp;
 	struct remote_req *q = NULL;
-	uint64_t start;
-	char num[16];
+	struct remote_copy_src src;
+	struct remote_upload u;
 	ferry_err e;
 
 	if ((cp = calloc(1, sizeof(*cp))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	cp->x = x;
 	cp->number = x->next_part + 1;
-	start = (uint64_t)(cp->number - 1) * x->part_size;
-	snprintf(num, sizeof(num), "%u", cp->number);
-	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL) {
-		e = ferry_fail(FERRY_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
-	    (e = copy_source_headers(x, q, start, part_len(x, cp->number))) !=
-	        FERRY_OK ||
+	copy_src(x, (uint64_t)(cp->number - 1) * x->part_size,
+	    part_len(x, cp->number), &src);
+	if ((e = remote_upload_part_copy(x->p->r, xfer_upload(x, &u),
+	         cp->number, &src, &q)) != FERRY_OK ||
 	    (e = remote_req_submit(q, on_part_copy, cp)) != FERRY_OK)
 		goto out;
 	x->next_part++;
@@ -334,7 +302,6 @@ start_part_stream(struct xfer *x)
 	struct copy_part *cp;
 	struct remote_req *q;
 	uint64_t start, len;
-	char range[64];
 	ferry_err e;
 
 	if ((cp = calloc(1, sizeof(*cp))) == NULL)
@@ -343,15 +310,12 @@ start_part_stream(struct xfer *x)
 	cp->number = x->next_part + 1;
 	start = (uint64_t)(cp->number - 1) * x->part_size;
 	len = part_len(x, cp->number);
-	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, start,
-	    start + len - 1);
-	if ((q = source_req(x, REMOTE_GET, "GET")) == NULL) {
+	if ((e = source_get(x, start, len, &q)) != FERRY_OK) {
 		free(cp);
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+		return e;
 	}
 	remote_req_body_limit(q, (size_t)len + 1);
-	if ((e = remote_req_header(q, "Range", range)) != FERRY_OK ||
-	    (e = remote_req_submit(q, on_part_get, cp)) != FERRY_OK) {
+	if ((e = remote_req_submit(q, on_part_get, cp)) != FERRY_OK) {
 		remote_req_free(q);
 		free(cp);
 		return e;

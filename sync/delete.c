@@ -73,31 +73,18 @@ send_batch(struct batch *b)
 	struct push *p = b->p;
 	const char *etags[DELETE_BATCH];
 	struct remote_req *q;
-	struct buf body;
 	ferry_err e;
 	size_t i;
 
 	for (i = 0; i < b->n; i++)
 		etags[i] = b->etags[i];
-
-	buf_init(&body, (size_t)DELETE_BATCH * 6200 + 128);
-	q = remote_req_new(p->r, REMOTE_POST, "POST", p->loc.bucket, NULL, 0);
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	if ((e = remote_req_query(q, "delete", "")) != FERRY_OK ||
-	    (e = remote_delete_body(&body, (const char *const *)b->keys,
-	         b->lens, etags, b->n)) != FERRY_OK ||
-	    (e = remote_req_header(q, "Content-Type", "application/xml")) !=
-	        FERRY_OK)
-		goto out;
-	remote_req_body(q, body.data, body.len, NULL);
-	remote_req_body_limit(q, 16u << 20);
-	if ((e = remote_perform(p->r, q, 1)) != FERRY_OK)
-		goto out;
-	e = remote_parse_deleted(q, on_deleted, b);
-out:
+	if ((e = remote_delete_objects(p->r, p->loc.bucket,
+	         (const char *const *)b->keys, b->lens, etags, b->n, &q)) !=
+	    FERRY_OK)
+		return e;
+	if ((e = remote_perform(p->r, q, 0)) == FERRY_OK)
+		e = remote_delete_objects_reply(q, on_deleted, b);
 	remote_req_free(q);
-	buf_free(&body);
 	return e;
 }
 

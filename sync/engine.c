@@ -207,7 +207,10 @@ clean_after_crash(struct push *p)
 	ferry_err e;
 
 	e = manifest_meta_get(p->m, "run", state, sizeof(state));
-	if (e == FERRY_OK && strcmp(state, "running") == 0 && !p->o->dry_run) {
+	if (e == FERRY_OK &&
+	    (strcmp(state, "running") == 0 ||
+	        strcmp(state, "interrupted") == 0) &&
+	    !p->o->dry_run) {
 		e = remote_list_uploads(
 		    p->r, p->loc.bucket, p->loc.prefix, on_stale, &st);
 		if (e == FERRY_OK)
@@ -230,18 +233,29 @@ clean_after_crash(struct push *p)
 	return manifest_commit(p->m);
 }
 
-/* When the run ended and how, for "ferry manifest info". */
+/*
+ * When the run ended and how, for "ferry manifest info": its state is
+ * "done", or "interrupted" after a signal stopped it cleanly; a run
+ * aborted otherwise stays "running", as one that was killed.  A run that
+ * did not end as done may have left uploads open: the next looks.
+ */
 static void
 note_last_run(struct manifest *m, int status)
 {
 	char when[32], st[8];
+	const char *state = NULL;
 	time_t t = time(NULL);
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(st, sizeof(st), "%d", status);
-	if (manifest_meta_put(m, "last_run", when) != FERRY_OK ||
+	if (status != EXIT_ABORTED)
+		state = "done";
+	else if (ferry_interrupted)
+		state = "interrupted";
+	if ((state && manifest_meta_put(m, "run", state) != FERRY_OK) ||
+	    manifest_meta_put(m, "last_run", when) != FERRY_OK ||
 	    manifest_meta_put(m, "last_status", st) != FERRY_OK)
 		sync_manifest_warn();
 }
@@ -300,10 +314,6 @@ fatal:
 		drain(&p);
 out:
 	status = sync_damage_status(&p.out, p.m, e, status);
-	/* a run that ended early may have left uploads: the next looks */
-	if (p.m && status != EXIT_ABORTED &&
-	    manifest_meta_put(p.m, "run", "done") != FERRY_OK)
-		sync_manifest_warn();
 	if (p.m)
 		note_last_run(p.m, status);
 	if (p.m && manifest_commit(p.m) != FERRY_OK)

@@ -99,7 +99,7 @@ dl_fail(struct dl *d, ferry_err e)
 		d->failed = 1;
 		d->err = e;
 		snprintf(d->errmsg, sizeof(d->errmsg), "%s", ferry_errmsg());
-		output_error(
+		output_file_error(
 		    &p->out, d->fullkey, strlen(d->fullkey), e, d->errmsg);
 		p->counts.failed++;
 		p->dl_failed++;
@@ -317,8 +317,8 @@ etag_checks_md5(const struct dl *d)
 }
 
 /*
- * The object's mtime: x-amz-meta-ferry-mtime (what the uploader's file
- * had, to the nanosecond), else Last-Modified.
+ * The object's mtime: the one ferry stored with it (what the uploader's
+ * file had, to the nanosecond), else Last-Modified.
  */
 int64_t
 dl_object_mtime_ns(const struct dl *d)
@@ -373,7 +373,7 @@ verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
 		if (strcasecmp(hex, d->meta.hash) != 0)
 			return ferry_fail(FERRY_EPARSE,
 			    "the XXH3-128 of the bytes received, %s, is not "
-			    "the stored x-amz-meta-ferry-xxh128 %s",
+			    "the stored " REMOTE_META_HASH " %s",
 			    hex, d->meta.hash);
 		return FERRY_OK;
 	}
@@ -475,13 +475,14 @@ downloaded(struct dl *d)
 	dl_finish(d);
 }
 
-static struct remote_req *
-new_get(struct dl *d)
+/* A GET of d's object, as g says. */
+static ferry_err
+new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
 {
 	struct pull *p = d->p;
 
-	return remote_req_new(p->r, REMOTE_GET, "GET", p->loc.bucket,
-	    d->fullkey, strlen(d->fullkey));
+	return remote_get_object(
+	    p->r, p->loc.bucket, d->fullkey, strlen(d->fullkey), g, q);
 }
 
 /*
@@ -691,17 +692,15 @@ on_get(struct remote_req *q, void *arg)
 static ferry_err
 send_get(struct dl *d)
 {
+	struct remote_get g = {0};
 	struct remote_req *q;
 	ferry_err e;
 
-	if ((q = new_get(d)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	/* applying a plan: only the object the plan saw */
-	if (d->p->o->plan && d->etag[0] &&
-	    (e = remote_req_header(q, "If-Match", d->etag)) != FERRY_OK) {
-		remote_req_free(q);
+	if (d->p->o->plan)
+		g.if_match = d->etag;
+	if ((e = new_get(d, &g, &q)) != FERRY_OK)
 		return e;
-	}
 	remote_req_sink(q, sink_whole, d);
 	remote_req_sink_restart(q, restart_whole);
 	d->get = q;
@@ -851,21 +850,13 @@ static ferry_err
 send_part(struct part *pt)
 {
 	struct dl *d = pt->d;
+	/* every range must come from the object that was listed */
+	struct remote_get g = {d->etag, pt->off, pt->len};
 	struct remote_req *q;
-	char range[64];
 	ferry_err e;
 
-	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, pt->off,
-	    pt->off + pt->len - 1);
-	if ((q = new_get(d)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	/* every range must come from the object that was listed */
-	if ((e = remote_req_header(q, "Range", range)) != FERRY_OK ||
-	    (d->etag[0] &&
-	        (e = remote_req_header(q, "If-Match", d->etag)) != FERRY_OK)) {
-		remote_req_free(q);
+	if ((e = new_get(d, &g, &q)) != FERRY_OK)
 		return e;
-	}
 	remote_req_sink(q, sink_part, pt);
 	remote_req_sink_restart(q, restart_part);
 	pt->q = q;

@@ -1,9 +1,9 @@
 /*
  * getcheck.c: the checks of a pull: whether a local file already holds
  * the listed object, by its MD5 against a single-part ETag, else by the
- * stored x-amz-meta-ferry-xxh128 from a HEAD, else by size and time.  An
- * MD5 that is not the ETag takes the HEAD too: an object encrypted with
- * a KMS or a customer's key has an ETag that is no MD5.
+ * content hash ferry stored with the object, from a HEAD, else by size and
+ * time.  An MD5 that is not the ETag takes the HEAD too: an object encrypted
+ * with a KMS or a customer's key has an ETag that is no MD5.
  */
 #include <stdio.h>
 #include <string.h>
@@ -137,10 +137,9 @@ dl_check_start(struct dl *d)
 		 * encrypted object's is not) */
 		d->md5_differs = 1;
 	}
-	q = remote_req_new(d->p->r, REMOTE_HEAD, "HEAD", d->p->loc.bucket,
-	    d->fullkey, strlen(d->fullkey));
-	if (q == NULL) {
-		dl_fail(d, ferry_fail(FERRY_ENOMEM, "out of memory"));
+	if ((e = remote_head_object(d->p->r, d->p->loc.bucket, d->fullkey,
+	         strlen(d->fullkey), NULL, &q)) != FERRY_OK) {
+		dl_fail(d, e);
 		return;
 	}
 	if ((e = remote_req_submit(q, on_head, d)) != FERRY_OK) {

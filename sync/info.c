@@ -114,6 +114,23 @@ add_meta(struct manifest *m, cJSON *j, const char *name, const char *label)
 		output_json_text(j, label, v, strlen(v));
 }
 
+/*
+ * A meta value that is a number (the schema, an exit status) as one; left
+ * out when it is none, which only a damaged manifest holds.
+ */
+static void
+add_meta_number(struct manifest *m, cJSON *j, const char *name)
+{
+	char v[32], *end;
+	long n;
+
+	if (manifest_meta_get(m, name, v, sizeof(v)) != FERRY_OK)
+		return;
+	n = strtol(v, &end, 10);
+	if (end != v && *end == '\0')
+		cJSON_AddNumberToObject(j, name, (double)n);
+}
+
 static void
 print_info(const struct sync_opts *o, struct manifest *m)
 {
@@ -123,9 +140,11 @@ print_info(const struct sync_opts *o, struct manifest *m)
 
 	if (j == NULL)
 		return;
+	if (o->json)
+		cJSON_AddStringToObject(j, "type", "manifest");
 	output_json_text(
 	    j, "manifest", manifest_dir(m), strlen(manifest_dir(m)));
-	add_meta(m, j, "schema", "schema");
+	add_meta_number(m, j, "schema");
 	add_meta(m, j, "source", "source");
 	add_meta(m, j, "destination", "destination");
 	add_meta(m, j, "shard", "shard");
@@ -134,7 +153,7 @@ print_info(const struct sync_opts *o, struct manifest *m)
 		cJSON_AddNumberToObject(j, "remote_entries", (double)nr);
 	}
 	add_meta(m, j, "last_run", "last_run");
-	add_meta(m, j, "last_status", "last_status");
+	add_meta_number(m, j, "last_status");
 	add_meta(m, j, "run", "state");
 	if (o->json) {
 		if ((s = cJSON_PrintUnformatted(j)) != NULL)
@@ -167,8 +186,10 @@ sync_manifest_info(const struct sync_opts *o)
 	if ((e = find_dir(o, dir, sizeof(dir))) != FERRY_OK ||
 	    (e = manifest_open(dir, NULL, NULL, MANIFEST_INSPECT, &m)) !=
 	        FERRY_OK) {
-		log_error("%s", ferry_errmsg());
-		return e == FERRY_ENOTFOUND ? EXIT_PARTIAL : EXIT_USAGE;
+		output_failure(o->json, e);
+		if (e == FERRY_ENOTFOUND)
+			return EXIT_PARTIAL;
+		return e == FERRY_EBUSY ? EXIT_BUSY : EXIT_USAGE;
 	}
 	print_info(o, m);
 	manifest_close(m);

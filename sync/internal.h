@@ -10,12 +10,18 @@
 #include <stdio.h>
 
 #include "manifest/manifest.h"
-#include "remote/remote.h"
+#include "remote/ops.h"
 #include "sync/filter.h"
 #include "sync/plan.h"
 #include "sync/shard.h"
 
-enum { EXIT_SYNCED = 0, EXIT_PARTIAL = 1, EXIT_USAGE = 2, EXIT_ABORTED = 3 };
+enum {
+	EXIT_SYNCED = 0,
+	EXIT_PARTIAL = 1,
+	EXIT_USAGE = 2,
+	EXIT_ABORTED = 3,
+	EXIT_BUSY = 4 /* another run holds the manifest: nothing was done */
+};
 /* The exit status of a run that could not start or go on after e. */
 int sync_exit_for(ferry_err e);
 
@@ -85,7 +91,15 @@ struct output {
 	int progress_shown;         /* a line is on screen, to be cleared */
 	char shard[SHARD_NAME_MAX]; /* "I/N", or "" */
 	const char *moved;          /* "uploaded", "downloaded" or "copied" */
+	const char *prefix; /* see output_set_local(); NULL in a mirror */
 };
+
+/*
+ * The version of the JSON event stream (ferry(1), JSON OUTPUT), in the
+ * first line of each run: raised when a member changes meaning or goes
+ * away, not when one is added.
+ */
+#define OUTPUT_EVENTS_VERSION 1
 
 /*
  * Redraws the progress line (at most five times a second) with what c
@@ -103,7 +117,17 @@ void output_progress(struct output *o, const struct sync_counts *c,
 void output_scan_progress(
     struct output *o, uint64_t files, uint64_t bytes, uint64_t hashed);
 
+/*
+ * Sets o up for a run of opts; with --json, writes the first line: a
+ * plan file's header for ferry plan, else the start event.
+ */
 void output_init(struct output *o, const struct sync_opts *opts);
+/*
+ * The run has a local folder whose files are the objects under prefix
+ * (valid while o is used): the events of a local file then name its path
+ * in the folder as "path" beside its key.
+ */
+void output_set_local(struct output *o, const char *prefix);
 /* An object written, deleted, or planned (dry run). */
 void output_action(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason);
@@ -115,13 +139,38 @@ void output_planned(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason,
     const struct plan_entry *src, const struct plan_entry *dst);
 /*
+ * The same for a local file named by rel[0..len), its path in the folder
+ * (a pull's deletes): the JSON line's key is the prefix followed by rel,
+ * its path rel; a plan file keeps rel as the key.
+ */
+void output_planned_path(struct output *o, const char *type, const char *rel,
+    size_t len, uint64_t size, const char *reason, const struct plan_entry *src,
+    const struct plan_entry *dst);
+/*
  * A local entry left out for its kind (what: "symlink", "fifo", "socket",
- * "device"): a JSON line, or a line on stdout with --verbose.
+ * "device"), path its path in the folder: a JSON line, or a line on
+ * stdout with --verbose.
  */
 void output_left_out(struct output *o, const char *path, const char *what);
 /* A failure for key (NULL: the run), with the recorded detail. */
 void output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
     const char *msg);
+/* A failure for the object key of a local file (an upload, a download). */
+void output_file_error(struct output *o, const char *key, size_t keylen,
+    ferry_err e, const char *msg);
+/* A failure for the local file at rel[0..len), its path in the folder. */
+void output_path_error(struct output *o, const char *rel, size_t len,
+    ferry_err e, const char *msg);
+/*
+ * One JSON error line of kind e on stdout, for a failure before or
+ * outside a run (the command line, ls, manifest info).
+ */
+void output_json_error(ferry_err e, const char *msg);
+/*
+ * Reports the failure e recorded by ferry_fail() outside a run: on
+ * stderr, and with json also as such a line.
+ */
+void output_failure(int json, ferry_err e);
 void output_summary(struct output *o, const struct sync_counts *c,
     const struct remote_stats *rs, int exit_status);
 /*

@@ -106,6 +106,8 @@ sync_exit_for(ferry_err e)
 {
 	if (e == FERRY_EUSAGE || e == FERRY_EDB)
 		return EXIT_USAGE;
+	if (e == FERRY_EBUSY)
+		return EXIT_BUSY;
 	return EXIT_ABORTED;
 }
 

@@ -57,6 +57,7 @@ print_obj(
 		return;
 	sprintf(key, "%s%.*s", prefix, (int)obj->keylen, obj->key);
 	if ((j = cJSON_CreateObject()) != NULL) {
+		cJSON_AddStringToObject(j, "type", "object");
 		output_json_key(j, key, strlen(key));
 		cJSON_AddNumberToObject(j, "size", (double)obj->size);
 		cJSON_AddStringToObject(j, "etag", obj->etag);
@@ -103,7 +104,7 @@ ls_buckets(const struct sync_opts *o)
 	         FERRY_OK)
 		status = EXIT_ABORTED;
 	if (e != FERRY_OK)
-		log_error("%s", ferry_errmsg());
+		output_failure(o->json, e);
 	remote_free(r);
 	return status;
 }
@@ -136,7 +137,7 @@ sync_ls(const struct sync_opts *o)
 	}
 out:
 	if (e != FERRY_OK)
-		log_error("%s", ferry_errmsg());
+		output_failure(o->json, e);
 	remote_list_free(l);
 	remote_free(r);
 	remote_loc_clear(&loc);

@@ -82,7 +82,9 @@ sync_main(int argc, char **argv)
 	} else if (remote_is_url(o.src)) {
 		rc = sync_pull(&o);
 	} else if (!remote_is_url(o.dst)) {
-		log_error("one side must be s3://BUCKET[/PREFIX]");
+		ferry_fail(
+		    FERRY_EUSAGE, "one side must be s3://BUCKET[/PREFIX]");
+		output_failure(o.json, FERRY_EUSAGE);
 		rc = EXIT_USAGE;
 	} else {
 		rc = sync_push(&o);

@@ -259,7 +259,7 @@ report_cb(const char *path, ferry_err e, const char *msg, void *arg)
 
 	(*r->errors)++;
 	r->counts->failed++;
-	output_error(r->out, path, strlen(path), e, msg);
+	output_path_error(r->out, path, strlen(path), e, msg);
 }
 
 static void

@@ -23,7 +23,7 @@ struct part {
 	size_t len;
 	size_t cap; /* the buffer's size, for the pool */
 	int out;    /* counted in p->parts_out */
-	int early;  /* sent before its MD5 was known: no Content-MD5 */
+	int early;  /* sent before its MD5 was known: no digest */
 	int again;  /* part 1 sent again, its early ETag not its MD5 */
 };
 
@@ -117,19 +117,14 @@ record_upload_id(struct xfer *x)
 		sync_manifest_warn();
 }
 
-struct remote_req *
-upload_req(struct xfer *x, enum remote_kind kind, const char *method)
+const struct remote_upload *
+xfer_upload(const struct xfer *x, struct remote_upload *u)
 {
-	struct push *p = x->p;
-	struct remote_req *q;
-
-	q = remote_req_new(
-	    p->r, kind, method, p->loc.bucket, x->fullkey, strlen(x->fullkey));
-	if (q && remote_req_query(q, "uploadId", x->upload_id) != FERRY_OK) {
-		remote_req_free(q);
-		return NULL;
-	}
-	return q;
+	u->bucket = x->p->loc.bucket;
+	u->key = x->fullkey;
+	u->keylen = strlen(x->fullkey);
+	u->upload_id = x->upload_id;
+	return u;
 }
 
 static void
@@ -138,9 +133,7 @@ on_create(struct remote_req *q, void *arg)
 	struct xfer *x = arg;
 	ferry_err e;
 
-	e = remote_req_result(q, 1);
-	if (e == FERRY_OK)
-		e = remote_parse_upload_id(q, &x->upload_id);
+	e = remote_create_upload_reply(q, &x->upload_id);
 	remote_req_free(q);
 	if (e != FERRY_OK) {
 		xfer_fail(x, e);
@@ -179,20 +172,14 @@ send_create(struct xfer *x)
 {
 	struct push *p = x->p;
 	struct remote_req *q;
+	struct remote_put o;
 	ferry_err e;
 
-	q = remote_req_new(p->r, REMOTE_POST, "POST", p->loc.bucket, x->fullkey,
-	    strlen(x->fullkey));
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	e = remote_req_query(q, "uploads", "");
-	if (x->source == XS_FILE)
-		xfer_file_headers(x, q, x->local.hash, x->local.mtime_ns, &e);
-	else
-		copy_meta_headers(x, q, &e);
-	if (e == FERRY_OK)
-		e = remote_req_submit(q, on_create, x);
-	if (e != FERRY_OK) {
+	xfer_put_opts(x, x->local.hash, x->local.mtime_ns, &o);
+	if ((e = remote_create_upload(p->r, p->loc.bucket, x->fullkey,
+	         strlen(x->fullkey), &o, &q)) != FERRY_OK)
+		return e;
+	if ((e = remote_req_submit(q, on_create, x)) != FERRY_OK) {
 		remote_req_free(q);
 		return e;
 	}
@@ -224,10 +211,12 @@ on_abort(struct remote_req *q, void *arg)
 void
 start_abort(struct xfer *x)
 {
-	struct remote_req *q = upload_req(x, REMOTE_DELETE, "DELETE");
+	struct remote_req *q = NULL;
+	struct remote_upload u;
 
 	x->state = XF_MP_ABORT_SENT;
-	if (q == NULL || remote_req_submit(q, on_abort, x) != FERRY_OK) {
+	if (remote_abort_upload(x->p->r, xfer_upload(x, &u), &q) != FERRY_OK ||
+	    remote_req_submit(q, on_abort, x) != FERRY_OK) {
 		remote_req_free(q);
 		xfer_finish(x);
 	}
@@ -253,9 +242,7 @@ on_complete(struct remote_req *q, void *arg)
 	char want[MANIFEST_ETAG_MAX], *etag = NULL;
 	ferry_err e;
 
-	e = remote_req_result(q, 1);
-	if (e == FERRY_OK)
-		e = remote_parse_complete(q, &etag);
+	e = remote_complete_upload_reply(q, &etag);
 	remote_req_free(q);
 	if (e != FERRY_OK) {
 		free(etag);
@@ -284,14 +271,13 @@ static void
 start_complete(struct xfer *x)
 {
 	struct remote_req *q = NULL;
-	struct buf body;
+	struct remote_upload u;
 	char(*etags)[40] = NULL;
 	const char **ptrs = NULL;
 	struct stat st;
 	uint32_t i;
 	ferry_err e;
 
-	buf_init(&body, (size_t)x->nparts * 128 + 256);
 	if (x->source == XS_FILE &&
 	    (fstat(x->fd, &st) != 0 || !stat_matches_scan(&st, &x->local))) {
 		e = ferry_fail(
@@ -310,25 +296,17 @@ start_complete(struct xfer *x)
 		              ? x->given_etag[i]
 		              : etags[i];
 	}
-	q = upload_req(x, REMOTE_POST, "POST");
-	if (q == NULL) {
-		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = remote_complete_upload(
+	         x->p->r, xfer_upload(x, &u), ptrs, x->nparts, &q)) != FERRY_OK)
 		goto out;
-	}
-	if ((e = remote_complete_body(&body, ptrs, x->nparts)) != FERRY_OK)
-		goto out;
-	/* the body must outlive the request: it moves into the transfer */
 	free(x->buf);
-	x->buf = (uint8_t *)body.data;
-	body.data = NULL;
-	remote_req_body(q, x->buf, body.len, NULL);
+	x->buf = NULL;
 	if ((e = remote_req_submit(q, on_complete, x)) != FERRY_OK)
 		goto out;
 	q = NULL;
 	x->state = XF_MP_COMPLETE_SENT;
 out:
 	remote_req_free(q);
-	buf_free(&body);
 	free(etags);
 	free(ptrs);
 	if (e != FERRY_OK)
@@ -346,9 +324,9 @@ part1_etag_is_md5(const struct xfer *x, const char *etag)
 }
 
 /*
- * Part 1 of x went out with no Content-MD5, so that the send did not wait
+ * Part 1 of x went out with no MD5 digest, so that the send did not wait
  * for its MD5, and is answered: now that the MD5 is known, the server's
- * ETag must be that MD5, or the part goes again with its Content-MD5 (the
+ * ETag must be that MD5, or the part goes again with its MD5 (the
  * bytes were not the ones read, or the server's ETags are no MD5s).
  */
 static void
@@ -364,7 +342,7 @@ early_check(struct xfer *x)
 	}
 	md5_etag(x->part_md5[0], want, sizeof(want));
 	log_info("%s: the server's ETag %s for part 1 is not the MD5 of its "
-	         "bytes, %s; sending it again with its Content-MD5",
+	         "bytes, %s; sending it again with its MD5",
 	    x->fullkey, x->early_etag[0] ? x->early_etag : "(none)", want);
 	/* the early part's place in flight goes to the part sent again */
 	x->parts_inflight--;
@@ -376,7 +354,7 @@ early_check(struct xfer *x)
 }
 
 /*
- * Part 1, sent again with its Content-MD5 after its early ETag did not
+ * Part 1, sent again with its MD5 after its early ETag did not
  * match, is answered.  If the server took the MD5 and still names the part
  * by another ETag, its ETags are no MD5s: no early part can be checked.
  */
@@ -391,7 +369,7 @@ again_answered(struct xfer *x, const char *etag)
 }
 
 /*
- * Keeps the server's ETag for a part sent with its Content-MD5, where it
+ * Keeps the server's ETag for a part sent with its MD5, where it
  * is not that MD5: the server took the bytes, but names the part by
  * another ETag (an encrypted object's, as with SSE-KMS), and the Complete
  * must name it so.
@@ -469,7 +447,7 @@ part_finished(struct xfer *x, ferry_err e)
 
 /*
  * A file's parts are hashed ahead of their sends, a batch at a time: their
- * Content-MD5s side by side in the lanes of md5mb(), several times faster
+ * MD5 digests side by side in the lanes of md5mb(), several times faster
  * than one after the other, however few requests the window lets out.
  * The parts are read through a small buffer, a piece of each at a time,
  * and read again from the file as they are sent: a part holds no memory
@@ -820,13 +798,13 @@ static ferry_err
 submit_part(struct part *pt)
 {
 	struct xfer *x = pt->x;
+	struct remote_upload u;
 	struct remote_req *q;
-	char num[16];
 	ferry_err e;
 
-	snprintf(num, sizeof(num), "%u", pt->number);
-	if ((q = upload_req(x, REMOTE_PUT, "PUT")) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = remote_upload_part(
+	         x->p->r, xfer_upload(x, &u), pt->number, &q)) != FERRY_OK)
+		return e;
 	if (pt->buf)
 		remote_req_body(
 		    q, pt->buf, pt->len, x->part_md5[pt->number - 1]);
@@ -836,8 +814,7 @@ submit_part(struct part *pt)
 		    pt->early ? NULL : x->part_md5[pt->number - 1]);
 		remote_req_on_body_end(q, part_sent, pt);
 	}
-	if ((e = remote_req_query(q, "partNumber", num)) != FERRY_OK ||
-	    (e = remote_req_submit(q, on_part, pt)) != FERRY_OK) {
+	if ((e = remote_req_submit(q, on_part, pt)) != FERRY_OK) {
 		remote_req_free(q);
 		return e;
 	}

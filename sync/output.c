@@ -19,6 +19,7 @@
 
 /* Prints one JSON object as a line and frees it. */
 static void emit(cJSON *obj);
+static void emit_start(const struct sync_opts *opts);
 
 void
 output_init(struct output *o, const struct sync_opts *opts)
@@ -43,6 +44,14 @@ output_init(struct output *o, const struct sync_opts *opts)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
 		    opts->follow_symlinks, opts->part_size,
 		    opts->multipart_threshold));
+	else if (o->json)
+		emit_start(opts);
+}
+
+void
+output_set_local(struct output *o, const char *prefix)
+{
+	o->prefix = prefix;
 }
 
 /* Prints one JSON object as a line and frees it. */
@@ -59,6 +68,42 @@ emit(cJSON *obj)
 		free(s);
 	}
 	cJSON_Delete(obj);
+}
+
+/* A new event of type; NULL when out of memory. */
+static cJSON *
+event_new(const char *type)
+{
+	cJSON *obj = cJSON_CreateObject();
+
+	if (obj != NULL && cJSON_AddStringToObject(obj, "type", type) == NULL) {
+		cJSON_Delete(obj);
+		obj = NULL;
+	}
+	return obj;
+}
+
+/*
+ * The first line of a sync's or an apply's event stream: which version
+ * of the stream follows (ferry(1), JSON OUTPUT), and what the run is.
+ */
+static void
+emit_start(const struct sync_opts *opts)
+{
+	cJSON *obj = event_new("start");
+	char shard[SHARD_NAME_MAX];
+
+	if (obj == NULL)
+		return;
+	cJSON_AddNumberToObject(obj, "version", OUTPUT_EVENTS_VERSION);
+	cJSON_AddStringToObject(obj, "command", opts->command);
+	output_json_text(obj, "source", opts->src, strlen(opts->src));
+	output_json_text(obj, "destination", opts->dst, strlen(opts->dst));
+	cJSON_AddBoolToObject(obj, "dry_run", opts->dry_run);
+	shard_name(&opts->shard, shard, sizeof(shard));
+	if (shard[0])
+		cJSON_AddStringToObject(obj, "shard", shard);
+	emit(obj);
 }
 
 /*
@@ -141,36 +186,128 @@ output_action(struct output *o, const char *type, const char *key,
 	output_planned(o, type, key, keylen, size, reason, NULL, NULL);
 }
 
+/*
+ * What an event names: the object key, and for a local file also its
+ * path in the folder (path NULL when none).
+ */
+struct event_names {
+	const char *key;
+	size_t keylen;
+	const char *path;
+	size_t pathlen;
+};
+
+/* Adds "key" (and "key_base64"), and "path" when there is one. */
+static void
+add_names(cJSON *obj, const struct event_names *n)
+{
+	output_json_key(obj, n->key, n->keylen);
+	if (n->path)
+		output_json_text(obj, "path", n->path, n->pathlen);
+}
+
+/*
+ * Sets n for the local file at rel[0..len), its path in the folder: its
+ * key is the prefix followed by rel, in a new string in *full that the
+ * caller frees.  -1 when out of memory.
+ */
+static int
+names_of_path(const struct output *o, const char *rel, size_t len,
+    struct event_names *n, char **full)
+{
+	size_t plen = o->prefix ? strlen(o->prefix) : 0;
+
+	if ((*full = malloc(plen + len + 1)) == NULL)
+		return -1;
+	memcpy(*full, o->prefix ? o->prefix : "", plen);
+	memcpy(*full + plen, rel, len);
+	(*full)[plen + len] = '\0';
+	*n = (struct event_names){*full, plen + len, rel, len};
+	return 0;
+}
+
+/* Sets n for the object key[0..len) of a local file, if the run has one. */
+static void
+names_of_file(
+    const struct output *o, const char *key, size_t len, struct event_names *n)
+{
+	size_t plen = o->prefix ? strlen(o->prefix) : 0;
+
+	*n = (struct event_names){key, len, NULL, 0};
+	if (o->prefix && len >= plen && memcmp(key, o->prefix, plen) == 0) {
+		n->path = key + plen;
+		n->pathlen = len - plen;
+	}
+}
+
+static void
+planned_json(struct output *o, const char *type, const struct event_names *n,
+    uint64_t size, const char *reason, const struct plan_entry *src,
+    const struct plan_entry *dst)
+{
+	cJSON *obj;
+
+	if ((obj = event_new(o->dry_run ? "plan" : type)) == NULL)
+		return;
+	if (o->dry_run)
+		cJSON_AddStringToObject(obj, "action", type);
+	add_names(obj, n);
+	cJSON_AddNumberToObject(obj, "size", (double)size);
+	if (reason)
+		cJSON_AddStringToObject(obj, "reason", reason);
+	if (o->dry_run && (src || dst))
+		planfile_add_sides(obj, src, dst);
+	emit(obj);
+}
+
+static void
+planned_text(struct output *o, const char *type, const char *name, size_t len,
+    const char *reason)
+{
+	if (o->quiet || (!o->dry_run && !o->verbose))
+		return;
+	clear_progress(o);
+	printf("%s%s: ", o->dry_run ? "(dry run) " : "", type);
+	text_print(stdout, name, len);
+	printf("%s%s%s\n", reason ? " (" : "", reason ? reason : "",
+	    reason ? ")" : "");
+}
+
 void
 output_planned(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason,
     const struct plan_entry *src, const struct plan_entry *dst)
 {
-	cJSON *obj;
+	struct event_names n = {key, keylen, NULL, 0};
 
-	if (o->json) {
-		if ((obj = cJSON_CreateObject()) == NULL)
-			return;
-		cJSON_AddStringToObject(
-		    obj, "type", o->dry_run ? "plan" : type);
-		if (o->dry_run)
-			cJSON_AddStringToObject(obj, "action", type);
-		output_json_key(obj, key, keylen);
-		cJSON_AddNumberToObject(obj, "size", (double)size);
-		if (reason)
-			cJSON_AddStringToObject(obj, "reason", reason);
-		if (o->dry_run && (src || dst))
-			planfile_add_sides(obj, src, dst);
-		emit(obj);
+	if (!o->json) {
+		planned_text(o, type, key, keylen, reason);
 		return;
 	}
-	if (o->quiet || (!o->dry_run && !o->verbose))
+	/* an upload reads a local file, a download writes one */
+	if (!o->plan &&
+	    (strcmp(type, "upload") == 0 || strcmp(type, "download") == 0))
+		names_of_file(o, key, keylen, &n);
+	planned_json(o, type, &n, size, reason, src, dst);
+}
+
+void
+output_planned_path(struct output *o, const char *type, const char *rel,
+    size_t len, uint64_t size, const char *reason, const struct plan_entry *src,
+    const struct plan_entry *dst)
+{
+	struct event_names n = {rel, len, NULL, 0};
+	char *full = NULL;
+
+	if (!o->json) {
+		planned_text(o, type, rel, len, reason);
 		return;
-	clear_progress(o);
-	printf("%s%s: ", o->dry_run ? "(dry run) " : "", type);
-	text_print(stdout, key, keylen);
-	printf("%s%s%s\n", reason ? " (" : "", reason ? reason : "",
-	    reason ? ")" : "");
+	}
+	/* a plan file keeps its format: the path in "key" (PLAN FILES) */
+	if (!o->plan && names_of_path(o, rel, len, &n, &full) != 0)
+		return;
+	planned_json(o, type, &n, size, reason, src, dst);
+	free(full);
 }
 
 /*
@@ -268,15 +405,21 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
 void
 output_left_out(struct output *o, const char *path, const char *what)
 {
+	struct event_names n = {path, strlen(path), NULL, 0};
+	char *full = NULL;
 	cJSON *obj;
 
 	if (o->json) {
-		if ((obj = cJSON_CreateObject()) == NULL)
+		/* a plan file keeps its format: the path in "key" */
+		if (!o->plan &&
+		    names_of_path(o, path, strlen(path), &n, &full) != 0)
 			return;
-		cJSON_AddStringToObject(obj, "type", "left_out");
-		output_json_key(obj, path, strlen(path));
-		cJSON_AddStringToObject(obj, "reason", what);
-		emit(obj);
+		if ((obj = event_new("left_out")) != NULL) {
+			add_names(obj, &n);
+			cJSON_AddStringToObject(obj, "reason", what);
+			emit(obj);
+		}
+		free(full);
 		return;
 	}
 	if (o->quiet || !o->verbose)
@@ -287,28 +430,81 @@ output_left_out(struct output *o, const char *path, const char *what)
 	printf(" (a %s, not a file)\n", what);
 }
 
+/* The error line of a failure of n (NULL: of the run), with its kind. */
+static cJSON *
+error_json(const struct event_names *n, ferry_err e, const char *msg)
+{
+	cJSON *obj = event_new("error");
+
+	if (obj == NULL)
+		return NULL;
+	if (n)
+		add_names(obj, n);
+	cJSON_AddStringToObject(obj, "error", ferry_err_token(e));
+	/* the detail may quote a key */
+	output_json_text(obj, "message", msg, strlen(msg));
+	return obj;
+}
+
+/* Reports a failure of n (NULL: of the run), named name in text. */
+static void
+failed(struct output *o, const struct event_names *n, const char *name,
+    size_t len, ferry_err e, const char *msg)
+{
+	if (o->json)
+		emit(error_json(n, e, msg));
+	clear_progress(o);
+	if (name)
+		log_error("%.*s: %s", (int)len, name, msg);
+	else
+		log_error("%s", msg);
+}
+
 void
 output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
     const char *msg)
 {
-	cJSON *obj;
+	struct event_names n = {key, keylen, NULL, 0};
 
-	if (o->json) {
-		if ((obj = cJSON_CreateObject()) == NULL)
-			return;
-		cJSON_AddStringToObject(obj, "type", "error");
-		if (key)
-			output_json_key(obj, key, keylen);
-		cJSON_AddStringToObject(obj, "error", ferry_err_name(e));
-		/* the detail may quote a key */
-		output_json_text(obj, "message", msg, strlen(msg));
-		emit(obj);
-	}
-	clear_progress(o);
-	if (key)
-		log_error("%.*s: %s", (int)keylen, key, msg);
-	else
-		log_error("%s", msg);
+	failed(o, key ? &n : NULL, key, keylen, e, msg);
+}
+
+void
+output_file_error(struct output *o, const char *key, size_t keylen, ferry_err e,
+    const char *msg)
+{
+	struct event_names n;
+
+	names_of_file(o, key, keylen, &n);
+	failed(o, &n, key, keylen, e, msg);
+}
+
+void
+output_path_error(
+    struct output *o, const char *rel, size_t len, ferry_err e, const char *msg)
+{
+	struct event_names n = {rel, len, NULL, 0};
+	char *full = NULL;
+
+	/* out of memory: the path alone, in "key" as before */
+	(void)names_of_path(o, rel, len, &n, &full);
+	failed(o, &n, rel, len, e, msg);
+	free(full);
+}
+
+void
+output_json_error(ferry_err e, const char *msg)
+{
+	emit(error_json(NULL, e, msg));
+	fflush(stdout);
+}
+
+void
+output_failure(int json, ferry_err e)
+{
+	if (json)
+		output_json_error(e, ferry_errmsg());
+	log_error("%s", ferry_errmsg());
 }
 
 void

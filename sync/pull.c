@@ -460,14 +460,15 @@ pull_delete_local(
 	if (e != FERRY_OK)
 		goto fail;
 	p->counts.deleted++;
-	output_action(&p->out, "delete", key, keylen, l->size, NULL);
+	output_planned_path(
+	    &p->out, "delete", key, keylen, l->size, NULL, NULL, NULL);
 	if (manifest_local_del(p->m, key, keylen) != FERRY_OK ||
 	    manifest_remote_del(p->m, key, keylen) != FERRY_OK)
 		sync_manifest_warn();
 	return;
 fail:
 	p->counts.failed++;
-	output_error(&p->out, key, keylen, e, ferry_errmsg());
+	output_path_error(&p->out, key, keylen, e, ferry_errmsg());
 }
 
 /* Why the deletes may not run, or NULL. */
@@ -519,7 +520,7 @@ pull_deletes(struct pull *p)
 		    .size = l.size,
 		    .mtime_ns = l.mtime_ns,
 		    .hash = l.hash};
-		output_planned(&p->out, "delete", key, strlen(key), l.size,
+		output_planned_path(&p->out, "delete", key, strlen(key), l.size,
 		    "not in source", NULL, &dst);
 		p->counts.deleted++;
 	}
@@ -571,6 +572,7 @@ open_sides(struct pull *p, char *root)
 	if ((e = remote_loc_parse(p->o->src, &p->loc)) != FERRY_OK ||
 	    (e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
 		return e;
+	output_set_local(&p->out, p->loc.prefix);
 	remote_on_retry(p->r, output_retry, &p->out);
 	/* a new folder is made only once the bucket has answered */
 	if (p->o->plan == NULL && lstat(p->o->dst, &st) != 0 &&

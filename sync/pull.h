@@ -15,7 +15,7 @@
 #include "sync/merge.h"
 
 enum dl_state {
-	DL_HEAD_SENT, /* HEAD for x-amz-meta-ferry-xxh128 in flight */
+	DL_HEAD_SENT, /* HEAD for the stored content hash in flight */
 	DL_READY,     /* to start when a request slot is free */
 	DL_GET_SENT,  /* one GET streaming into the temporary file */
 	DL_PARTS,     /* ranged GETs to send or in flight */
@@ -50,8 +50,8 @@ struct pull_dir {
 struct dl_meta {
 	int have;
 	char etag[96];  /* as struct remote_resp holds it */
-	char hash[40];  /* x-amz-meta-ferry-xxh128 */
-	char mtime[32]; /* x-amz-meta-ferry-mtime */
+	char hash[40];  /* the content hash ferry stored */
+	char mtime[32]; /* the mtime ferry stored (ns) */
 	char last_modified[64];
 	uint64_t content_length;
 	int has_content_length;
@@ -169,7 +169,7 @@ void dl_finish(struct dl *d);
 void dl_fail(struct dl *d, ferry_err e);
 /* Keeps what the first successful response said about the object. */
 void dl_take_meta(struct dl *d, const struct remote_resp *s);
-/* The object's mtime: x-amz-meta-ferry-mtime, else Last-Modified. */
+/* The object's mtime: the one ferry stored, else Last-Modified. */
 int64_t dl_object_mtime_ns(const struct dl *d);
 /* Writes the record of what is now under d's key. */
 void dl_record_remote(struct dl *d, const char *etag, uint64_t size,

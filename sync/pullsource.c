@@ -52,10 +52,9 @@ pull_check_object(struct pull *p)
 	if (n == 0 || p->o->filter != NULL || p->o->shard.count > 1)
 		return FERRY_OK;
 	/* the prefix without the '/' that parsing added or kept */
-	q = remote_req_new(
-	    p->r, REMOTE_HEAD, "HEAD", p->loc.bucket, p->loc.prefix, n - 1);
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = remote_head_object(p->r, p->loc.bucket, p->loc.prefix, n - 1,
+	         NULL, &q)) != FERRY_OK)
+		return e;
 	e = remote_perform(p->r, q, 0);
 	remote_req_free(q);
 	/* not found, or not to be read: the listing said all there is */

@@ -116,6 +116,7 @@ push_open(struct push *p)
 		    p->o->src, strerror(errno));
 	if ((e = remote_loc_parse(p->o->dst, &p->loc)) != FERRY_OK)
 		return e;
+	output_set_local(&p->out, p->loc.prefix);
 	if ((e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
 		return e;
 	remote_on_retry(p->r, output_retry, &p->out);

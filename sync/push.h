@@ -16,7 +16,7 @@
 
 enum xfer_state {
 	XF_CHECK,       /* compare content before deciding */
-	XF_HEAD_SENT,   /* HEAD for x-amz-meta-ferry-xxh128 in flight */
+	XF_HEAD_SENT,   /* HEAD for the stored content hash in flight */
 	XF_PUT_READY,   /* to read and send when memory allows */
 	XF_PUT_READING, /* a worker reads and hashes the file */
 	XF_PUT_SENT,
@@ -73,7 +73,7 @@ struct xfer {
 	/* part 1 went out before its MD5 was known: EARLY_SENT, then
 	 * EARLY_ANSWERED with the server's ETag for it, to be checked
 	 * against the MD5 once hashed, and EARLY_AGAIN while it goes again
-	 * with its Content-MD5 after the check failed */
+	 * with its MD5 after the check failed */
 	int early;
 	char early_etag[96]; /* as remote_resp.etag */
 	/* resuming: the ETags of the parts the server holds ("": none) */
@@ -185,10 +185,13 @@ int stat_matches_scan(const struct stat *st, const struct manifest_local *l);
 /* Writes the manifest record of what is now under the key. */
 void xfer_record(struct xfer *x, uint64_t size, const char *etag,
     const uint8_t *hash, int64_t mtime_ns, uint64_t part_size);
-/* The headers of a file's upload: its Content-Type by extension (mime.h),
- * its XXH3 and its mtime. */
-void xfer_file_headers(const struct xfer *x, struct remote_req *q,
-    const uint8_t hash[16], int64_t mtime_ns, ferry_err *e);
+/*
+ * What the new object of x carries: for a file, its type by extension
+ * (mime.h), hash (16 bytes, borrowed) and mtime; for a source object, its
+ * headers, as the source's HEAD or GET gave them.
+ */
+void xfer_put_opts(const struct xfer *x, const uint8_t hash[16],
+    int64_t mtime_ns, struct remote_put *o);
 void xfer_uploaded(struct xfer *x, uint64_t size);
 /* Starts the work for a planned action on key (copied). */
 ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,
@@ -214,8 +217,6 @@ void start_check(struct xfer *x);
 ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
     const struct remote_obj *src, const struct remote_obj *dst) FERRY_WUR;
 /* Request builders for the source side of a mirror (copy.c). */
-ferry_err copy_source_headers(struct xfer *x, struct remote_req *q,
-    uint64_t start, uint64_t len) FERRY_WUR;
 ferry_err start_copy_object(struct xfer *x) FERRY_WUR;
 ferry_err start_stream_get(struct xfer *x) FERRY_WUR;
 ferry_err start_src_head(struct xfer *x) FERRY_WUR;
@@ -228,10 +229,9 @@ ferry_err send_part(
 uint64_t part_len(const struct xfer *x, uint32_t number);
 /* A part has come back (e: how); completes the upload after the last. */
 void part_finished(struct xfer *x, ferry_err e);
-/* The multipart request for x with its uploadId (multipart.c). */
-struct remote_req *upload_req(
-    struct xfer *x, enum remote_kind kind, const char *method);
-void copy_meta_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
+/* Fills u with the multipart upload of x and returns it (multipart.c). */
+const struct remote_upload *xfer_upload(
+    const struct xfer *x, struct remote_upload *u);
 /* Whether the file of x is sent in one PUT read from the file as it goes,
  * holding no buffer (put.c). */
 int put_streams(const struct xfer *x);
@@ -300,8 +300,11 @@ int push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 /* push.c, mirror.c: the sides and the manifest of a push or a mirror. */
 ferry_err push_open(struct push *p) FERRY_WUR;
 ferry_err mirror_open(struct push *p) FERRY_WUR;
-/* apply.c: If-Match or If-None-Match on a PUT that applies a plan. */
-void apply_put_headers(struct xfer *x, struct remote_req *q, ferry_err *e);
+/*
+ * apply.c: the condition on the object a PUT that applies a plan
+ * replaces: absent, or with the ETag the plan saw.
+ */
+void apply_put_cond(const struct xfer *x, struct remote_put *o);
 /* delete.c */
 /* Runs the deletes gathered during the merge, if they are allowed. */
 void push_deletes(struct push *p);

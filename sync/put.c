@@ -37,7 +37,7 @@ on_put(struct remote_req *q, void *arg)
 	x->p->mem_used -= held(x);
 	e = remote_req_result(q, 0);
 	md5_etag(x->md5, want, sizeof(want));
-	/* the server took the Content-MD5; an encrypted object's ETag is
+	/* the server took the MD5 digest; an encrypted object's ETag is
 	 * another, and is what listings show from now on */
 	if (e == FERRY_OK && s->etag[0] && strcmp(s->etag, want) != 0) {
 		if (!remote_resp_etag_opaque(s))
@@ -135,24 +135,19 @@ send_put(struct xfer *x)
 {
 	struct push *p = x->p;
 	struct remote_req *q;
-	ferry_err e = FERRY_OK;
+	struct remote_put o;
+	ferry_err e;
 
-	q = remote_req_new(p->r, REMOTE_PUT, "PUT", p->loc.bucket, x->fullkey,
-	    strlen(x->fullkey));
-	if (q == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	if (x->source == XS_FILE)
-		xfer_file_headers(x, q, x->hash, x->sent_mtime_ns, &e);
-	else
-		copy_meta_headers(x, q, &e);
-	apply_put_headers(x, q, &e);
+	xfer_put_opts(x, x->hash, x->sent_mtime_ns, &o);
+	apply_put_cond(x, &o);
+	if ((e = remote_put_object(p->r, p->loc.bucket, x->fullkey,
+	         strlen(x->fullkey), &o, &q)) != FERRY_OK)
+		return e;
 	if (x->buf == NULL && x->fd >= 0)
 		remote_req_body_file(q, x->fd, 0, x->buflen, x->md5);
 	else
 		remote_req_body(q, x->buf, x->buflen, x->md5);
-	if (e == FERRY_OK)
-		e = remote_req_submit(q, on_put, x);
-	if (e != FERRY_OK) {
+	if ((e = remote_req_submit(q, on_put, x)) != FERRY_OK) {
 		remote_req_free(q);
 		return e;
 	}

@@ -24,13 +24,12 @@
 int
 resume_abort_upload(struct push *p, const char *key, const char *upload_id)
 {
+	struct remote_upload u = {p->loc.bucket, key, strlen(key), upload_id};
 	struct remote_req *q;
-	ferry_err e = FERRY_ENOMEM;
+	ferry_err e;
 	int gone;
 
-	q = remote_req_new(
-	    p->r, REMOTE_DELETE, "DELETE", p->loc.bucket, key, strlen(key));
-	if (q && remote_req_query(q, "uploadId", upload_id) == FERRY_OK)
+	if ((e = remote_abort_upload(p->r, &u, &q)) == FERRY_OK)
 		e = remote_perform(p->r, q, 0);
 	gone = e == FERRY_OK || (q && remote_req_resp(q)->status == 404);
 	if (e == FERRY_OK)
@@ -137,19 +136,15 @@ on_old_aborted(struct remote_req *q, void *arg)
 static ferry_err
 restart(struct xfer *x)
 {
-	struct push *p = x->p;
+	struct remote_upload u;
 	struct remote_req *q;
-	char *id = x->upload_id;
 	ferry_err e;
 
-	x->upload_id = NULL;
 	free(x->part_etag);
 	x->part_etag = NULL;
-	q = remote_req_new(p->r, REMOTE_DELETE, "DELETE", p->loc.bucket,
-	    x->fullkey, strlen(x->fullkey));
-	e = q ? remote_req_query(q, "uploadId", id)
-	      : ferry_fail(FERRY_ENOMEM, "out of memory");
-	free(id);
+	e = remote_abort_upload(x->p->r, xfer_upload(x, &u), &q);
+	free(x->upload_id);
+	x->upload_id = NULL;
 	if (e == FERRY_OK)
 		e = remote_req_submit(q, on_old_aborted, x);
 	if (e != FERRY_OK) {

@@ -69,8 +69,9 @@ xfer_fail(struct xfer *x, ferry_err e)
 			log_info("%s: %s; trying again at the end", x->fullkey,
 			    x->errmsg);
 		} else {
-			output_error(&p->out, x->fullkey, strlen(x->fullkey), e,
-			    x->errmsg);
+			/* a mirror has no local side: no path */
+			output_file_error(&p->out, x->fullkey,
+			    strlen(x->fullkey), e, x->errmsg);
 			p->counts.failed++;
 		}
 	}
@@ -135,20 +136,17 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 }
 
 void
-xfer_file_headers(const struct xfer *x, struct remote_req *q,
-    const uint8_t hash[16], int64_t mtime_ns, ferry_err *e)
+xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
+    struct remote_put *o)
 {
-	const char *type = mime_type(x->key, x->keylen);
-	char hex[33], mt[32];
-
-	if (type != NULL && *e == FERRY_OK)
-		*e = remote_req_header(q, "Content-Type", type);
-	hex_encode(hash, 16, hex);
-	snprintf(mt, sizeof(mt), "%lld", (long long)mtime_ns);
-	if (*e == FERRY_OK)
-		*e = remote_req_header(q, "x-amz-meta-ferry-xxh128", hex);
-	if (*e == FERRY_OK)
-		*e = remote_req_header(q, "x-amz-meta-ferry-mtime", mt);
+	memset(o, 0, sizeof(*o));
+	if (x->source != XS_FILE) {
+		o->meta = x->meta;
+		return;
+	}
+	o->content_type = mime_type(x->key, x->keylen);
+	o->hash = hash;
+	o->mtime_ns = mtime_ns;
 }
 
 void

@@ -7,7 +7,8 @@ set -u
 
 PKGS="gcc make pkg-config libcurl4-openssl-dev libssl-dev libxxhash-dev \
 liblmdb-dev libcjson-dev libexpat1-dev libcmocka-dev ceph-mon ceph-osd \
-radosgw uuid-runtime awscli python3 curl strace util-linux $*"
+radosgw uuid-runtime awscli python3 python3-jsonschema curl strace \
+util-linux $*"
 
 missing=""
 for p in $PKGS; do

@@ -150,6 +150,32 @@ for k in sys.argv[1].split("."):
 print(d)' "$2"
 }
 
+# json_valid FILE: whether FILE holds at least one line and each line is
+# valid UTF-8, one JSON object, and valid against ferry's event schema
+# (man/ferry-events.schema.json); says on stderr which line is not.
+json_valid() {
+	local py=python3
+	"$py" -c 'import jsonschema' 2>/dev/null || py=/usr/bin/python3
+	"$py" -c '
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+v = jsonschema.Draft202012Validator(schema)
+n = 0
+with open(sys.argv[2], "rb") as f:
+    for n, raw in enumerate(f, 1):
+        try:
+            err = jsonschema.exceptions.best_match(
+                v.iter_errors(json.loads(raw.decode("utf-8"))))
+        except ValueError as e:
+            err = e
+        if err is not None:
+            sys.stderr.write("# %s, line %d: %s\n# %s\n" % (sys.argv[2], n,
+                str(err).splitlines()[0], raw[:300]))
+            sys.exit(1)
+sys.exit(0 if n > 0 else 1)' "$TOP/man/ferry-events.schema.json" "$1"
+}
+
 # start_proxy NAME OPTION...: a fault proxy in front of the gateway, its
 # faults logged to $WORK/NAME.log; sets PROXY (its URL) and PROXY_PID.
 start_proxy() {

@@ -41,5 +41,12 @@ for t in "$TOP"/tests/integration/t_*.sh; do
 	passed=$((passed + p))
 	failed=$((failed + f))
 done
+# How full the gateway's store got: the suite must fit it (memstore is
+# sized by tests/server/s3server from the memory the machine can spare).
+ceph -c "$STATE/ceph.conf" daemon osd.0 perf dump 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["osd"]
+print("# the gateway store: %d of %d MiB used" % (
+    d["stat_bytes_used"] >> 20, d["stat_bytes"] >> 20))' 2>/dev/null
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -279,6 +279,17 @@ is "$?" 75 "... the same pair's second backup is skipped (exit 75)"
 like "$out" "previous backup of $WORK/src/photos to s3://$B/cron/photos is still running" \
 	"... saying which backup is still running"
 exec 8>&-
+# Another ferry run of the pair, not started by the script, holds the
+# manifest: ferry's exit 4, passed on with a word on what to do.
+md=$(env -i PATH=/usr/bin:/bin HOME="$CH" "$CH/.local/bin/ferry" manifest \
+	info --json "$WORK/src/photos" "s3://$B/cron/photos" |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["manifest"])')
+out=$(flock "$md/lock" env -i PATH=/usr/bin:/bin HOME="$CH" SHELL=/bin/sh \
+	LOGNAME=root "$EX/backup-cron.sh" "$WORK/src/photos" \
+	"s3://$B/cron/photos" 2>&1)
+is "$?" 4 "... the pair's manifest held by another ferry run: exit 4"
+like "$out" "holds its manifest; nothing was done; try again later" \
+	"... saying so"
 if [ ! -x /usr/local/bin/ferry ] && ! [ -x /usr/bin/ferry ]; then
 	rm "$CH/.local/bin/ferry"
 	out=$(cron "$WORK/src/photos" "s3://$B/cron/photos" 2>&1)

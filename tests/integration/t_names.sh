@@ -44,7 +44,7 @@ for raw in open(sys.argv[1], "rb").read().split(b"\n"):
     if not raw:
         continue
     o = json.loads(raw.decode("utf-8"))
-    if o.get("type", "ls") != sys.argv[2] or "key" not in o:
+    if o["type"] != sys.argv[2] or "key" not in o:
         continue
     if "key_base64" in o:
         k = base64.b64decode(o["key_base64"])
@@ -103,7 +103,9 @@ invalid_keys() {
 
 "$FERRY" sync "$T" "s3://$B/n" --json >"$WORK/push.json" 2>"$WORK/push.err"
 is "$?" 1 "a push of awkward names exits 1, two of them refused"
-is "$(json_lines "$WORK/push.json")" 8 "--json writes 8 valid JSON lines"
+is "$(json_lines "$WORK/push.json")" 9 \
+	"--json writes 9 valid JSON lines (the start line first)"
+check "... valid against the event schema" json_valid "$WORK/push.json"
 is "$(bucket_keys n/)" "$(valid_keys n/)" \
 	"the bucket holds the valid UTF-8 names as their exact bytes"
 is "$(keys_of "$WORK/push.json" upload)" "$(valid_keys n/)" \
@@ -121,7 +123,7 @@ check "the object of a name with a newline holds its file's bytes" \
 "$FERRY" ls "s3://$B/n" --json >"$WORK/ls.json"
 is "$?" 0 "ferry ls exits 0"
 is "$(json_lines "$WORK/ls.json")" 5 "ls --json writes 5 valid JSON lines"
-is "$(keys_of "$WORK/ls.json" ls)" "$(valid_keys n/)" \
+is "$(keys_of "$WORK/ls.json" object)" "$(valid_keys n/)" \
 	"... giving back the exact bytes of every key"
 
 # same_files A B: every file under B is the twin of A's, names as bytes
@@ -142,7 +144,8 @@ EOF
 }
 "$FERRY" sync "s3://$B/n" "$D" --json >"$WORK/pull.json" 2>"$WORK/pull.err"
 is "$?" 0 "a pull of the awkward keys exits 0"
-is "$(json_lines "$WORK/pull.json")" 6 "... with 6 valid JSON lines"
+is "$(json_lines "$WORK/pull.json")" 7 "... with 7 valid JSON lines"
+check "... valid against the event schema" json_valid "$WORK/pull.json"
 check "... and writes each name back as its bytes, with its content" \
 	same_files "$T" "$D"
 is "$(keys_of "$WORK/pull.json" download)" "$(valid_keys n/)" \
@@ -156,7 +159,7 @@ echo y >"$WORK/t3/a"$'\n'"b"
 "$FERRY" sync "$WORK/t3" "s3://$B/c" --quiet
 "$FERRY" sync "s3://$B/c" "$WORK/c" --json >"$WORK/conflict.json" 2>/dev/null
 is "$?" 1 "a pull with a file/folder conflict on such a name exits 1"
-is "$(json_lines "$WORK/conflict.json")" 3 "... with 3 valid JSON lines"
+is "$(json_lines "$WORK/conflict.json")" 4 "... with 4 valid JSON lines"
 is "$(keys_of "$WORK/conflict.json" error)" \
 	"$(printf 'c/a\nb/f' | od -An -tx1 | tr -d ' \n')" \
 	"... the error giving the exact bytes of the key"

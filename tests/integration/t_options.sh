@@ -55,7 +55,12 @@ is "$?" 0 "manifest info finds the pair's manifest"
 check "... and reports its records and last run" python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
-assert d["local_entries"] == 3 and d["last_status"] == "0", d' "$out"
+assert d["type"] == "manifest", d
+assert d["local_entries"] == 3 and d["last_status"] == 0, d' "$out"
+for f in dry ex inc ck so; do
+	check "$f.json: every line is valid against the event schema" \
+		json_valid "$WORK/$f.json"
+done
 "$FERRY" manifest info --manifest "$WORK/none" >/dev/null 2>&1
 is "$?" 1 "manifest info on a folder without one exits 1"
 

@@ -33,7 +33,7 @@ out = []
 for raw in open(sys.argv[1], "rb").read().split(b"\n"):
     if raw:
         o = json.loads(raw.decode("utf-8"))
-        if o.get("type", "ls") == sys.argv[2]:
+        if o["type"] == sys.argv[2]:
             out.append(o["key"].encode("utf-8").hex())
 print(" ".join(sorted(out)))
 EOF
@@ -66,7 +66,7 @@ is "$?" 0 "ferry ls of hostile keys exits 0"
 is "$(raw "$WORK/ls.out")" 0 "... its text holds no raw control byte"
 is "$(wc -l <"$WORK/ls.out")" 6 "... one line per key"
 "$FERRY" ls "s3://$B/o" --json >"$WORK/ls.json"
-is "$(json_names "$WORK/ls.json" ls)" "$want" \
+is "$(json_names "$WORK/ls.json" object)" "$want" \
 	"ferry ls --json gives back the exact bytes of every key"
 check "... escaped as JSON" grep -qF '"key":"o/esc\u001b[31mred' "$WORK/ls.json"
 

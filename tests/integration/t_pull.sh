@@ -171,6 +171,10 @@ is "$(summary "$WORK/5c.json" deleted)" 1 "one local file deleted"
 check "the file whose object was deleted is gone" test ! -e "$D/$victim"
 is "$(($(requests "$m" total) - $(requests "$m" list)))" 0 \
 	"the delete needs only the listing"
+for f in 1 3 4 5a 5b 5c; do
+	check "$f.json: every line is valid against the event schema" \
+		json_valid "$WORK/$f.json"
+done
 
 # 6. an object rewritten by another tool, same size, new bytes
 f=$(cd "$D" && find . -type f -size +16c -name '*.bin' ! -name big.bin | sort | sed -n 5p)

@@ -161,9 +161,11 @@ is "$?" 0 "a push of a tree with symlinks and a fifo exits 0"
 is "$(summary "$WORK/5e.json" uploaded)" 1 "... uploads the one file"
 is "$(summary "$WORK/5e.json" left_out)" 3 "... and counts 3 left out"
 is "$(python3 -c 'import json, sys
-print(" ".join(sorted(j["key"] + ":" + j["reason"] for j in map(json.loads,
-      open(sys.argv[1])) if j["type"] == "left_out")))' "$WORK/5e.json")" \
-	"pipe:fifo to-dir:symlink to-file:symlink" "... each named with its kind"
+print(" ".join(sorted(j["key"] + "=" + j["path"] + ":" + j["reason"]
+      for j in map(json.loads, open(sys.argv[1]))
+      if j["type"] == "left_out")))' "$WORK/5e.json")" \
+	"sl/pipe=pipe:fifo sl/to-dir=to-dir:symlink sl/to-file=to-file:symlink" \
+	"... each named with its kind, by key and by path"
 is "$(s3 ls "$B" sl/ | wc -l)" 1 "... and the bucket holds only the file"
 "$FERRY" sync "$WORK/sl" "s3://$B/sl" --exclude 'skip.*' 2>"$WORK/5e.err"
 check "the summary line says 3 left out" \
@@ -184,7 +186,7 @@ is "$(s3 ls "$B" sl/ | awk '{ print $2 }' | sort | tr '\n' ' ')" \
 	"sl/real/f.txt sl/to-dir/f.txt sl/to-file " \
 	"... and the bucket holds the file, and it again through each link"
 is "$(python3 -c 'import json, sys
-print(" ".join(sorted(j["key"] + ":" + j["reason"] for j in map(json.loads,
+print(" ".join(sorted(j["path"] + ":" + j["reason"] for j in map(json.loads,
       open(sys.argv[1])) if j["type"] == "left_out")))' "$WORK/5f.json")" \
 	"pipe:fifo real/up:symlink loop to-dir/up:symlink loop" \
 	"... leaving out the fifo and the links back up the path"
@@ -198,7 +200,7 @@ echo "more data" >"$WORK/sl/real/f.txt"
 is "$(summary "$WORK/5f2.json" uploaded)" 3 \
 	"a changed target goes up again under each of its 3 names"
 check "... and a dangling link is left out as such" grep -q \
-	'"type":"left_out","key":"dangling","reason":"dangling symlink"' \
+	'"type":"left_out","key":"sl/dangling","path":"dangling","reason":"dangling symlink"' \
 	"$WORK/5f2.json"
 "$FERRY" plan "$WORK/sl" "s3://$B/sl2" -L --exclude 'skip.*' \
 	>"$WORK/5f.plan"

@@ -83,6 +83,7 @@ like "$ev" "\"method\":\"GET\",\"bucket\":\"$B\",\"key\":\"\",\"attempt\":2,\"of
 	"... a retry event"
 like "$(grep '"type":"error"' "$WORK/a.json")" "no request has succeeded" \
 	"... and the error event says why"
+check "... every line valid against the event schema" json_valid "$WORK/a.json"
 
 timeout 60 "$FERRY" sync "$T" "s3://$B/a" --endpoint-url "$URL" -q \
 	--read-timeout 2 --stall-timeout 5 >/dev/null 2>"$WORK/a.qerr"
@@ -146,6 +147,7 @@ below "$(elapsed "$t0")" 20 "... within the stall timeout and a few seconds"
 like "$(grep '"type":"retry"' "$WORK/c.json" | head -n 1)" \
 	'"method":"PUT".*"attempt":2,"of":10,"reason":"the server did not answer within 1 s"' \
 	"... a PUT's retry event"
+check "... every line valid against the event schema" json_valid "$WORK/c.json"
 like "$(cat "$WORK/c.err")" "no request has succeeded for 10 s" \
 	"... and why the run ended"
 is "$(s3 ls "$B" c/ | cut -f2)" c/stale.txt "... and nothing was deleted"

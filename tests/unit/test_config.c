@@ -505,7 +505,7 @@ static const struct source_case source_cases[] = {
         {0}, FERRY_EUSAGE, "AWS_METADATA_SERVICE_TIMEOUT '1s'", NULL, 0, NULL,
         NULL, NULL, 0, 0, 0, 0},
     {"metadata service disabled", NULL, NULL,
-        {"AWS_EC2_METADATA_DISABLED=TRUE"}, {0}, FERRY_ENOTFOUND,
+        {"AWS_EC2_METADATA_DISABLED=TRUE"}, {0}, FERRY_ECREDS,
         "no credentials found", NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
     {"disabled, but keys in the environment", NULL, NULL,
         {"AWS_EC2_METADATA_DISABLED=true", ENV_KEYS}, {0}, FERRY_OK, NULL, NULL,

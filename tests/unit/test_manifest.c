@@ -791,7 +791,7 @@ test_store_refusals(void **state)
 	assert_int_equal(manifest_open(dir, "s", "d", 0, &m), FERRY_OK);
 	/* A second run of the pair. */
 	m2 = (void *)1;
-	assert_int_equal(manifest_open(dir, "s", "d", 0, &m2), FERRY_EUSAGE);
+	assert_int_equal(manifest_open(dir, "s", "d", 0, &m2), FERRY_EBUSY);
 	assert_null(m2);
 	assert_non_null(strstr(ferry_errmsg(), "another ferry run"));
 	memset(&r, 0, sizeof(r));

@@ -1,0 +1,191 @@
+/*
+ * ops.h: the S3 operations, one typed call each, over the requests of
+ * remote.h.  Each call knows its operation's method, query parameters,
+ * headers and conditions, and the quirks of the servers ferry meets, so
+ * that its caller names none of them.
+ *
+ * How an operation flows:
+ *   1. remote_<operation>(r, bucket, key, ..., &q) builds the request and
+ *      returns it prepared, not sent (*q NULL and the failure recorded
+ *      with ferry_fail() otherwise; the request is the caller's).
+ *   2. The caller adds what is the transfer's, not the operation's: a
+ *      body (remote_req_body(), remote_req_body_file(), whose MD5 goes as
+ *      the digest), a sink for the reply's body, a body limit.
+ *   3. It sends it like any request: remote_req_submit() with its
+ *      completion callback, on the one multi loop (or remote_perform()
+ *      where the caller waits); retries and signing happen below.
+ *   4. In the callback, remote_<operation>_reply(q, ...), where there is
+ *      one, reads the reply: the HTTP result, a 200 that carries an
+ *      <Error>, and the values of the body; else remote_req_result() and
+ *      the fields of struct remote_resp.  The caller frees the request.
+ * Listings that run in one call (buckets, uploads), ListObjectsV2's
+ * stream and ListParts's pages are in remote.h (remote_list_*,
+ * remote_parse_parts()).
+ */
+#ifndef FERRY_REMOTE_OPS_H
+#define FERRY_REMOTE_OPS_H
+
+#include "remote/remote.h"
+
+/*
+ * The metadata headers in which ferry stores a file's content hash (XXH3
+ * 128, hex) and mtime (ns) with its object, for messages that name them.
+ */
+#define REMOTE_META_HASH "x-amz-meta-ferry-xxh128"
+#define REMOTE_META_MTIME "x-amz-meta-ferry-mtime"
+
+/* Conditions and a range on reading an object. */
+struct remote_get {
+	const char *if_match; /* the ETag it must have; NULL or "": any */
+	uint64_t off;         /* with len > 0: only bytes [off, off + len) */
+	uint64_t len;         /* 0: the whole object */
+};
+
+/*
+ * HeadObject of bucket/key, only while it has the ETag if_match (NULL or
+ * "": any).  The object's headers are in the reply's struct remote_resp.
+ */
+ferry_err remote_head_object(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const char *if_match,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * GetObject of bucket/key, as g says (NULL: all of it, unconditionally).
+ * A ranged reply is checked with remote_resp_check_range().
+ */
+ferry_err remote_get_object(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const struct remote_get *g,
+    struct remote_req **out) FERRY_WUR;
+
+/*
+ * What a new object (PutObject, CreateMultipartUpload) carries, and the
+ * condition on the object it replaces (PutObject only).
+ */
+struct remote_put {
+	const char *content_type; /* NULL: none */
+	/* ferry's content hash (16 bytes) and the file's mtime, stored in
+	 * the object's metadata; NULL: none */
+	const uint8_t *hash;
+	int64_t mtime_ns;
+	/* or a source object's headers, as its reply's resp.meta holds
+	 * them (remote_req_keep_meta()), carried to the copy; NULL: none */
+	const char *meta;
+	int if_absent; /* only if no object has the key */
+	/* only while it has this ETag (NULL or "": any); sent without its
+	 * quotes, the form Ceph's gateway compares */
+	const char *if_match;
+};
+
+/* The source of a server-side copy: an object, or a range of it. */
+struct remote_copy_src {
+	const char *bucket;
+	const char *key;
+	size_t keylen;
+	/* copied only while it has this ETag; sent under S3's name for the
+	 * condition and under the one Ceph's gateway reads */
+	const char *if_match;
+	uint64_t off; /* with len > 0: only bytes [off, off + len) */
+	uint64_t len; /* 0: the whole object */
+};
+
+/*
+ * PutObject of bucket/key, as o says; the caller gives the body (its MD5
+ * goes as the digest the server checks).  The reply's ETag is in
+ * struct remote_resp.  A condition that fails is a 412.
+ */
+ferry_err remote_put_object(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const struct remote_put *o,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * CopyObject of src (whole, with its metadata) to bucket/key.  Read the
+ * reply with remote_copy_reply().
+ */
+ferry_err remote_copy_object(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const struct remote_copy_src *src,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * The reply of a completed CopyObject or UploadPartCopy: FERRY_OK with
+ * *etag (malloc'd, quoted; NULL or "" when the server sent none), or the
+ * failure, an <Error> in a 200 among them.
+ */
+ferry_err remote_copy_reply(struct remote_req *q, char **etag) FERRY_WUR;
+
+/*
+ * DeleteObject of bucket/key, only while it has the ETag if_match (NULL
+ * or "": any), a condition AWS honours (a 412 otherwise) and Ceph's
+ * gateway ignores.
+ */
+ferry_err remote_delete_object(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const char *if_match,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * DeleteObjects of n keys (1 to 1000) of bucket, each only while it has
+ * its ETag in etags, as remote_delete_body() says; the request holds its
+ * body.  Read the reply with remote_delete_objects_reply().
+ */
+ferry_err remote_delete_objects(struct remote *r, const char *bucket,
+    const char *const *keys, const size_t *key_lens, const char *const *etags,
+    size_t n, struct remote_req **out) FERRY_WUR;
+/*
+ * The reply of a completed DeleteObjects: fn for each key, and FERRY_OK;
+ * or the failure of the whole request, an <Error> in a 200 among them.
+ */
+ferry_err remote_delete_objects_reply(
+    struct remote_req *q, remote_deleted_fn fn, void *arg) FERRY_WUR;
+
+/* A multipart upload: its object and the id CreateMultipartUpload gave. */
+struct remote_upload {
+	const char *bucket;
+	const char *key;
+	size_t keylen;
+	const char *upload_id;
+};
+
+/*
+ * CreateMultipartUpload of bucket/key, whose object carries what o says
+ * (its conditions are not used).  Read the reply with
+ * remote_create_upload_reply().
+ */
+ferry_err remote_create_upload(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const struct remote_put *o,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * The reply of a completed CreateMultipartUpload: FERRY_OK with
+ * *upload_id (malloc'd), or the failure, an <Error> in a 200 among them.
+ */
+ferry_err remote_create_upload_reply(
+    struct remote_req *q, char **upload_id) FERRY_WUR;
+/*
+ * UploadPart of part number (1 to REMOTE_MAX_PARTS) of u; the caller
+ * gives the body (with its MD5, or none, and then checks the reply's
+ * ETag).  The part's ETag is in struct remote_resp.
+ */
+ferry_err remote_upload_part(struct remote *r, const struct remote_upload *u,
+    uint32_t number, struct remote_req **out) FERRY_WUR;
+/*
+ * UploadPartCopy of src (a range of it: len > 0) as part number of u.
+ * Read the reply with remote_copy_reply().
+ */
+ferry_err remote_upload_part_copy(struct remote *r,
+    const struct remote_upload *u, uint32_t number,
+    const struct remote_copy_src *src, struct remote_req **out) FERRY_WUR;
+/*
+ * CompleteMultipartUpload of u from its nparts parts, named by their
+ * ETags in order (quoted); the request holds its body.  Read the reply
+ * with remote_complete_upload_reply().
+ */
+ferry_err remote_complete_upload(struct remote *r,
+    const struct remote_upload *u, const char *const *etags, size_t nparts,
+    struct remote_req **out) FERRY_WUR;
+/*
+ * The reply of a completed CompleteMultipartUpload: FERRY_OK with *etag
+ * (malloc'd, quoted), NULL or "" when the server sent none (Ceph, for a
+ * Complete repeated after its reply was lost); or the failure, an
+ * <Error> in a 200 among them.
+ */
+ferry_err remote_complete_upload_reply(
+    struct remote_req *q, char **etag) FERRY_WUR;
+/* AbortMultipartUpload of u.  A 404: the upload is gone already. */
+ferry_err remote_abort_upload(struct remote *r, const struct remote_upload *u,
+    struct remote_req **out) FERRY_WUR;
+
+#endif
