@@ -14,7 +14,7 @@ PKG_CONFIG ?= pkg-config
 PKGS = libcurl openssl libxxhash lmdb libcjson expat
 FUZZ_SECONDS ?= 30
 
-WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -pedantic -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -I.

@@ -105,6 +105,16 @@ void format_size(uint64_t n, char *out, size_t outlen);
 /* Writes 2*n lowercase hex digits and a NUL into out. */
 void hex_encode(const uint8_t *in, size_t n, char *out);
 
+/* The value of the hex digit c (either case), or -1 if it is not one. */
+int hex_value(int c);
+
+/*
+ * Reads the 2*n hex digits at s (either case) into n bytes at out; 0, or
+ * -1 at the first byte that is not a hex digit (a NUL stops it), with out
+ * partly written.
+ */
+int hex_decode(const char *s, uint8_t *out, size_t n);
+
 /*
  * Returns the code point of the UTF-8 sequence at u (n > 0 bytes left) and
  * its length in *len, or -1 for bytes that are not well-formed UTF-8

@@ -257,8 +257,10 @@ lanes(struct md5mb_ctx *c, const uint8_t *const data[], const size_t len[])
 	size_t done[MD5MB_LANES] = {0};
 	unsigned i, k;
 
-	if (c->n >= 2 && impl != MD5MB_SCALAR)
-		return run_lanes(c->n, data, len, c->st, done);
+	if (c->n >= 2 && impl != MD5MB_SCALAR) {
+		run_lanes(c->n, data, len, c->st, done);
+		return;
+	}
 	for (i = 0; i < c->n; i++) {
 		if (len[i] < 64)
 			continue;

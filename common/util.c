@@ -96,6 +96,33 @@ hex_encode(const uint8_t *in, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
+int
+hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+hex_decode(const char *s, uint8_t *out, size_t n)
+{
+	size_t i;
+	int hi, lo;
+
+	for (i = 0; i < n; i++) {
+		if ((hi = hex_value((unsigned char)s[2 * i])) < 0 ||
+		    (lo = hex_value((unsigned char)s[2 * i + 1])) < 0)
+			return -1;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
 /*
  * Returns the code point of the UTF-8 sequence at u (n > 0 bytes left) and
  * its length in *len, or -1 for bytes that are not well-formed UTF-8

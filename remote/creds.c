@@ -2,7 +2,6 @@
  * creds.c: the keys a client signs with: their JSON forms, when they are
  * due for a refresh, and the refresh itself, under the client's lock.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,62 +10,8 @@
 #include <cJSON.h>
 
 #include "remote/creds.h"
+#include "remote/remote.h"
 #include "remote/sigv4.h"
-
-/* Reads up to n digits into *out; returns the count read. */
-static int
-digits(const char *s, int n, int *out)
-{
-	int i;
-
-	*out = 0;
-	for (i = 0; i < n && isdigit((unsigned char)s[i]); i++)
-		*out = *out * 10 + (s[i] - '0');
-	return i;
-}
-
-/* The zone at s: "", "Z", "+hh:mm", "-hh:mm", "+hhmm"; -1 if not one. */
-static int
-zone_offset(const char *s, int64_t *off)
-{
-	int h, m, sign;
-
-	*off = 0;
-	if (*s == '\0' || (s[0] == 'Z' && s[1] == '\0'))
-		return 0;
-	if (*s != '+' && *s != '-')
-		return -1;
-	sign = *s++ == '-' ? -1 : 1;
-	if (digits(s, 2, &h) != 2)
-		return -1;
-	s += 2;
-	if (*s == ':')
-		s++;
-	if (digits(s, 2, &m) != 2 || s[2] != '\0' || h > 23 || m > 59)
-		return -1;
-	*off = sign * (int64_t)(h * 3600 + m * 60);
-	return 0;
-}
-
-int64_t
-creds_parse_time(const char *s)
-{
-	struct tm tm;
-	const char *end;
-	int64_t off;
-
-	if (s == NULL || !isdigit((unsigned char)*s))
-		return -1;
-	memset(&tm, 0, sizeof(tm));
-	if ((end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)) == NULL)
-		return -1;
-	if (*end == '.' && isdigit((unsigned char)end[1]))
-		for (end++; isdigit((unsigned char)*end); end++)
-			;
-	if (zone_offset(end, &off) != 0)
-		return -1;
-	return (int64_t)timegm(&tm) - off;
-}
 
 /* The string field name of o, or NULL; *bad when present but unusable. */
 static const char *
@@ -125,7 +70,8 @@ take_fields(const cJSON *o, enum creds_format f, struct config_keys *out)
 		    bad_sk ? "unusable" : "no");
 	if (bad_tok)
 		return ferry_fail(FERRY_EPARSE, "unusable \"%s\"", tname);
-	if (bad_exp || (exp != NULL && (expires = creds_parse_time(exp)) <= 0))
+	if (bad_exp ||
+	    (exp != NULL && (expires = remote_parse_time_zoned(exp)) <= 0))
 		return ferry_fail(
 		    FERRY_EPARSE, "\"Expiration\" is not an ISO 8601 time");
 	if ((e = config_keys_set(out, ak, sk, tok)) == FERRY_OK)

@@ -36,13 +36,6 @@ ferry_err creds_parse(const char *json, size_t len, enum creds_format f,
     struct config_keys *out) FERRY_WUR;
 
 /*
- * Parses an ISO 8601 time, "2024-05-01T12:00:00Z", with optional fractional
- * seconds and a "Z", "+hh:mm", "-hh:mm" or "+hhmm" zone (none: UTC), into
- * seconds since the epoch; -1 when it is anything else.
- */
-int64_t creds_parse_time(const char *s);
-
-/*
  * Non-zero when keys expiring at expires (0: never) should be refreshed at
  * now, that is when at most margin seconds remain.
  */

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "remote/creds.h"
+#include "remote/remote.h"
 #include "remote/creds_http.h"
 #include "remote/sigv4.h"
 #include "remote/xml_sax.h"
@@ -62,7 +63,7 @@ take(struct xml_sax *s, struct config_keys *out)
 		if (xml_sax_str(s, i)[0] == '\0')
 			return ferry_fail(
 			    FERRY_EPARSE, "no <%s> in the reply", names[i]);
-	if ((expires = creds_parse_time(xml_sax_str(s, S_EXP))) <= 0)
+	if ((expires = remote_parse_time_zoned(xml_sax_str(s, S_EXP))) <= 0)
 		return ferry_fail(
 		    FERRY_EPARSE, "<Expiration> is not an ISO 8601 time");
 	e = config_keys_set(out, xml_sax_str(s, S_AK), xml_sax_str(s, S_SK),

@@ -2,6 +2,17 @@
  * ini.c: the INI dialect of the AWS shared config and credentials files,
  * as the AWS CLI reads it: sections, "key = value", full-line comments,
  * indented "s3 =" blocks and continuation lines.
+ *
+ * Why not libinih (Debian's libinih-dev, version 55): its options are
+ * fixed when the library is built, and Debian's build reads lines of at
+ * most 200 bytes (INI_MAX_LINE), cutting an aws_session_token, which runs
+ * to a thousand bytes and more, into pieces it then reports as errors.  It
+ * also takes " ;" as the start of an inline comment, so that
+ * "credential_process = sh -c 'a ; b'" would lose its end where the AWS
+ * CLI keeps it, and its handler is not told the line, which every error
+ * here names.  The nested blocks themselves it could carry: with
+ * INI_ALLOW_MULTILINE each indented "addressing_style = path" under "s3 ="
+ * comes as one more value of "s3", to be split here.
  */
 #include <errno.h>
 #include <fcntl.h>

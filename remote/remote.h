@@ -6,6 +6,19 @@
  * a sink, and submitted; remote_run() drives every request in flight and
  * calls each one's completion callback from inside the loop.  One thread
  * uses a struct remote and everything made from it.
+ *
+ * How a request flows.  remote_req_new() and its setters (request.c)
+ * record the method, bucket, key, query, headers, body and sink, unencoded.
+ * remote_req_submit() (loop.c) queues it; when the window has room,
+ * req_start() encodes the path, signs with SigV4 (sigv4.c) at the current
+ * date and adds a curl easy handle to the multi handle.  remote_run() turns
+ * the multi loop: reply headers and body land in bounded buffers or the
+ * sink as they arrive.  On completion, a network error, 429, 5xx, a 400
+ * RequestTimeout or a 200 carrying <Error> is retried, re-signed, after a
+ * jittered backoff while the run's retry budget lasts; a wrong-region
+ * reply is sent again to the right region, once.  The done callback then
+ * runs; it calls remote_req_result() for the one ferry_err (the S3 <Code>
+ * read by expat) and replies.c's parsers for the body.
  */
 #ifndef FERRY_REMOTE_H
 #define FERRY_REMOTE_H
@@ -230,8 +243,6 @@ const struct remote_resp *remote_req_resp(const struct remote_req *q);
  * that are not the MD5s of the bytes, for objects and for parts alike.
  */
 int remote_resp_etag_opaque(const struct remote_resp *s);
-/* The key the request was made for. */
-const char *remote_req_key(const struct remote_req *q, size_t *len);
 
 /*
  * After completion: FERRY_OK for a 2xx reply, else the failure with its
@@ -395,6 +406,15 @@ ferry_err remote_parse_parts(struct remote_req *q, remote_part_fn fn, void *arg,
  * on any NUL-terminated bytes; no locale, thread-safe.
  */
 int64_t remote_parse_time(const char *s);
+
+/*
+ * Parses the ISO 8601 form a credentials document writes,
+ * "2024-05-01T12:00:00Z", with optional fractional seconds and a "Z",
+ * "+hh:mm", "-hh:mm" or "+hhmm" zone (none: UTC), into seconds since the
+ * epoch, UTC; -1 when the whole string is anything else (no leading
+ * blanks, fields as remote_parse_time() reads them).  Thread-safe.
+ */
+int64_t remote_parse_time_zoned(const char *s);
 
 /*
  * Strict readers of the numbers in reply headers (bounds.c), pure and

@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "remote/internal.h"
+#include "remote/xml.h"
 
 #define REMOTE_BODY_LIMIT (1u << 20)
 
@@ -202,14 +203,6 @@ const struct remote_resp *
 remote_req_resp(const struct remote_req *q)
 {
 	return &q->resp;
-}
-
-const char *
-remote_req_key(const struct remote_req *q, size_t *len)
-{
-	if (len)
-		*len = q->keylen;
-	return q->key;
 }
 
 void
@@ -781,17 +774,7 @@ out:
 static int
 error_body(const struct remote_req *q)
 {
-	const char *b = q->resp.body.data;
-
-	if (b == NULL || q->sink)
-		return 0;
-	while (*b == ' ' || *b == '\t' || *b == '\r' || *b == '\n')
-		b++;
-	if (strncmp(b, "<?xml", 5) == 0 && (b = strstr(b, "?>")) != NULL)
-		b += 2;
-	while (b && (*b == ' ' || *b == '\t' || *b == '\r' || *b == '\n'))
-		b++;
-	return b && strncmp(b, "<Error>", 7) == 0;
+	return !q->sink && xml_is_error(q->resp.body.data, q->resp.body.len);
 }
 
 int

@@ -157,18 +157,6 @@ uri_encode(struct buf *out, const char *s, size_t n, int keep_slash)
 	return out_end(&o);
 }
 
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /*
  * Appends the decoding of s[0..n), which may hold any byte, NUL included;
  * out is unchanged on failure.
@@ -190,8 +178,9 @@ uri_decode(struct buf *out, const char *s, size_t n, int plus_is_space)
 		if (c == '+' && plus_is_space)
 			c = ' ';
 		else if (c == '%') {
-			hi = n - i > 2 ? hexval((unsigned char)s[i + 1]) : -1;
-			lo = hi >= 0 ? hexval((unsigned char)s[i + 2]) : -1;
+			hi =
+			    n - i > 2 ? hex_value((unsigned char)s[i + 1]) : -1;
+			lo = hi >= 0 ? hex_value((unsigned char)s[i + 2]) : -1;
 			if (lo < 0) {
 				out_fail(&o,
 				    ferry_fail(FERRY_EPARSE,

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <curl/curl.h>
+
 #include "remote/url.h"
 
 #define S3_SCHEME "s3://"
@@ -293,26 +295,6 @@ is_ipv6_literal(const char *h, size_t n)
 	return inet_pton(AF_INET6, tmp, &a) == 1;
 }
 
-/* Parses the decimal port p[0..n) into *port; 0 when invalid. */
-static int
-port_parse(const char *p, size_t n, unsigned *port)
-{
-	unsigned v = 0;
-	size_t i;
-
-	if (n == 0 || n > 5)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (!is_digit(p[i]))
-			return 0;
-		v = v * 10 + (unsigned)(p[i] - '0');
-	}
-	if (v == 0 || v > 65535)
-		return 0;
-	*port = v;
-	return 1;
-}
-
 /* Returns the length of the host part of the authority a[0..n). */
 static size_t
 host_len(const char *a, size_t n)
@@ -327,46 +309,85 @@ host_len(const char *a, size_t n)
 	return end ? (size_t)(end - a) : n;
 }
 
-/* Fills host, port and host_is_ip of out from the authority a[0..n). */
+/*
+ * Checks the host a[0..n) as written against ferry's rules and sets
+ * host_is_ip.  libcurl would rewrite some hosts it accepts ("1.2.3" as
+ * 1.2.0.3, "h%41" as "hA", an IPv6 zone), so the text itself is checked.
+ */
 static ferry_err
-authority_parse(const char *url, const char *a, size_t n, struct endpoint *out)
+host_check(const char *url, const char *a, size_t n, struct endpoint *out)
 {
-	size_t hlen = host_len(a, n), i;
 	const char *why = NULL;
 
-	if (hlen > 0 && a[0] == '[') {
-		if (!is_ipv6_literal(a, hlen))
+	if (n > 0 && a[0] == '[') {
+		if (!is_ipv6_literal(a, n))
 			why = "an invalid IPv6 address";
 		out->host_is_ip = 1;
-	} else if ((why = host_problem(a, hlen)) == NULL) {
+	} else if ((why = host_problem(a, n)) == NULL) {
 		out->host_is_ip =
-		    is_ipv4(a, hlen) ||
-		    (hlen == 9 && strncasecmp(a, "localhost", 9) == 0);
+		    is_ipv4(a, n) ||
+		    (n == 9 && strncasecmp(a, "localhost", 9) == 0);
 	}
 	if (why)
 		return ferry_fail(
 		    FERRY_EUSAGE, "endpoint URL '%s' has %s", url, why);
-	out->port = out->https ? 443 : 80;
-	if (hlen < n && a[hlen] != ':')
-		return ferry_fail(FERRY_EUSAGE,
-		    "endpoint URL '%s' has unexpected text after the host",
-		    url);
-	if (hlen < n && !port_parse(a + hlen + 1, n - hlen - 1, &out->port))
-		return ferry_fail(FERRY_EUSAGE,
-		    "endpoint URL '%s' has an invalid port (expected 1-65535)",
-		    url);
-	if ((out->host = strndup(a, hlen)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	for (i = 0; i < hlen; i++)
-		if (out->host[i] >= 'A' && out->host[i] <= 'Z')
-			out->host[i] += 'a' - 'A';
 	return FERRY_OK;
 }
 
+/*
+ * Reads the port and path of url, whose host ends at a[hlen] (the
+ * authority is a[0..n)), with libcurl's URL parser, and the host as libcurl
+ * will connect to it, which must be the one checked.
+ */
+static ferry_err
+curl_check(
+    const char *url, const char *a, size_t n, size_t hlen, struct endpoint *out)
+{
+	CURLU *u = curl_url();
+	CURLUcode rc;
+	char *host = NULL, *port = NULL, *path = NULL;
+	ferry_err e = FERRY_OK;
+	const char *why = NULL;
+
+	if (u == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	rc = curl_url_set(u, CURLUPART_URL, url, 0);
+	if (rc == CURLUE_BAD_PORT_NUMBER ||
+	    (rc == CURLUE_OK && hlen < n &&
+	        curl_url_get(u, CURLUPART_PORT, &port, 0) != CURLUE_OK))
+		why = a[hlen] == ':' ? "an invalid port (expected 1-65535)"
+		                     : "unexpected text after the host";
+	else if (rc != CURLUE_OK)
+		why = curl_url_strerror(rc);
+	else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	         strlen(host) != hlen || strncasecmp(host, a, hlen) != 0)
+		why = "a host libcurl reads differently";
+	else if (curl_url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK ||
+	         strcmp(path, "/") != 0)
+		why = "a path";
+	else if (port != NULL && (out->port = (unsigned)atoi(port)) == 0)
+		why = "an invalid port (expected 1-65535)";
+	if (why)
+		e = ferry_fail(
+		    FERRY_EUSAGE, "endpoint URL '%s' has %s", url, why);
+	curl_free(host);
+	curl_free(port);
+	curl_free(path);
+	curl_url_cleanup(u);
+	return e;
+}
+
+/*
+ * libcurl's URL parser splits the URL; ferry's own rules stay: the scheme
+ * spelled out, no user information (refused before anything repeats the
+ * URL), no path, query or fragment even empty, and a host that is a DNS
+ * name, a dotted quad or an IPv6 literal as written.
+ */
 ferry_err
 endpoint_parse(const char *url, struct endpoint *out)
 {
-	const char *a, *rest;
+	const char *a;
+	size_t n, hlen, i;
 	ferry_err e;
 
 	memset(out, 0, sizeof(*out));
@@ -387,18 +408,26 @@ endpoint_parse(const char *url, struct endpoint *out)
 		    "endpoint URL '%s' must start with http:// or https://",
 		    url);
 	}
-	rest = a + strcspn(a, "/?#");
-	if (*rest != '\0' && strcmp(rest, "/") != 0)
+	n = strcspn(a, "/?#");
+	if (a[n] != '\0' && strcmp(a + n, "/") != 0)
 		return ferry_fail(FERRY_EUSAGE,
 		    "endpoint URL '%s' must not have a path, query or fragment",
 		    url);
-	e = authority_parse(url, a, (size_t)(rest - a), out);
-	if (e == FERRY_OK &&
-	    (out->scheme = strdup(out->https ? "https" : "http")) == NULL)
+	hlen = host_len(a, n);
+	out->port = out->https ? 443 : 80;
+	if ((e = host_check(url, a, hlen, out)) == FERRY_OK &&
+	    (e = curl_check(url, a, n, hlen, out)) == FERRY_OK &&
+	    ((out->host = strndup(a, hlen)) == NULL ||
+	        (out->scheme = strdup(out->https ? "https" : "http")) == NULL))
 		e = ferry_fail(FERRY_ENOMEM, "out of memory");
-	if (e != FERRY_OK)
+	if (e != FERRY_OK) {
 		endpoint_clear(out);
-	return e;
+		return e;
+	}
+	for (i = 0; i < hlen; i++)
+		if (out->host[i] >= 'A' && out->host[i] <= 'Z')
+			out->host[i] += 'a' - 'A';
+	return FERRY_OK;
 }
 
 void

@@ -81,6 +81,14 @@ ferry_err xml_error_parse(
 void xml_error_clear(struct xml_error *err);
 
 /*
+ * Non-zero when body[0..len) is an XML document whose root element is
+ * Error, as a 200 can carry (CopyObject, UploadPartCopy,
+ * CompleteMultipartUpload fail that way after the status was sent).  Reads
+ * no further than the root's start tag and records no error detail.
+ */
+int xml_is_error(const char *body, size_t len);
+
+/*
  * The replies that carry one result or an <Error> even with a 200 status.
  * Each fills *err (when the root is Error, returning FERRY_ES3 with the
  * code and message in the failure detail) or its outputs (malloc'd).

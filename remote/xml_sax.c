@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote/sigv4.h"
 #include "xml_sax.h"
 
 /* Separates namespace URI and local name; never a character of a name. */
@@ -290,6 +291,7 @@ xml_sax_free(struct xml_sax *s)
 	s->xp = NULL;
 	for (i = 0; i < XML_SAX_SLOTS; i++)
 		buf_free(&s->slot[i]);
+	buf_free(&s->dec);
 }
 
 /*
@@ -305,6 +307,7 @@ xml_sax_init(struct xml_sax *s, const struct xml_sax_spec *spec, void *ctx)
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < XML_SAX_SLOTS; i++)
 		buf_init(&s->slot[i], XML_KEY_RAW_MAX);
+	buf_init(&s->dec, XML_KEY_RAW_MAX);
 	s->spec = spec;
 	s->rules = spec->rules;
 	s->nrules = spec->nrules;
@@ -461,52 +464,6 @@ xml_sax_truncated(const struct xml_sax *s, int slot, int *out)
 	return FERRY_OK;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * Decodes a value listed with encoding-type=url into out (n + 1 bytes).
- * AWS encodes as HTML forms do: a space is '+' and a '+' is %2B.  Ceph RGW
- * writes a space as %20 and also escapes '+' as %2B, so neither server
- * ever sends a literal '+' for a '+', and reading '+' as a space is right
- * for both.
- */
-static ferry_err
-url_decode(char *out, const char *in, size_t n, size_t *outlen)
-{
-	size_t i, o = 0;
-	int hi, lo;
-
-	for (i = 0; i < n; i++) {
-		if (in[i] == '+') {
-			out[o++] = ' ';
-			continue;
-		}
-		if (in[i] != '%') {
-			out[o++] = in[i];
-			continue;
-		}
-		if (n - i < 3 || (hi = hexval(in[i + 1])) < 0 ||
-		    (lo = hexval(in[i + 2])) < 0)
-			return ferry_fail(FERRY_EPARSE,
-			    "malformed %%-escape in a listed key");
-		out[o++] = (char)(hi << 4 | lo);
-		i += 2;
-	}
-	out[o] = '\0';
-	*outlen = o;
-	return FERRY_OK;
-}
-
 /*
  * Returns in *key the key held in slot, decoded when the reply said
  * EncodingType=url; valid until the next record.
@@ -516,14 +473,22 @@ xml_sax_key(struct xml_sax *s, int slot, const char **key, size_t *len)
 {
 	const char *k = xml_sax_str(s, slot);
 	size_t n = s->slot[slot].len;
-	ferry_err e;
 
 	*key = NULL;
 	*len = 0;
 	if (s->url) {
-		if ((e = url_decode(s->dec, k, n, &n)) != FERRY_OK)
-			return e;
-		k = s->dec;
+		/*
+		 * AWS encodes as HTML forms do: a space is '+' and a '+' is
+		 * %2B.  Ceph RGW writes a space as %20 and also escapes '+'
+		 * as %2B, so neither server ever sends a literal '+' for a
+		 * '+', and reading '+' as a space is right for both.
+		 */
+		buf_reset(&s->dec);
+		if (uri_decode(&s->dec, k, n, 1) != FERRY_OK)
+			return ferry_fail(FERRY_EPARSE,
+			    "malformed %%-escape in a listed key");
+		k = s->dec.data;
+		n = s->dec.len;
 	}
 	if (n == 0)
 		return ferry_fail(FERRY_EPARSE, "empty or missing <Key>");

@@ -73,7 +73,7 @@ struct xml_sax {
 	unsigned cut;               /* slots cut at their limit */
 	size_t plen[XML_PATH_LEVELS + 2];
 	char path[XML_PATH_LEVELS * (XML_NAME_LEN_MAX + 1) + 1];
-	char dec[XML_KEY_RAW_MAX + 1]; /* a decoded key */
+	struct buf dec; /* a decoded key */
 	struct buf slot[XML_SAX_SLOTS];
 };
 

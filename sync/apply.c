@@ -199,7 +199,7 @@ record_in_place(struct push *p, const char *rel, size_t rellen,
 	snprintf(rec.etag, sizeof(rec.etag), "%.*s", (int)sizeof(rec.etag) - 1,
 	    h->etag);
 	if (manifest_remote_put(p->m, rel, rellen, &rec) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 static ferry_err
@@ -286,7 +286,7 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 	head_object(p->r, p->loc.bucket, l->key, &h);
 	if (h.e == FERRY_ENOTFOUND) {
 		if (manifest_remote_del(p->m, rel, rellen) != FERRY_OK)
-			log_warn("manifest: %s", ferry_errmsg());
+			sync_manifest_warn();
 		in_place(&p->counts, l->key);
 		return FERRY_OK;
 	}
@@ -316,7 +316,7 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 	p->counts.deleted++;
 	output_action(&p->out, "delete", l->key, l->keylen, 0, NULL);
 	if (manifest_remote_del(p->m, rel, rellen) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	return FERRY_OK;
 }
 
@@ -487,7 +487,7 @@ apply_local_delete(struct pull *p, const struct planfile_line *l)
 	if (have == 0) {
 		if (manifest_local_del(p->m, l->key, l->keylen) != FERRY_OK ||
 		    manifest_remote_del(p->m, l->key, l->keylen) != FERRY_OK)
-			log_warn("manifest: %s", ferry_errmsg());
+			sync_manifest_warn();
 		in_place(&p->counts, l->key);
 		return FERRY_OK;
 	}

@@ -46,7 +46,8 @@ checked_differs(struct xfer *x, const char *reason)
 		    strlen(x->fullkey), x->local.size, reason, &src, &dst);
 		p->counts.uploaded++;
 		p->counts.bytes += x->local.size;
-		return xfer_finish(x);
+		xfer_finish(x);
+		return;
 	}
 	x->state = XF_PUT_READY;
 }
@@ -94,25 +95,34 @@ start_check(struct xfer *x)
 	int fd;
 
 	if (etag_is_md5(x->dst_etag)) {
-		if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK)
-			return xfer_fail(x, e);
+		if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK) {
+			xfer_fail(x, e);
+			return;
+		}
 		e = manifest_hash_fd(fd, xxh, md5, &n);
 		close(fd);
-		if (e != FERRY_OK)
-			return xfer_fail(x, e);
+		if (e != FERRY_OK) {
+			xfer_fail(x, e);
+			return;
+		}
 		md5_etag(md5, want, sizeof(want));
-		if (strcmp(want, x->dst_etag) == 0)
-			return checked_same(x, xxh);
+		if (strcmp(want, x->dst_etag) == 0) {
+			checked_same(x, xxh);
+			return;
+		}
 		/* a HEAD tells whether the ETag is an MD5 at all (an
 		 * encrypted object's is not) */
 		x->md5_differs = 1;
 	}
 	if ((e = remote_head_object(x->p->r, x->p->loc.bucket, x->fullkey,
-	         strlen(x->fullkey), NULL, &q)) != FERRY_OK)
-		return xfer_fail(x, e);
+	         strlen(x->fullkey), NULL, &q)) != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
 	if ((e = remote_req_submit(q, on_head, x)) != FERRY_OK) {
 		remote_req_free(q);
-		return xfer_fail(x, e);
+		xfer_fail(x, e);
+		return;
 	}
 	x->state = XF_HEAD_SENT;
 }

@@ -45,7 +45,8 @@ on_copy(struct remote_req *q, void *arg)
 		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
 	if (e != FERRY_OK) {
 		free(etag);
-		return xfer_fail(x, e);
+		xfer_fail(x, e);
+		return;
 	}
 	xfer_record(x, x->local.size, etag, NULL, 0, 0);
 	free(etag);
@@ -115,7 +116,8 @@ on_stream_get(struct remote_req *q, void *arg)
 	if (e != FERRY_OK) {
 		x->p->mem_used -= x->local.size;
 		remote_req_free(q);
-		return xfer_fail(x, e);
+		xfer_fail(x, e);
+		return;
 	}
 	/* the body becomes the PUT's: take it over rather than copy it */
 	x->buf = (uint8_t *)s->body.data;
@@ -159,8 +161,10 @@ on_src_head(struct remote_req *q, void *arg)
 	if (e == FERRY_OK)
 		e = take_source_meta(x, remote_req_resp(q));
 	remote_req_free(q);
-	if (e != FERRY_OK)
-		return xfer_fail(x, e);
+	if (e != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
 	x->have_src_head = 1;
 	x->state = XF_PUT_READY;
 }

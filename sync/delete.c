@@ -56,13 +56,15 @@ on_deleted(const char *key, size_t keylen, int ok, const char *code,
 
 	/* with a condition, a key gone meanwhile is NoSuchKey: gone all
 	 * the same */
-	if (!ok && !(code && strcmp(code, "NoSuchKey") == 0))
-		return not_deleted(p, key, keylen, code, message);
+	if (!ok && !(code && strcmp(code, "NoSuchKey") == 0)) {
+		not_deleted(p, key, keylen, code, message);
+		return;
+	}
 	p->counts.deleted++;
 	output_action(&p->out, "delete", key, keylen, 0, NULL);
 	if (keylen >= plen &&
 	    manifest_remote_del(p->m, key + plen, keylen - plen) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 static ferry_err

@@ -257,7 +257,7 @@ note_last_run(struct manifest *m, int status)
 	if ((state && manifest_meta_put(m, "run", state) != FERRY_OK) ||
 	    manifest_meta_put(m, "last_run", when) != FERRY_OK ||
 	    manifest_meta_put(m, "last_status", st) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 /* The requests of both sides, for the summary. */
@@ -317,7 +317,7 @@ out:
 	if (p.m)
 		note_last_run(p.m, status);
 	if (p.m && manifest_commit(p.m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	sum_stats(&p, &rs);
 	output_summary(&p.out, &p.counts, p.r ? &rs : NULL, status);
 	push_close(&p);

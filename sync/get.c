@@ -412,7 +412,7 @@ dl_record_remote(struct dl *d, const char *etag, uint64_t size,
 	rec.has_hash = 1;
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	if (manifest_remote_put(p->m, d->key, d->keylen, &rec) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 /*
@@ -670,15 +670,22 @@ on_get(struct remote_req *q, void *arg)
 	if (e == FERRY_OK)
 		e = pending_flush(d, &d->pend);
 	pending_free(&d->pend);
-	if (e != FERRY_OK)
-		return dl_fail(d, e);
+	if (e != FERRY_OK) {
+		dl_fail(d, e);
+		return;
+	}
 	XXH128_canonicalFromHash(
 	    (XXH128_canonical_t *)xxh, XXH3_128bits_digest(d->xxh));
-	if (d->md5_on && (EVP_DigestFinal_ex(d->md5, md5, &n) != 1 || n != 16))
-		return dl_fail(d, ferry_fail(FERRY_ESYS, "MD5 final failed"));
+	if (d->md5_on &&
+	    (EVP_DigestFinal_ex(d->md5, md5, &n) != 1 || n != 16)) {
+		dl_fail(d, ferry_fail(FERRY_ESYS, "MD5 final failed"));
+		return;
+	}
 	if ((e = verify(d, xxh, d->md5_on ? md5 : NULL)) != FERRY_OK ||
-	    (e = install(d, xxh)) != FERRY_OK)
-		return dl_fail(d, e);
+	    (e = install(d, xxh)) != FERRY_OK) {
+		dl_fail(d, e);
+		return;
+	}
 	downloaded(d);
 }
 
@@ -741,8 +748,10 @@ complete_ranged(struct dl *d)
 		e = verify(d, xxh, want_md5 ? md5 : NULL);
 	if (e == FERRY_OK)
 		e = install(d, xxh);
-	if (e != FERRY_OK)
-		return dl_fail(d, e);
+	if (e != FERRY_OK) {
+		dl_fail(d, e);
+		return;
+	}
 	downloaded(d);
 }
 
@@ -823,8 +832,10 @@ on_part(struct remote_req *q, void *arg)
 	d->p->ranges_out -= pt->len;
 	free(pt);
 	d->parts_inflight--;
-	if (e != FERRY_OK)
-		return dl_fail(d, e);
+	if (e != FERRY_OK) {
+		dl_fail(d, e);
+		return;
+	}
 	if (d->failed) {
 		if (d->parts_inflight == 0)
 			dl_fail(d, d->err);

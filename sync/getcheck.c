@@ -45,7 +45,8 @@ checked_differs(struct dl *d, const char *reason)
 		    strlen(d->fullkey), d->size, reason, &src, &dst);
 		p->counts.downloaded++;
 		p->counts.bytes += d->size;
-		return dl_finish(d);
+		dl_finish(d);
+		return;
 	}
 	p->planned++;
 	p->planned_bytes += d->size;
@@ -58,7 +59,8 @@ checked_by_time(struct dl *d)
 {
 	if (dl_object_mtime_ns(d) / NS_PER_S <= d->local.mtime_ns / NS_PER_S) {
 		d->p->counts.skipped++;
-		return dl_finish(d);
+		dl_finish(d);
+		return;
 	}
 	checked_differs(d, "newer than the local file");
 }
@@ -122,21 +124,28 @@ dl_check_start(struct dl *d)
 	ferry_err e;
 
 	if (etag_is_md5(d->etag)) {
-		if ((e = hash_local(d, xxh, md5)) != FERRY_OK)
-			return dl_fail(d, e);
+		if ((e = hash_local(d, xxh, md5)) != FERRY_OK) {
+			dl_fail(d, e);
+			return;
+		}
 		md5_etag(md5, want, sizeof(want));
-		if (strcasecmp(want, d->etag) == 0)
-			return checked_same(d, xxh);
+		if (strcasecmp(want, d->etag) == 0) {
+			checked_same(d, xxh);
+			return;
+		}
 		/* a HEAD tells whether the ETag is an MD5 at all (an
 		 * encrypted object's is not) */
 		d->md5_differs = 1;
 	}
 	if ((e = remote_head_object(d->p->r, d->p->loc.bucket, d->fullkey,
-	         strlen(d->fullkey), NULL, &q)) != FERRY_OK)
-		return dl_fail(d, e);
+	         strlen(d->fullkey), NULL, &q)) != FERRY_OK) {
+		dl_fail(d, e);
+		return;
+	}
 	if ((e = remote_req_submit(q, on_head, d)) != FERRY_OK) {
 		remote_req_free(q);
-		return dl_fail(d, e);
+		dl_fail(d, e);
+		return;
 	}
 	d->state = DL_HEAD_SENT;
 }

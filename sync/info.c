@@ -52,6 +52,12 @@ dst_identity(const struct sync_opts *o, const char *dst, char *out, size_t n)
 	snprintf(out, n, "%s%s%s", dst, name[0] ? " shard " : "", name);
 }
 
+void
+sync_manifest_warn(void)
+{
+	log_warn("manifest: %s", ferry_errmsg());
+}
+
 ferry_err
 sync_manifest_open(const struct sync_opts *o, const char *src, const char *dst,
     struct manifest **out)

@@ -226,6 +226,11 @@ int sync_scan_wanted(const char *path, int is_dir, void *opts);
  */
 ferry_err sync_manifest_open(const struct sync_opts *o, const char *src,
     const char *dst, struct manifest **out) FERRY_WUR;
+/*
+ * Warns, with the detail of the last failure, that the manifest could not
+ * be written: the run goes on, and the next one finds less recorded.
+ */
+void sync_manifest_warn(void);
 
 /* push.c: local tree to bucket.  Returns the exit status. */
 int sync_push(const struct sync_opts *opts);

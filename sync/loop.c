@@ -15,7 +15,7 @@ sync_note_completion(struct manifest *m, struct sync_commits *c)
 	if (++c->since < COMMIT_EVERY && now - c->last_ns < COMMIT_NS)
 		return;
 	if (manifest_commit(m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	c->since = 0;
 	c->last_ns = now;
 }

@@ -131,7 +131,7 @@ merge_list_close(struct merge_list *l)
 	manifest_iter_free(l->it);
 	/* the sorted copy is scratch: its pages go back to the manifest */
 	if (l->m && manifest_listed_clear(l->m, l->table) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	l->list = NULL;
 	l->it = NULL;
 	l->m = NULL;

@@ -31,7 +31,7 @@ record_same(
 	snprintf(rec.etag, sizeof(rec.etag), "%s", dst->etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", src->etag);
 	if (manifest_remote_put(p->m, dst->key, dst->keylen, &rec) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 /* A planned copy, printed with the destination's full key. */

@@ -104,15 +104,17 @@ record_upload_id(struct xfer *x)
 	struct manifest_remote rec;
 	struct push *p = x->p;
 
-	if (x->source == XS_FILE)
-		return resume_record(x);
+	if (x->source == XS_FILE) {
+		resume_record(x);
+		return;
+	}
 	if (manifest_remote_get(p->m, x->key, x->keylen, &rec) != FERRY_OK)
 		memset(&rec, 0, sizeof(rec));
 	snprintf(rec.upload_id, sizeof(rec.upload_id), "%s", x->upload_id);
 	/* committed at once, so that a run killed now leaves a trace */
 	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK ||
 	    manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 const struct remote_upload *
@@ -133,8 +135,10 @@ on_create(struct remote_req *q, void *arg)
 
 	e = remote_create_upload_reply(q, &x->upload_id);
 	remote_req_free(q);
-	if (e != FERRY_OK)
-		return xfer_fail(x, e);
+	if (e != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
 	record_upload_id(x);
 	x->state = XF_MP_PARTS;
 }
@@ -198,7 +202,7 @@ on_abort(struct remote_req *q, void *arg)
 	         FERRY_OK) {
 		rec.upload_id[0] = '\0';
 		if (manifest_remote_put(x->p->m, x->key, x->keylen, &rec))
-			log_warn("manifest: %s", ferry_errmsg());
+			sync_manifest_warn();
 	}
 	remote_req_free(q);
 	xfer_finish(x);
@@ -242,7 +246,8 @@ on_complete(struct remote_req *q, void *arg)
 	remote_req_free(q);
 	if (e != FERRY_OK) {
 		free(etag);
-		return xfer_fail(x, e);
+		xfer_fail(x, e);
+		return;
 	}
 	multipart_etag(x, want, sizeof(want));
 	/* parts named by other ETags than their MD5s make another one */
@@ -331,8 +336,10 @@ early_check(struct xfer *x)
 	ferry_err e;
 
 	x->early = 0;
-	if (part1_etag_is_md5(x, x->early_etag))
-		return part_finished(x, FERRY_OK);
+	if (part1_etag_is_md5(x, x->early_etag)) {
+		part_finished(x, FERRY_OK);
+		return;
+	}
 	md5_etag(x->part_md5[0], want, sizeof(want));
 	log_info("%s: the server's ETag %s for part 1 is not the MD5 of its "
 	         "bytes, %s; sending it again with its MD5",
@@ -407,11 +414,14 @@ on_part(struct remote_req *q, void *arg)
 		e = keep_part_etag(x, pt->number, etag);
 	remote_req_free(q);
 	part_release(pt);
-	if (!early)
-		return part_finished(x, e);
+	if (!early) {
+		part_finished(x, e);
+		return;
+	}
 	if (e != FERRY_OK || x->failed) {
 		x->early = 0;
-		return part_finished(x, e);
+		part_finished(x, e);
+		return;
 	}
 	x->early = EARLY_ANSWERED;
 	if (x->hashed > 0)
@@ -422,8 +432,10 @@ void
 part_finished(struct xfer *x, ferry_err e)
 {
 	x->parts_inflight--;
-	if (e != FERRY_OK)
-		return xfer_fail(x, e);
+	if (e != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
 	if (x->failed) {
 		if (x->parts_inflight == 0)
 			xfer_fail(x, x->err);
@@ -467,9 +479,11 @@ read_batch(struct workq_job *j)
 	unsigned i, live = b->n;
 	ferry_err e = FERRY_OK;
 
-	if ((bufs = malloc((size_t)b->n * PIECE)) == NULL)
-		return xfer_read_failed(
+	if ((bufs = malloc((size_t)b->n * PIECE)) == NULL) {
+		xfer_read_failed(
 		    &b->r, ferry_fail(FERRY_ENOMEM, "out of memory"));
+		return;
+	}
 	for (i = 0; i < b->n; i++)
 		len[i] = (size_t)part_len(x, b->first + i + 1);
 	md5mb_init(&c, b->n);
@@ -564,10 +578,14 @@ batch_hashed(struct workq_job *j)
 	}
 	if (x->p->stopping)
 		return;
-	if (e != FERRY_OK)
-		return xfer_fail(x, e);
-	if (x->failed && x->parts_inflight == 0)
-		return xfer_fail(x, x->err);
+	if (e != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
+	if (x->failed && x->parts_inflight == 0) {
+		xfer_fail(x, x->err);
+		return;
+	}
 	if (x->early == EARLY_ANSWERED)
 		early_check(x);
 }
@@ -631,8 +649,10 @@ hash_ahead(struct xfer *x)
 	    x->hashing || x->hashed == x->nparts ||
 	    parts_ahead(x->p) >= MD5MB_LANES)
 		return;
-	if ((b = calloc(1, sizeof(*b))) == NULL)
-		return xfer_fail(x, ferry_fail(FERRY_ENOMEM, "out of memory"));
+	if ((b = calloc(1, sizeof(*b))) == NULL) {
+		xfer_fail(x, ferry_fail(FERRY_ENOMEM, "out of memory"));
+		return;
+	}
 	b->x = x;
 	b->first = x->hashed;
 	b->n = batch_len(x);

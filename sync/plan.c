@@ -3,11 +3,12 @@
 
 #include "sync/plan.h"
 
-static void
-decide(struct plan_decision *out, enum plan_action a, const char *reason)
+static struct plan_decision
+decide(enum plan_action a, const char *reason)
 {
-	out->action = a;
-	out->reason = reason;
+	struct plan_decision d = {a, reason};
+
+	return d;
 }
 
 /* A local file's modification time in seconds. */
@@ -57,33 +58,40 @@ record_matches(const struct manifest_remote *rec, const struct plan_entry *dst)
 	       strcmp(rec->etag, dst->etag) == 0 && rec->size == dst->size;
 }
 
+static struct plan_decision
+push_decide(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o)
+{
+	if (!src->present && !dst->present)
+		return decide(PLAN_SKIP, "absent");
+	if (left_alone(src, local_time(src), dst, dst->last_modified, o))
+		return decide(PLAN_SKIP, "outside the size or age bounds");
+	if (!dst->present)
+		return decide(put_kind(src, o), "new");
+	if (!src->present) {
+		if (o->delete)
+			return decide(PLAN_DELETE, "not in source");
+		return decide(PLAN_SKIP, "only in destination");
+	}
+	if (record_matches(rec, dst)) {
+		if (src->size == rec->size && rec->has_hash &&
+		    memcmp(src->hash, rec->hash, 16) == 0)
+			return decide(PLAN_SKIP, "unchanged");
+		return decide(put_kind(src, o), "content changed");
+	}
+	if (src->size != dst->size)
+		return decide(put_kind(src, o), "size differs");
+	if (o->size_only)
+		return decide(PLAN_SKIP, "same size");
+	return decide(PLAN_CHECK, "no record: compare content");
+}
+
 void
 plan_push(const struct plan_entry *src, const struct plan_entry *dst,
     const struct manifest_remote *rec, const struct plan_opts *o,
     struct plan_decision *out)
 {
-	if (!src->present && !dst->present)
-		return decide(out, PLAN_SKIP, "absent");
-	if (left_alone(src, local_time(src), dst, dst->last_modified, o))
-		return decide(out, PLAN_SKIP, "outside the size or age bounds");
-	if (!dst->present)
-		return decide(out, put_kind(src, o), "new");
-	if (!src->present) {
-		if (o->delete)
-			return decide(out, PLAN_DELETE, "not in source");
-		return decide(out, PLAN_SKIP, "only in destination");
-	}
-	if (record_matches(rec, dst)) {
-		if (src->size == rec->size && rec->has_hash &&
-		    memcmp(src->hash, rec->hash, 16) == 0)
-			return decide(out, PLAN_SKIP, "unchanged");
-		return decide(out, put_kind(src, o), "content changed");
-	}
-	if (src->size != dst->size)
-		return decide(out, put_kind(src, o), "size differs");
-	if (o->size_only)
-		return decide(out, PLAN_SKIP, "same size");
-	return decide(out, PLAN_CHECK, "no record: compare content");
+	*out = push_decide(src, dst, rec, o);
 }
 
 static enum plan_action
@@ -94,33 +102,40 @@ get_kind(const struct plan_entry *src, const struct plan_opts *o)
 	return PLAN_GET;
 }
 
+static struct plan_decision
+pull_decide(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o)
+{
+	if (!src->present && !dst->present)
+		return decide(PLAN_SKIP, "absent");
+	if (left_alone(src, src->last_modified, dst, local_time(dst), o))
+		return decide(PLAN_SKIP, "outside the size or age bounds");
+	if (!dst->present)
+		return decide(get_kind(src, o), "new");
+	if (!src->present) {
+		if (o->delete)
+			return decide(PLAN_DELETE, "not in source");
+		return decide(PLAN_SKIP, "only in destination");
+	}
+	if (record_matches(rec, src)) {
+		if (dst->size == rec->size && rec->has_hash &&
+		    memcmp(dst->hash, rec->hash, 16) == 0)
+			return decide(PLAN_SKIP, "unchanged");
+		return decide(get_kind(src, o), "local file changed");
+	}
+	if (src->size != dst->size)
+		return decide(get_kind(src, o), "size differs");
+	if (o->size_only)
+		return decide(PLAN_SKIP, "same size");
+	return decide(PLAN_CHECK, "no record: compare content");
+}
+
 void
 plan_pull(const struct plan_entry *src, const struct plan_entry *dst,
     const struct manifest_remote *rec, const struct plan_opts *o,
     struct plan_decision *out)
 {
-	if (!src->present && !dst->present)
-		return decide(out, PLAN_SKIP, "absent");
-	if (left_alone(src, src->last_modified, dst, local_time(dst), o))
-		return decide(out, PLAN_SKIP, "outside the size or age bounds");
-	if (!dst->present)
-		return decide(out, get_kind(src, o), "new");
-	if (!src->present) {
-		if (o->delete)
-			return decide(out, PLAN_DELETE, "not in source");
-		return decide(out, PLAN_SKIP, "only in destination");
-	}
-	if (record_matches(rec, src)) {
-		if (dst->size == rec->size && rec->has_hash &&
-		    memcmp(dst->hash, rec->hash, 16) == 0)
-			return decide(out, PLAN_SKIP, "unchanged");
-		return decide(out, get_kind(src, o), "local file changed");
-	}
-	if (src->size != dst->size)
-		return decide(out, get_kind(src, o), "size differs");
-	if (o->size_only)
-		return decide(out, PLAN_SKIP, "same size");
-	return decide(out, PLAN_CHECK, "no record: compare content");
+	*out = pull_decide(src, dst, rec, o);
 }
 
 static enum plan_action
@@ -131,35 +146,42 @@ copy_kind(const struct plan_entry *src, const struct plan_opts *o)
 	return PLAN_COPY;
 }
 
+static struct plan_decision
+mirror_decide(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o)
+{
+	if (!src->present && !dst->present)
+		return decide(PLAN_SKIP, "absent");
+	if (left_alone(src, src->last_modified, dst, dst->last_modified, o))
+		return decide(PLAN_SKIP, "outside the size or age bounds");
+	if (!dst->present)
+		return decide(copy_kind(src, o), "new");
+	if (!src->present) {
+		if (o->delete)
+			return decide(PLAN_DELETE, "not in source");
+		return decide(PLAN_SKIP, "only in destination");
+	}
+	if (rec != NULL && rec->src_etag[0] && record_matches(rec, dst)) {
+		if (strcmp(rec->src_etag, src->etag) == 0)
+			return decide(PLAN_SKIP, "unchanged");
+		return decide(copy_kind(src, o), "source changed");
+	}
+	if (src->size != dst->size)
+		return decide(copy_kind(src, o), "size differs");
+	if (o->size_only)
+		return decide(PLAN_SKIP, "same size");
+	/* the same ETag is the same bytes when made the same way */
+	if (strcmp(src->etag, dst->etag) == 0)
+		return decide(PLAN_CHECK, "same ETag: record");
+	return decide(copy_kind(src, o), "ETags differ");
+}
+
 void
 plan_mirror(const struct plan_entry *src, const struct plan_entry *dst,
     const struct manifest_remote *rec, const struct plan_opts *o,
     struct plan_decision *out)
 {
-	if (!src->present && !dst->present)
-		return decide(out, PLAN_SKIP, "absent");
-	if (left_alone(src, src->last_modified, dst, dst->last_modified, o))
-		return decide(out, PLAN_SKIP, "outside the size or age bounds");
-	if (!dst->present)
-		return decide(out, copy_kind(src, o), "new");
-	if (!src->present) {
-		if (o->delete)
-			return decide(out, PLAN_DELETE, "not in source");
-		return decide(out, PLAN_SKIP, "only in destination");
-	}
-	if (rec != NULL && rec->src_etag[0] && record_matches(rec, dst)) {
-		if (strcmp(rec->src_etag, src->etag) == 0)
-			return decide(out, PLAN_SKIP, "unchanged");
-		return decide(out, copy_kind(src, o), "source changed");
-	}
-	if (src->size != dst->size)
-		return decide(out, copy_kind(src, o), "size differs");
-	if (o->size_only)
-		return decide(out, PLAN_SKIP, "same size");
-	/* the same ETag is the same bytes when made the same way */
-	if (strcmp(src->etag, dst->etag) == 0)
-		return decide(out, PLAN_CHECK, "same ETag: record");
-	return decide(out, copy_kind(src, o), "ETags differ");
+	*out = mirror_decide(src, dst, rec, o);
 }
 
 const char *

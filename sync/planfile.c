@@ -78,32 +78,14 @@ parse_ns(const char *s, int64_t *out)
 	return FERRY_OK;
 }
 
-static int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 static ferry_err
 parse_hex16(const char *s, uint8_t out[16])
 {
-	int i, hi, lo;
-
-	if (strlen(s) != 32)
+	/* as the plan writes them: lowercase */
+	if (strlen(s) != 32 || strspn(s, "0123456789abcdef") != 32 ||
+	    hex_decode(s, out, 16) != 0)
 		return ferry_fail(
 		    FERRY_EPARSE, "\"xxh128\" is not 32 hex digits");
-	for (i = 0; i < 16; i++) {
-		hi = hex_value(s[2 * i]);
-		lo = hex_value(s[2 * i + 1]);
-		if (hi < 0 || lo < 0)
-			return ferry_fail(
-			    FERRY_EPARSE, "\"xxh128\" is not 32 hex digits");
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
 	return FERRY_OK;
 }
 

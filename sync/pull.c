@@ -37,7 +37,7 @@ pull_record_local(
 	manifest_local_from_stat(&l, &st);
 	memcpy(l.hash, h, 16);
 	if (manifest_local_put(p->m, key, keylen, &l) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 /* A child folder of dirfd, made when missing and create is set. */
@@ -246,7 +246,8 @@ make_folder(struct pull *p)
 	    p, p->mg.remote.obj.key, p->mg.remote.obj.keylen - 1, 1, &fd);
 	if (e != FERRY_OK) {
 		p->dl_failed++;
-		return refuse_listed(p, e);
+		refuse_listed(p, e);
+		return;
 	}
 	close(fd);
 }
@@ -463,7 +464,7 @@ pull_delete_local(
 	    &p->out, "delete", key, keylen, l->size, NULL, NULL, NULL);
 	if (manifest_local_del(p->m, key, keylen) != FERRY_OK ||
 	    manifest_remote_del(p->m, key, keylen) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	return;
 fail:
 	p->counts.failed++;
@@ -678,7 +679,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	}
 	status = sync_damage_status(&p->out, p->m, e, status);
 	if (p->m && manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	output_summary(
 	    &p->out, &p->counts, p->r ? remote_stats(p->r) : NULL, status);
 	pull_close(p);

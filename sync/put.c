@@ -54,8 +54,10 @@ on_put(struct remote_req *q, void *arg)
 	remote_req_free(q);
 	free(x->buf);
 	x->buf = NULL;
-	if (e != FERRY_OK)
-		return xfer_fail(x, e);
+	if (e != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
 	xfer_record(x, x->buflen, want, x->hash, x->sent_mtime_ns, 0);
 	xfer_uploaded(x, x->buflen);
 	xfer_finish(x);
@@ -75,8 +77,10 @@ read_whole(struct workq_job *j)
 	int fd;
 	uint64_t n = 0;
 
-	if ((e = xfer_open_local(x, &fd, &before)) != FERRY_OK)
-		return xfer_read_failed(r, e);
+	if ((e = xfer_open_local(x, &fd, &before)) != FERRY_OK) {
+		xfer_read_failed(r, e);
+		return;
+	}
 	if ((size_t)before.st_size > x->buflen)
 		e = ferry_fail(
 		    FERRY_ECHANGED, "the file changed since it was scanned");
@@ -92,7 +96,8 @@ read_whole(struct workq_job *j)
 		    FERRY_ECHANGED, "the file changed while it was read");
 	if (e != FERRY_OK) {
 		close(fd);
-		return xfer_read_failed(r, e);
+		xfer_read_failed(r, e);
+		return;
 	}
 	x->buflen = (size_t)before.st_size;
 	x->sent_mtime_ns = ts_ns(&before.st_mtim);

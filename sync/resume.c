@@ -49,7 +49,7 @@ resume_forget(struct xfer *x)
 	if (x->source != XS_FILE)
 		return;
 	if (manifest_upload_del(x->p->m, x->key, x->keylen) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 /* Keeps the upload x has just created, committed at once. */
@@ -66,7 +66,7 @@ resume_record(struct xfer *x)
 	/* so that a run killed from now on leaves the upload to the next */
 	if (manifest_upload_put(p->m, x->key, x->keylen, &u) != FERRY_OK ||
 	    manifest_commit(p->m) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 /* Why the recorded upload u cannot go on for x, or NULL when it can. */
@@ -310,14 +310,14 @@ forget_if_gone(struct push *p, const char *key, size_t keylen,
 		if (strcmp(ids[i], u->upload_id) == 0)
 			return;
 	if (manifest_upload_del(p->m, key, keylen) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 void
 resume_forget_gone(struct push *p, char *const *ids, size_t n)
 {
 	if (each_upload(p, forget_if_gone, ids, n) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 static void
@@ -336,7 +336,7 @@ abort_unused(struct push *p, const char *key, size_t keylen,
 	/* a record whose abort failed stays, for the next run to try */
 	if (resume_abort_upload(p, full, u->upload_id) &&
 	    manifest_upload_del(p->m, key, keylen) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 	free(full);
 }
 
@@ -346,5 +346,5 @@ resume_sweep(struct push *p)
 	if (p->o->dry_run || p->m == NULL)
 		return;
 	if (each_upload(p, abort_unused, NULL, 0) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }

@@ -132,7 +132,7 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", x->src_etag);
 	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK)
-		log_warn("manifest: %s", ferry_errmsg());
+		sync_manifest_warn();
 }
 
 void
@@ -300,12 +300,16 @@ retry_changed(struct xfer *x)
 	x->part_etag = NULL;
 	x->given_etag = NULL;
 	x->buf = NULL;
-	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK)
-		return xfer_fail(x, e);
+	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
 	e = manifest_hash_fd(fd, x->local.hash, NULL, &n);
 	close(fd);
-	if (e != FERRY_OK)
-		return xfer_fail(x, e);
+	if (e != FERRY_OK) {
+		xfer_fail(x, e);
+		return;
+	}
 	x->local.size = (uint64_t)st.st_size;
 	x->local.mtime_ns = ts_ns(&st.st_mtim);
 	x->local.ctime_ns = ts_ns(&st.st_ctim);
@@ -360,8 +364,10 @@ xfer_read_submit(
 	if (len >= READ_ON_WORKER_MIN && p->wq == NULL &&
 	    workq_new(workq_threads(), remote_wakeup, p->r, &p->wq) != FERRY_OK)
 		log_info("reading on the loop's thread: %s", ferry_errmsg());
-	if (len >= READ_ON_WORKER_MIN && p->wq != NULL)
-		return workq_submit(p->wq, j);
+	if (len >= READ_ON_WORKER_MIN && p->wq != NULL) {
+		workq_submit(p->wq, j);
+		return;
+	}
 	j->run(j);
 	j->done(j);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "remote/creds.h"
+#include "remote/remote.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -39,7 +40,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data + 1, size - 1);
 	s[size - 1] = '\0';
-	(void)creds_parse_time(s);
+	(void)remote_parse_time_zoned(s);
 	free(s);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * test_creds.c: the credential JSON of a credential_process and of the
- * instance metadata service, ISO 8601 expirations, the refresh arithmetic
+ * instance metadata service, the refresh arithmetic
  * (remote/creds.c), and running a credential_process.
  */
 #include <setjmp.h>
@@ -171,50 +171,6 @@ test_parse_limits(void **state)
 	config_keys_clear(NULL);
 }
 
-struct time_case {
-	const char *s;
-	int64_t want;
-};
-
-static const struct time_case time_cases[] = {
-    {"2024-05-01T12:00:00Z", 1714564800},
-    {"2024-05-01T12:00:00", 1714564800},
-    {"2024-05-01T12:00:00.123456Z", 1714564800},
-    {"2024-05-01T14:00:00+02:00", 1714564800},
-    {"2024-05-01T06:30:00-0530", 1714564800},
-    {"2024-05-01T12:00:00+00:00", 1714564800},
-    {"1970-01-01T00:00:00Z", 0},
-    {"2038-01-19T03:14:08Z", 2147483648},
-    {"", -1},
-    {"tomorrow", -1},
-    {"2024-05-01", -1},
-    {"2024-05-01T12:00:00ZZ", -1},
-    {"2024-05-01T12:00:00 Z", -1},
-    {"2024-05-01T12:00:00+2:00", -1},
-    {"2024-05-01T12:00:00+24:00", -1},
-    {"2024-05-01T12:00:00+02:60", -1},
-    {"2024-05-01T12:00:00+02:00x", -1},
-    {"2024-05-01T12:00:00.", -1},
-    {"2024-13-01T12:00:00Z", -1},
-    {" 2024-05-01T12:00:00Z", -1},
-};
-
-static void
-test_parse_time(void **state)
-{
-	size_t i;
-	int64_t got;
-
-	(void)state;
-	assert_int_equal(creds_parse_time(NULL), -1);
-	for (i = 0; i < sizeof(time_cases) / sizeof(time_cases[0]); i++) {
-		got = creds_parse_time(time_cases[i].s);
-		if (got != time_cases[i].want)
-			fail_msg("'%s': got %lld, want %lld", time_cases[i].s,
-			    (long long)got, (long long)time_cases[i].want);
-	}
-}
-
 struct due_case {
 	int64_t expires, now, margin;
 	int due;
@@ -344,7 +300,6 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_parse_limits),
-	    cmocka_unit_test(test_parse_time),
 	    cmocka_unit_test(test_due),
 	    cmocka_unit_test(test_process),
 	};
