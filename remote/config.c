@@ -12,25 +12,10 @@
 #include <strings.h>
 
 #include "remote/config.h"
+#include "remote/config_internal.h"
 #include "remote/creds.h"
 #include "remote/creds_http.h"
 #include "remote/url.h"
-
-#define DEFAULT_REGION "us-east-1"
-
-/* State of one config_resolve() call. */
-struct resolve {
-	const struct config_flags *f;
-	const char *(*env)(const char *);
-	const char *profile;
-	char *cred_path; /* NULL: no file (no HOME) */
-	char *conf_path;
-	struct ini *cred;
-	struct ini *conf;
-	char *conf_section; /* "profile NAME" */
-	int depth;          /* source_profile links followed to get here */
-	int self;           /* a role's source_profile naming its own */
-};
 
 /* How many source_profile links a chain of roles may follow. */
 #define ROLE_CHAIN_MAX 5
@@ -42,16 +27,16 @@ real_getenv(const char *name)
 }
 
 /* An unset and an empty value mean the same, as for the AWS CLI. */
-static const char *
-nonempty(const char *v)
+const char *
+config_nonempty(const char *v)
 {
 	return v != NULL && *v != '\0' ? v : NULL;
 }
 
-static const char *
-env_get(const struct resolve *r, const char *name)
+const char *
+config_env_get(const struct resolve *r, const char *name)
 {
-	return nonempty(r->env(name));
+	return config_nonempty(r->env(name));
 }
 
 /* Looks key up in the profile's section of the config file. */
@@ -63,20 +48,20 @@ conf_get(const struct resolve *r, const char *key)
 	/* The default profile is "[default]" or "[profile default]". */
 	if (v == NULL && strcmp(r->profile, "default") == 0)
 		v = ini_get(r->conf, "default", key);
-	return nonempty(v);
+	return config_nonempty(v);
 }
 
 /* A profile setting: the credentials file first, then the config file. */
-static const char *
-profile_get(const struct resolve *r, const char *key)
+const char *
+config_profile_get(const struct resolve *r, const char *key)
 {
-	const char *v = nonempty(ini_get(r->cred, r->profile, key));
+	const char *v = config_nonempty(ini_get(r->cred, r->profile, key));
 
 	return v ? v : conf_get(r, key);
 }
 
-static char *
-concat(const char *a, const char *b)
+char *
+config_concat(const char *a, const char *b)
 {
 	size_t na = strlen(a), nb = strlen(b);
 	char *s;
@@ -96,15 +81,16 @@ static ferry_err
 file_path(
     const struct resolve *r, const char *env, const char *leaf, char **out)
 {
-	const char *v = env_get(r, env), *home = env_get(r, "HOME");
+	const char *v = config_env_get(r, env),
+	           *home = config_env_get(r, "HOME");
 
 	*out = NULL;
 	if (v != NULL && home != NULL && strncmp(v, "~/", 2) == 0)
-		*out = concat(home, v + 1);
+		*out = config_concat(home, v + 1);
 	else if (v != NULL)
 		*out = strdup(v);
 	else if (home != NULL)
-		*out = concat(home, leaf);
+		*out = config_concat(home, leaf);
 	else
 		return FERRY_OK;
 	return *out ? FERRY_OK : ferry_fail(FERRY_ENOMEM, "out of memory");
@@ -165,7 +151,7 @@ ignored_section(const struct resolve *r, int named, char *why, size_t n)
 static ferry_err
 open_files(struct resolve *r, struct config *c)
 {
-	const char *env_profile = env_get(r, "AWS_PROFILE");
+	const char *env_profile = config_env_get(r, "AWS_PROFILE");
 	char why[512];
 	int ignored;
 	ferry_err e;
@@ -175,7 +161,7 @@ open_files(struct resolve *r, struct config *c)
 	r->profile = r->f->profile ? r->f->profile
 	             : env_profile ? env_profile
 	                           : "default";
-	if ((r->conf_section = concat("profile ", r->profile)) == NULL)
+	if ((r->conf_section = config_concat("profile ", r->profile)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	if ((e = file_path(r, "AWS_SHARED_CREDENTIALS_FILE",
 	         "/.aws/credentials", &r->cred_path)) != FERRY_OK ||
@@ -197,154 +183,6 @@ open_files(struct resolve *r, struct config *c)
 	if (ignored && (c->warning = strdup(why + 2)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	return FERRY_OK;
-}
-
-/* Region names go into host names and the signing scope. */
-int
-region_valid(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i] != '\0'; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		        (s[i] >= 'A' && s[i] <= 'Z') ||
-		        (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
-		        s[i] == '_'))
-			return 0;
-	return i > 0 && i <= 63;
-}
-
-static ferry_err
-resolve_region(const struct resolve *r, struct config *c)
-{
-	const char *v = r->f->region;
-
-	if (v == NULL)
-		v = env_get(r, "AWS_REGION");
-	if (v == NULL)
-		v = env_get(r, "AWS_DEFAULT_REGION");
-	if (v == NULL)
-		v = profile_get(r, "region");
-	if (v == NULL)
-		v = DEFAULT_REGION;
-	if (!region_valid(v))
-		return ferry_fail(FERRY_EUSAGE,
-		    "invalid region '%s' (expected letters, digits, '-' or "
-		    "'_')",
-		    v);
-	if ((c->region = strdup(v)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	return FERRY_OK;
-}
-
-/*
- * The "services" key of a profile names a "[services NAME]" section of
- * the config file whose service block ("s3 =", "sts =") may set
- * endpoint_url: key is "s3.endpoint_url" or "sts.endpoint_url".
- */
-static ferry_err
-services_endpoint(const struct resolve *r, const char *key, const char **v)
-{
-	const char *name = profile_get(r, "services");
-	ferry_err e = FERRY_OK;
-	char *sec;
-
-	*v = NULL;
-	if (name == NULL)
-		return FERRY_OK;
-	if ((sec = concat("services ", name)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	if (!ini_has_section(r->conf, sec))
-		e = ferry_fail(FERRY_EUSAGE,
-		    "profile '%s' uses services section '%s', which is not in "
-		    "%s",
-		    r->profile, name, r->conf_path ? r->conf_path : "(none)");
-	else
-		*v = nonempty(ini_get(r->conf, sec, key));
-	free(sec);
-	return e;
-}
-
-/*
- * The endpoint of one service set outside the command line, in the AWS
- * CLI's order: the service's variable (env: AWS_ENDPOINT_URL_S3),
- * AWS_ENDPOINT_URL, the services section, then the profile (its service
- * block, key: "s3.endpoint_url", before its own endpoint_url).  *v stays
- * NULL when nothing is set or ignore_configured_endpoint_urls is true.
- */
-static ferry_err
-configured_endpoint(const struct resolve *r, const char *env, const char *key,
-    const char **v, const char **src)
-{
-	const char *ign = env_get(r, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
-	ferry_err e;
-
-	*v = NULL;
-	if (ign == NULL)
-		ign = profile_get(r, "ignore_configured_endpoint_urls");
-	if (ign != NULL && strcasecmp(ign, "true") == 0)
-		return FERRY_OK;
-	*src = env;
-	if ((*v = env_get(r, env)) != NULL)
-		return FERRY_OK;
-	*src = "AWS_ENDPOINT_URL";
-	if ((*v = env_get(r, "AWS_ENDPOINT_URL")) != NULL)
-		return FERRY_OK;
-	*src = "the profile";
-	if ((e = services_endpoint(r, key, v)) != FERRY_OK || *v != NULL)
-		return e;
-	if ((*v = profile_get(r, key)) == NULL)
-		*v = profile_get(r, "endpoint_url");
-	return FERRY_OK;
-}
-
-/* Formats ep as "scheme://host[:port]", the port only when not default. */
-static ferry_err
-endpoint_format(const struct endpoint *ep, char **out)
-{
-	size_t n = strlen(ep->scheme) + strlen(ep->host) + 16;
-	unsigned def = ep->https ? 443 : 80;
-
-	if ((*out = malloc(n)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	if (ep->port == def)
-		snprintf(*out, n, "%s://%s", ep->scheme, ep->host);
-	else
-		snprintf(*out, n, "%s://%s:%u", ep->scheme, ep->host, ep->port);
-	return FERRY_OK;
-}
-
-/* Sets c->endpoint and c->path_style; c->region must be set. */
-static ferry_err
-resolve_endpoint(const struct resolve *r, struct config *c)
-{
-	const char *v = r->f->endpoint_url, *src = "--endpoint-url", *style;
-	char def[128], why[768];
-	struct endpoint ep;
-	ferry_err e;
-
-	if (v == NULL && (e = configured_endpoint(r, "AWS_ENDPOINT_URL_S3",
-	                      "s3.endpoint_url", &v, &src)) != FERRY_OK)
-		return e;
-	if (v == NULL) {
-		/* China regions live under their own domain. */
-		snprintf(def, sizeof(def), "https://s3.%s.amazonaws.com%s",
-		    c->region, strncmp(c->region, "cn-", 3) == 0 ? ".cn" : "");
-		v = def;
-		src = "the region";
-	}
-	if ((e = endpoint_parse(v, &ep)) != FERRY_OK) {
-		if (e != FERRY_EUSAGE)
-			return e;
-		snprintf(why, sizeof(why), "%s", ferry_errmsg());
-		return ferry_fail(e, "%s (set by %s)", why, src);
-	}
-	style = profile_get(r, "s3.addressing_style");
-	c->path_style = r->f->path_style || ep.host_is_ip ||
-	                (style != NULL && strcasecmp(style, "path") == 0);
-	e = endpoint_format(&ep, &c->endpoint);
-	endpoint_clear(&ep);
-	return e;
 }
 
 ferry_err
@@ -377,9 +215,9 @@ config_keys_clear(struct config_keys *k)
 static ferry_err
 env_creds(const struct resolve *r, struct config *c, int *found)
 {
-	const char *ak = env_get(r, "AWS_ACCESS_KEY_ID");
-	const char *sk = env_get(r, "AWS_SECRET_ACCESS_KEY");
-	const char *tok = env_get(r, "AWS_SESSION_TOKEN");
+	const char *ak = config_env_get(r, "AWS_ACCESS_KEY_ID");
+	const char *sk = config_env_get(r, "AWS_SECRET_ACCESS_KEY");
+	const char *tok = config_env_get(r, "AWS_SESSION_TOKEN");
 
 	*found = ak != NULL;
 	if (ak == NULL)
@@ -388,7 +226,7 @@ env_creds(const struct resolve *r, struct config *c, int *found)
 		return ferry_fail(FERRY_EUSAGE, "AWS_ACCESS_KEY_ID is set but "
 		                                "AWS_SECRET_ACCESS_KEY is not");
 	if (tok == NULL)
-		tok = env_get(r, "AWS_SECURITY_TOKEN");
+		tok = config_env_get(r, "AWS_SECURITY_TOKEN");
 	return config_keys_set(&c->keys, ak, sk, tok);
 }
 
@@ -396,7 +234,7 @@ env_creds(const struct resolve *r, struct config *c, int *found)
 static const char *
 cred_get(const struct resolve *r, const char *key)
 {
-	return nonempty(ini_get(r->cred, r->profile, key));
+	return config_nonempty(ini_get(r->cred, r->profile, key));
 }
 
 /* Keys from one file, read through get; *found when it had a key id. */
@@ -440,11 +278,11 @@ static ferry_err
 int_setting(const struct resolve *r, const char *env, const char *key, long min,
     long max, long def, long *out)
 {
-	const char *v = env_get(r, env), *name = env;
+	const char *v = config_env_get(r, env), *name = env;
 	char *end;
 
 	if (v == NULL && key != NULL) {
-		v = profile_get(r, key);
+		v = config_profile_get(r, key);
 		name = key;
 	}
 	*out = def;
@@ -479,8 +317,8 @@ process_creds(const struct resolve *r, const char *cmd, struct config *c)
 static ferry_err
 imds_creds(const struct resolve *r, struct config *c)
 {
-	const char *off = env_get(r, "AWS_EC2_METADATA_DISABLED");
-	const char *v = env_get(r, "AWS_EC2_METADATA_SERVICE_ENDPOINT");
+	const char *off = config_env_get(r, "AWS_EC2_METADATA_DISABLED");
+	const char *v = config_env_get(r, "AWS_EC2_METADATA_SERVICE_ENDPOINT");
 	struct endpoint ep;
 	char why[768];
 	long t, n;
@@ -492,13 +330,13 @@ imds_creds(const struct resolve *r, struct config *c)
 		    "disabled by AWS_EC2_METADATA_DISABLED",
 		    CONFIG_NO_CREDS, r->profile);
 	if (v == NULL)
-		v = profile_get(r, "ec2_metadata_service_endpoint");
+		v = config_profile_get(r, "ec2_metadata_service_endpoint");
 	if ((e = endpoint_parse(v ? v : CONFIG_IMDS_ENDPOINT, &ep)) !=
 	    FERRY_OK) {
 		snprintf(why, sizeof(why), "%s", ferry_errmsg());
 		return ferry_fail(e, "metadata service endpoint: %s", why);
 	}
-	e = endpoint_format(&ep, &c->imds_endpoint);
+	e = config_endpoint_format(&ep, &c->imds_endpoint);
 	endpoint_clear(&ep);
 	c->source = CONFIG_IMDS;
 	if (e != FERRY_OK ||
@@ -525,10 +363,14 @@ dup_opt(const char *v, char **out)
 static ferry_err
 container_creds(const struct resolve *r, struct config *c, int *found)
 {
-	const char *rel = env_get(r, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
-	const char *full = env_get(r, "AWS_CONTAINER_CREDENTIALS_FULL_URI");
-	const char *tok = env_get(r, "AWS_CONTAINER_AUTHORIZATION_TOKEN");
-	const char *tf = env_get(r, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
+	const char *rel =
+	    config_env_get(r, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
+	const char *full =
+	    config_env_get(r, "AWS_CONTAINER_CREDENTIALS_FULL_URI");
+	const char *tok =
+	    config_env_get(r, "AWS_CONTAINER_AUTHORIZATION_TOKEN");
+	const char *tf =
+	    config_env_get(r, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
 	ferry_err e;
 
 	if (!(*found = rel != NULL || full != NULL))
@@ -548,7 +390,7 @@ container_creds(const struct resolve *r, struct config *c, int *found)
 		    "line");
 	c->source = CONFIG_CONTAINER;
 	c->container_url =
-	    rel ? concat(CONFIG_CONTAINER_ENDPOINT, rel) : strdup(full);
+	    rel ? config_concat(CONFIG_CONTAINER_ENDPOINT, rel) : strdup(full);
 	if (c->container_url == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	if ((e = dup_opt(tf, &c->container_token_file)) != FERRY_OK)
@@ -569,11 +411,11 @@ resolve_sts(const struct resolve *r, struct config *c)
 	struct endpoint ep;
 	ferry_err e;
 
-	if ((e = configured_endpoint(r, "AWS_ENDPOINT_URL_STS",
+	if ((e = config_endpoint_configured(r, "AWS_ENDPOINT_URL_STS",
 	         "sts.endpoint_url", &v, &src)) != FERRY_OK)
 		return e;
-	if ((mode = env_get(r, "AWS_STS_REGIONAL_ENDPOINTS")) == NULL)
-		mode = profile_get(r, "sts_regional_endpoints");
+	if ((mode = config_env_get(r, "AWS_STS_REGIONAL_ENDPOINTS")) == NULL)
+		mode = config_profile_get(r, "sts_regional_endpoints");
 	if (v == NULL && mode != NULL && strcasecmp(mode, "legacy") == 0) {
 		v = "https://sts.amazonaws.com";
 		sign = "us-east-1";
@@ -586,7 +428,7 @@ resolve_sts(const struct resolve *r, struct config *c)
 		snprintf(why, sizeof(why), "%s", ferry_errmsg());
 		return ferry_fail(e, "STS endpoint: %s (set by %s)", why, src);
 	}
-	e = endpoint_format(&ep, &c->sts_endpoint);
+	e = config_endpoint_format(&ep, &c->sts_endpoint);
 	endpoint_clear(&ep);
 	if (e == FERRY_OK)
 		e = dup_opt(sign, &c->sts_region);
@@ -613,15 +455,15 @@ role_settings(const struct resolve *r, const char *arn, const char *name,
 static ferry_err
 web_identity_creds(const struct resolve *r, const char *file, struct config *c)
 {
-	const char *arn = r->depth ? NULL : env_get(r, "AWS_ROLE_ARN");
+	const char *arn = r->depth ? NULL : config_env_get(r, "AWS_ROLE_ARN");
 	const char *name =
-	    r->depth ? NULL : env_get(r, "AWS_ROLE_SESSION_NAME");
+	    r->depth ? NULL : config_env_get(r, "AWS_ROLE_SESSION_NAME");
 	ferry_err e;
 
 	if (arn == NULL)
-		arn = profile_get(r, "role_arn");
+		arn = config_profile_get(r, "role_arn");
 	if (name == NULL)
-		name = profile_get(r, "role_session_name");
+		name = config_profile_get(r, "role_session_name");
 	if (arn == NULL)
 		return ferry_fail(FERRY_EUSAGE,
 		    "a web identity token file is set for profile '%s' but no "
@@ -680,7 +522,7 @@ source_profile(const struct resolve *r, const char *sp, struct config *c)
 	sub.profile = sp;
 	sub.depth = r->depth + 1;
 	sub.self = strcmp(sp, r->profile) == 0;
-	if ((sub.conf_section = concat("profile ", sp)) == NULL)
+	if ((sub.conf_section = config_concat("profile ", sp)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	if (!profile_exists(&sub))
 		e = ferry_fail(FERRY_EUSAGE,
@@ -702,8 +544,8 @@ source_profile(const struct resolve *r, const char *sp, struct config *c)
 static ferry_err
 assume_role_creds(const struct resolve *r, const char *arn, struct config *c)
 {
-	const char *sp = profile_get(r, "source_profile");
-	const char *cs = profile_get(r, "credential_source");
+	const char *sp = config_profile_get(r, "source_profile");
+	const char *cs = config_profile_get(r, "credential_source");
 	struct config *src;
 	ferry_err e;
 
@@ -721,7 +563,8 @@ assume_role_creds(const struct resolve *r, const char *arn, struct config *c)
 	    (e = sp ? source_profile(r, sp, src)
 	            : credential_source(r, cs, src)) != FERRY_OK)
 		return e;
-	return role_settings(r, arn, profile_get(r, "role_session_name"), c);
+	return role_settings(
+	    r, arn, config_profile_get(r, "role_session_name"), c);
 }
 
 /*
@@ -735,7 +578,7 @@ assume_role_creds(const struct resolve *r, const char *arn, struct config *c)
 static ferry_err
 resolve_creds(const struct resolve *r, struct config *c)
 {
-	const char *cmd, *arn = profile_get(r, "role_arn"), *wif;
+	const char *cmd, *arn = config_profile_get(r, "role_arn"), *wif;
 	int found = 0;
 	ferry_err e;
 
@@ -744,20 +587,23 @@ resolve_creds(const struct resolve *r, struct config *c)
 	if (r->f->profile == NULL && r->depth == 0 &&
 	    ((e = env_creds(r, c, &found)) != FERRY_OK || found))
 		return e;
-	wif = r->depth ? NULL : env_get(r, "AWS_WEB_IDENTITY_TOKEN_FILE");
+	wif =
+	    r->depth ? NULL : config_env_get(r, "AWS_WEB_IDENTITY_TOKEN_FILE");
 	if (wif == NULL)
-		wif = profile_get(r, "web_identity_token_file");
+		wif = config_profile_get(r, "web_identity_token_file");
 	if (!r->self && arn != NULL &&
-	    profile_get(r, "web_identity_token_file") == NULL)
+	    config_profile_get(r, "web_identity_token_file") == NULL)
 		return assume_role_creds(r, arn, c);
 	if (!r->self && wif != NULL)
 		return web_identity_creds(r, wif, c);
-	if (profile_get(r, "sso_session") || profile_get(r, "sso_start_url"))
+	if (config_profile_get(r, "sso_session") ||
+	    config_profile_get(r, "sso_start_url"))
 		return unsupported(r, "SSO (sso_session, sso_start_url)");
 	e = file_creds(r, cred_get, r->cred_path, c, &found);
 	if (e != FERRY_OK || found)
 		return e;
-	if (!r->self && (cmd = profile_get(r, "credential_process")) != NULL)
+	if (!r->self &&
+	    (cmd = config_profile_get(r, "credential_process")) != NULL)
 		return process_creds(r, cmd, c);
 	e = file_creds(r, conf_get, r->conf_path, c, &found);
 	if (e != FERRY_OK || found)
@@ -794,14 +640,14 @@ config_resolve(const struct config_flags *f,
 	memset(c, 0, sizeof(*c));
 	r.env = getenv_fn ? getenv_fn : real_getenv;
 	if ((e = open_files(&r, c)) != FERRY_OK ||
-	    (e = resolve_region(&r, c)) != FERRY_OK ||
-	    (e = resolve_endpoint(&r, c)) != FERRY_OK ||
+	    (e = config_region_resolve(&r, c)) != FERRY_OK ||
+	    (e = config_endpoint_resolve(&r, c)) != FERRY_OK ||
 	    (e = int_setting(&r, "FERRY_CREDENTIAL_REFRESH_MARGIN", NULL, 0,
 	         86400, 300, &margin)) != FERRY_OK)
 		goto out;
 	c->refresh_margin = margin;
-	if ((ca = env_get(&r, "AWS_CA_BUNDLE")) == NULL)
-		ca = profile_get(&r, "ca_bundle");
+	if ((ca = config_env_get(&r, "AWS_CA_BUNDLE")) == NULL)
+		ca = config_profile_get(&r, "ca_bundle");
 	if ((e = dup_opt(ca, &c->ca_bundle)) != FERRY_OK ||
 	    (e = dup_opt(r.profile, &c->profile)) != FERRY_OK)
 		goto out;

@@ -12,6 +12,7 @@
 #include "remote/ops.h"
 #include "remote/region.h"
 #include "remote/remote.h"
+#include "remote/req.h"
 #include "remote/sigv4.h"
 #include "remote/url.h"
 
@@ -214,12 +215,17 @@ void ops_body_own(struct remote_req *q, struct buf *b);
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;
-void req_reset_response(struct remote_req *q);
 /* Releases the easy handle of a finished request back to the pool. */
 void req_release(struct remote_req *q);
 /* Forgets a submitted request that has not completed (loop.c). */
 void req_cancel(struct remote_req *q);
 /* Classifies a finished attempt: non-zero when it should be retried. */
 int req_retryable(const struct remote_req *q, CURLcode rc);
+
+/* response.c */
+void req_reset_response(struct remote_req *q);
+/* curl's header and write callbacks, with the request as arg. */
+size_t req_on_header(char *p, size_t size, size_t n, void *arg);
+size_t req_on_write(char *p, size_t size, size_t n, void *arg);
 
 #endif

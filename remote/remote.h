@@ -2,7 +2,8 @@
  * remote.h: everything ferry says to an S3-compatible server.
  *
  * A struct remote is one endpoint with its credentials and one libcurl
- * multi handle; requests are built with remote_req_new(), given a body and
+ * multi handle; requests are built with remote_req_new() (req.h, private
+ * to remote/: callers use the operations of ops.h), given a body and
  * a sink, and submitted; remote_run() drives every request in flight and
  * calls each one's completion callback from inside the loop.  One thread
  * uses a struct remote and everything made from it.
@@ -27,6 +28,9 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "remote/bounds.h"
+#include "remote/list.h"
+#include "remote/loop.h"
 
 /* What the command line said for one side (NULL or 0: not given). */
 struct remote_opts {
@@ -107,22 +111,6 @@ ferry_err remote_loc_parse(const char *s, struct remote_loc *out) FERRY_WUR;
 void remote_loc_clear(struct remote_loc *l);
 
 /*
- * Bounds on the numbers a server sends: an object is at most 5 TiB, a
- * multipart upload has parts numbered 1 to 10,000 of at most 5 GiB, and a
- * time is one whose nanoseconds since 1970 fit 64 bits (up to 2262).
- */
-#define REMOTE_MAX_OBJECT (5ULL << 40)
-#define REMOTE_MAX_PART_SIZE (5ULL << 30)
-#define REMOTE_MAX_PARTS 10000u
-#define REMOTE_TIME_MAX (INT64_MAX / 1000000000LL)
-
-/* A Content-Range: bytes first-last/total, or (has_bytes 0) total alone. */
-struct remote_range {
-	uint64_t first, last, total;
-	int has_bytes;
-};
-
-/*
  * One request.  The response fields are valid in the completion callback
  * and until remote_req_free().  The numbers in its headers are checked
  * as they arrive (bounds.c): a reply whose Content-Length, Content-Range,
@@ -153,27 +141,8 @@ struct remote_resp {
 struct remote_req;
 typedef void (*remote_done_fn)(struct remote_req *q, void *arg);
 
-/*
- * Creates a request for method on bucket/key (key NULL or "" for the
- * bucket itself; key bytes are sent exactly, encoded once).  kind is what
- * it counts as.  Returns NULL when out of memory.
- */
-struct remote_req *remote_req_new(struct remote *r, enum remote_kind kind,
-    const char *method, const char *bucket, const char *key, size_t keylen);
 void remote_req_free(struct remote_req *q);
 
-/* Adds a query parameter (copied, unencoded). */
-ferry_err remote_req_query(
-    struct remote_req *q, const char *name, const char *value) FERRY_WUR;
-/* Adds a header (copied).  Signed along with the request. */
-ferry_err remote_req_header(
-    struct remote_req *q, const char *name, const char *value) FERRY_WUR;
-/*
- * Adds x-amz-copy-source naming bucket/key (encoded once, '/' kept), for
- * CopyObject and UploadPartCopy.
- */
-ferry_err remote_req_copy_source(struct remote_req *q, const char *bucket,
-    const char *key, size_t keylen) FERRY_WUR;
 /*
  * The body: len bytes at data, borrowed until completion.  md5 (16 bytes,
  * or NULL) is sent as Content-MD5.  Without a body, none is sent.
@@ -205,12 +174,6 @@ void remote_req_on_body_end(
  */
 #define REMOTE_META_MAX 8192
 void remote_req_keep_meta(struct remote_req *q);
-/*
- * Adds the headers of meta, as resp.meta holds them, to q.  FERRY_EUSAGE
- * when q would have too many headers.
- */
-ferry_err remote_req_meta_headers(
-    struct remote_req *q, const char *meta) FERRY_WUR;
 /* Limits the buffered response body (default 1 MiB). */
 void remote_req_body_limit(struct remote_req *q, size_t limit);
 /*
@@ -253,181 +216,6 @@ int remote_resp_etag_opaque(const struct remote_resp *s);
 ferry_err remote_req_result(struct remote_req *q, int check_body) FERRY_WUR;
 
 /*
- * Requests the server takes in flight now: --jobs at first, halved on
- * each 503 SlowDown and climbing back with successes.
- */
-unsigned remote_window(const struct remote *r);
-
-/* One retry of a request, as remote_on_retry()'s hook sees it. */
-struct remote_retry {
-	const char *method;
-	const char *bucket;
-	const char *key; /* the object's key, not relative to a prefix */
-	size_t keylen;
-	unsigned attempt; /* the attempt about to be made, from 2 */
-	unsigned of;      /* attempts allowed */
-	const char *why;  /* "the server did not answer within 60 s" */
-};
-/* Everything in t is valid during the call only. */
-typedef void (*remote_retry_fn)(const struct remote_retry *t, void *arg);
-/*
- * Has fn(t, arg) called, from within remote_run(), for each retry of a
- * request of r, before the retry is told on stderr.  NULL: none.
- */
-void remote_on_retry(struct remote *r, remote_retry_fn fn, void *arg);
-
-/* Number of requests submitted and not yet completed. */
-unsigned remote_inflight(const struct remote *r);
-
-/*
- * Drives the transfers, waiting at most timeout_ms for activity, and runs
- * the completion callbacks of what finished.  FERRY_ENET for a failure of
- * the loop itself, or when requests have waited the stall timeout with no
- * answer from the server (then at every call, until the run ends).
- */
-ferry_err remote_run(struct remote *r, int timeout_ms) FERRY_WUR;
-
-/*
- * Waits at most timeout_ms for remote_wakeup(), even with nothing in
- * flight; for work done off the loop's thread.
- */
-ferry_err remote_idle(struct remote *r, int timeout_ms) FERRY_WUR;
-/*
- * Makes the remote_run() or remote_idle() under way, or the next one,
- * return at once.  r is a struct remote *; safe from any thread.
- */
-void remote_wakeup(void *r);
-
-/*
- * Ends every request of r's loop not yet completed, as failed
- * (FERRY_ECANCEL), calling each one's completion callback, and those
- * the callbacks submit: for a run that stops while requests are in
- * flight, so that each is answered and freed by its owner.
- */
-void remote_end_all(struct remote *r);
-
-/* Runs until q has completed (other requests progress too). */
-ferry_err remote_wait(struct remote *r, struct remote_req *q) FERRY_WUR;
-
-/* Runs one request to completion and returns remote_req_result(). */
-ferry_err remote_perform(
-    struct remote *r, struct remote_req *q, int check_body) FERRY_WUR;
-
-/*
- * Listing: a stream of the objects under bucket/prefix in key order,
- * pages fetched on the multi loop (the next page is requested as soon as
- * the current one arrives, so that consuming one overlaps fetching the
- * next).  Each entry is checked before it is handed on (listcheck.h): a
- * key out of order, repeated or outside the prefix, a size over
- * REMOTE_MAX_OBJECT or a date outside 0 to REMOTE_TIME_MAX ends the
- * listing with FERRY_EPARSE, naming the server's fault.
- */
-
-/*
- * Whether bucket's listings come in key order: not those of S3 Express
- * directory buckets (names ending in "--x-s3"), documented as unsorted.
- * Their listings are checked for all but order; the caller sorts them.
- */
-int remote_bucket_sorted(const char *bucket);
-struct remote_obj {
-	const char *key; /* relative to the prefix */
-	size_t keylen;
-	uint64_t size;
-	const char *etag;
-	int64_t last_modified; /* seconds since the epoch */
-};
-
-struct remote_list;
-ferry_err remote_list_open(struct remote *r, const char *bucket,
-    const char *prefix, struct remote_list **out) FERRY_WUR;
-/*
- * Returns FERRY_OK with *obj valid until the next call, FERRY_ENOTFOUND at
- * the end of the listing, or the failure (a bucket that does not exist is
- * FERRY_ES3 with NoSuchBucket).  Runs the loop while it waits for a page.
- */
-ferry_err remote_list_next(
-    struct remote_list *l, struct remote_obj *obj) FERRY_WUR;
-void remote_list_free(struct remote_list *l);
-
-/*
- * Lists the multipart uploads open under bucket/prefix (every page, in
- * this call), calling fn for each.  Runs the loop while it waits.
- */
-typedef void (*remote_upload_fn)(
-    const char *key, size_t keylen, const char *upload_id, void *arg);
-ferry_err remote_list_uploads(struct remote *r, const char *bucket,
-    const char *prefix, remote_upload_fn fn, void *arg) FERRY_WUR;
-
-/* One bucket, as ListBuckets lists it. */
-struct remote_bucket {
-	const char *name; /* valid during the callback */
-	int64_t created;  /* seconds since the epoch; -1 when not given */
-};
-typedef void (*remote_bucket_fn)(const struct remote_bucket *b, void *arg);
-/*
- * Lists the buckets of the account (every page, in this call: GET / on
- * the endpoint), calling fn for each in the server's order (by name).
- * FERRY_EPARSE for a malformed reply; the S3 error otherwise.  Runs the
- * loop while it waits.
- */
-ferry_err remote_list_buckets(
-    struct remote *r, remote_bucket_fn fn, void *arg) FERRY_WUR;
-
-/* One part of a multipart upload, as ListParts lists it. */
-struct remote_part {
-	uint32_t number;
-	uint64_t size;
-	const char *etag; /* quotes kept; valid during the callback */
-};
-typedef void (*remote_part_fn)(const struct remote_part *p, void *arg);
-/*
- * Returns a new request (NULL when out of memory) for the page of the
- * parts of upload_id on bucket/key that follows part number marker (0:
- * the first page), to submit and free like any other.
- */
-struct remote_req *remote_list_parts_req(struct remote *r, const char *bucket,
-    const char *key, size_t keylen, const char *upload_id, uint32_t marker);
-/*
- * Reads the reply of a completed ListParts request, calling fn for each
- * part; *next_marker is the marker of the next page, 0 after the last.
- * FERRY_EPARSE for a malformed page, FERRY_ES3 for an <Error>.
- */
-ferry_err remote_parse_parts(struct remote_req *q, remote_part_fn fn, void *arg,
-    uint32_t *next_marker) FERRY_WUR;
-
-/*
- * Parses a listing's time ("2023-11-14T22:13:20.000Z") or a Last-Modified
- * header's ("Tue, 14 Nov 2023 22:13:20 GMT") into seconds since the epoch,
- * UTC; -1 on failure.  Leading blanks are skipped; fields have their fixed
- * widths and must be in range (no February 29 outside leap years); second
- * 60 is taken as the next minute's first; names match in any case; what
- * follows the seconds of the first form, or "GMT" in the second, is
- * ignored.  Years 0000 to 9999: before 1970 the result is negative.  Safe
- * on any NUL-terminated bytes; no locale, thread-safe.
- */
-int64_t remote_parse_time(const char *s);
-
-/*
- * Parses the ISO 8601 form a credentials document writes,
- * "2024-05-01T12:00:00Z", with optional fractional seconds and a "Z",
- * "+hh:mm", "-hh:mm" or "+hhmm" zone (none: UTC), into seconds since the
- * epoch, UTC; -1 when the whole string is anything else (no leading
- * blanks, fields as remote_parse_time() reads them).  Thread-safe.
- */
-int64_t remote_parse_time_zoned(const char *s);
-
-/*
- * Strict readers of the numbers in reply headers (bounds.c), pure and
- * thread-safe.  remote_parse_size(): decimal digits only, at most max.
- * remote_parse_mtime_ns(): an optional '-' and digits that fit int64.
- * remote_parse_content_range(): "bytes F-L/T" with F <= L < T <=
- * REMOTE_MAX_OBJECT, or a 416's form, "*" for F-L.  Each returns 0, or -1 with
- * *out zeroed.
- */
-int remote_parse_size(const char *s, uint64_t max, uint64_t *out);
-int remote_parse_mtime_ns(const char *s, int64_t *out);
-int remote_parse_content_range(const char *s, struct remote_range *out);
-/*
  * Whether the reply s to a ranged GET carries exactly bytes [off, off +
  * len) of an object of total bytes: a 206 whose Content-Range says so, or
  * a 200 with the whole object when that is what was asked (without a
@@ -437,29 +225,5 @@ int remote_parse_content_range(const char *s, struct remote_range *out);
  */
 ferry_err remote_resp_check_range(const struct remote_resp *s, uint64_t off,
     uint64_t len, uint64_t total) FERRY_WUR;
-
-/*
- * Small bodies of S3 replies (complete, copy, initiate), checked for an
- * <Error> that came with a 200.  Each malloc's its outputs.
- */
-ferry_err remote_parse_upload_id(
-    struct remote_req *q, char **upload_id) FERRY_WUR;
-ferry_err remote_parse_complete(struct remote_req *q, char **etag) FERRY_WUR;
-ferry_err remote_parse_copy(struct remote_req *q, char **etag) FERRY_WUR;
-ferry_err remote_complete_body(
-    struct buf *out, const char *const *etags, size_t nparts) FERRY_WUR;
-/*
- * A DeleteObjects body for n keys (1 to 1000); etags NULL, or each key's
- * listed ETag ("" or NULL: none), sent as its <ETag> so that a server
- * that honours it deletes the object only while it has that ETag, and
- * answers PreconditionFailed for that key otherwise.
- */
-ferry_err remote_delete_body(struct buf *out, const char *const *keys,
-    const size_t *key_lens, const char *const *etags, size_t n) FERRY_WUR;
-/* Per key of a DeleteObjects reply: ok, or the code and message. */
-typedef void (*remote_deleted_fn)(const char *key, size_t keylen, int ok,
-    const char *code, const char *message, void *arg);
-ferry_err remote_parse_deleted(
-    struct remote_req *q, remote_deleted_fn fn, void *arg) FERRY_WUR;
 
 #endif

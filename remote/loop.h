@@ -1,0 +1,77 @@
+/*
+ * loop.h: driving the requests of a struct remote: the window, retries,
+ * running, waiting and ending the multi loop (loop.c).  Included by
+ * remote.h.
+ */
+#ifndef FERRY_REMOTE_LOOP_H
+#define FERRY_REMOTE_LOOP_H
+
+#include <stddef.h>
+
+#include "common/common.h"
+
+struct remote;
+struct remote_req;
+
+/*
+ * Requests the server takes in flight now: --jobs at first, halved on
+ * each 503 SlowDown and climbing back with successes.
+ */
+unsigned remote_window(const struct remote *r);
+
+/* One retry of a request, as remote_on_retry()'s hook sees it. */
+struct remote_retry {
+	const char *method;
+	const char *bucket;
+	const char *key; /* the object's key, not relative to a prefix */
+	size_t keylen;
+	unsigned attempt; /* the attempt about to be made, from 2 */
+	unsigned of;      /* attempts allowed */
+	const char *why;  /* "the server did not answer within 60 s" */
+};
+/* Everything in t is valid during the call only. */
+typedef void (*remote_retry_fn)(const struct remote_retry *t, void *arg);
+/*
+ * Has fn(t, arg) called, from within remote_run(), for each retry of a
+ * request of r, before the retry is told on stderr.  NULL: none.
+ */
+void remote_on_retry(struct remote *r, remote_retry_fn fn, void *arg);
+
+/* Number of requests submitted and not yet completed. */
+unsigned remote_inflight(const struct remote *r);
+
+/*
+ * Drives the transfers, waiting at most timeout_ms for activity, and runs
+ * the completion callbacks of what finished.  FERRY_ENET for a failure of
+ * the loop itself, or when requests have waited the stall timeout with no
+ * answer from the server (then at every call, until the run ends).
+ */
+ferry_err remote_run(struct remote *r, int timeout_ms) FERRY_WUR;
+
+/*
+ * Waits at most timeout_ms for remote_wakeup(), even with nothing in
+ * flight; for work done off the loop's thread.
+ */
+ferry_err remote_idle(struct remote *r, int timeout_ms) FERRY_WUR;
+/*
+ * Makes the remote_run() or remote_idle() under way, or the next one,
+ * return at once.  r is a struct remote *; safe from any thread.
+ */
+void remote_wakeup(void *r);
+
+/*
+ * Ends every request of r's loop not yet completed, as failed
+ * (FERRY_ECANCEL), calling each one's completion callback, and those
+ * the callbacks submit: for a run that stops while requests are in
+ * flight, so that each is answered and freed by its owner.
+ */
+void remote_end_all(struct remote *r);
+
+/* Runs until q has completed (other requests progress too). */
+ferry_err remote_wait(struct remote *r, struct remote_req *q) FERRY_WUR;
+
+/* Runs one request to completion and returns remote_req_result(). */
+ferry_err remote_perform(
+    struct remote *r, struct remote_req *q, int check_body) FERRY_WUR;
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * req.h: building a request by hand (method, query, headers) and the
+ * small bodies of S3 operations and their replies.  Private to remote/:
+ * callers outside it use the typed operations of ops.h.
+ */
+#ifndef FERRY_REMOTE_REQ_H
+#define FERRY_REMOTE_REQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+#include "remote/remote.h"
+
+/*
+ * Creates a request for method on bucket/key (key NULL or "" for the
+ * bucket itself; key bytes are sent exactly, encoded once).  kind is what
+ * it counts as.  Returns NULL when out of memory.
+ */
+struct remote_req *remote_req_new(struct remote *r, enum remote_kind kind,
+    const char *method, const char *bucket, const char *key, size_t keylen);
+
+/* Adds a query parameter (copied, unencoded). */
+ferry_err remote_req_query(
+    struct remote_req *q, const char *name, const char *value) FERRY_WUR;
+/* Adds a header (copied).  Signed along with the request. */
+ferry_err remote_req_header(
+    struct remote_req *q, const char *name, const char *value) FERRY_WUR;
+/*
+ * Adds x-amz-copy-source naming bucket/key (encoded once, '/' kept), for
+ * CopyObject and UploadPartCopy.
+ */
+ferry_err remote_req_copy_source(struct remote_req *q, const char *bucket,
+    const char *key, size_t keylen) FERRY_WUR;
+/*
+ * Adds the headers of meta, as resp.meta holds them, to q.  FERRY_EUSAGE
+ * when q would have too many headers.
+ */
+ferry_err remote_req_meta_headers(
+    struct remote_req *q, const char *meta) FERRY_WUR;
+
+/*
+ * Small bodies of S3 replies (complete, copy, initiate), checked for an
+ * <Error> that came with a 200.  Each malloc's its outputs.
+ */
+ferry_err remote_parse_upload_id(
+    struct remote_req *q, char **upload_id) FERRY_WUR;
+ferry_err remote_parse_complete(struct remote_req *q, char **etag) FERRY_WUR;
+ferry_err remote_parse_copy(struct remote_req *q, char **etag) FERRY_WUR;
+ferry_err remote_complete_body(
+    struct buf *out, const char *const *etags, size_t nparts) FERRY_WUR;
+/*
+ * A DeleteObjects body for n keys (1 to 1000); etags NULL, or each key's
+ * listed ETag ("" or NULL: none), sent as its <ETag> so that a server
+ * that honours it deletes the object only while it has that ETag, and
+ * answers PreconditionFailed for that key otherwise.
+ */
+ferry_err remote_delete_body(struct buf *out, const char *const *keys,
+    const size_t *key_lens, const char *const *etags, size_t n) FERRY_WUR;
+ferry_err remote_parse_deleted(
+    struct remote_req *q, remote_deleted_fn fn, void *arg) FERRY_WUR;
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * response.c: a reply as it arrives: its status line and headers, the
+ * numbers among them checked (bounds.c), and its body, buffered or given
+ * to the request's sink.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "remote/internal.h"
+
+void
+req_reset_response(struct remote_req *q)
+{
+	struct buf body = q->resp.body, meta = q->resp.meta;
+
+	buf_reset(&body);
+	buf_reset(&meta);
+	memset(&q->resp, 0, sizeof(q->resp));
+	q->resp.body = body;
+	q->resp.meta = meta;
+	q->body_off = 0;
+	q->body_errno = 0;
+	if (q->sunk > 0 && q->sink_restart)
+		q->sink_restart(q->sink_arg);
+	q->sunk = 0;
+	q->errbuf[0] = '\0';
+	q->fault[0] = '\0';
+}
+
+/* Copies a header value, trimmed, into dst if name matches. */
+static int
+take_header(
+    const char *line, size_t len, const char *name, char *dst, size_t dstlen)
+{
+	size_t n = strlen(name), vlen;
+	const char *v;
+
+	if (len <= n || strncasecmp(line, name, n) != 0 || line[n] != ':')
+		return 0;
+	v = line + n + 1;
+	vlen = len - n - 1;
+	while (vlen && (*v == ' ' || *v == '\t')) {
+		v++;
+		vlen--;
+	}
+	while (vlen && isspace((unsigned char)v[vlen - 1]))
+		vlen--;
+	if (vlen >= dstlen)
+		vlen = dstlen - 1;
+	memcpy(dst, v, vlen);
+	dst[vlen] = '\0';
+	return 1;
+}
+
+/* The status of a status line "HTTP/1.1 206 ...", or 0. */
+static long
+status_of(const char *p, size_t len)
+{
+	const char *sp = memchr(p, ' ', len);
+	long v = 0;
+	size_t i;
+
+	if (sp == NULL || (size_t)(sp - p) + 4 > len)
+		return 0;
+	for (i = 1; i <= 3; i++) {
+		if (sp[i] < '0' || sp[i] > '9')
+			return 0;
+		v = v * 10 + (sp[i] - '0');
+	}
+	return v;
+}
+
+/* A new reply (after a 100 Continue, or a redirect): its fields afresh. */
+static void
+begin_reply(struct remote_resp *s, const char *p, size_t len)
+{
+	s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
+	s->meta_hash[0] = s->meta_mtime[0] = s->sse[0] = '\0';
+	s->has_content_length = s->sse_customer = 0;
+	s->content_length = 0;
+	memset(&s->range, 0, sizeof(s->range));
+	s->status = status_of(p, len);
+	buf_reset(&s->meta);
+	s->meta_overflow = 0;
+}
+
+/* The headers whose numbers are bounded (bounds.c): 0 stops the reply. */
+static size_t
+take_bounded(struct remote_req *q, const char *p, size_t len)
+{
+	struct remote_resp *s = &q->resp;
+	char v[64];
+
+	if (take_header(p, len, "content-length", v, sizeof(v)))
+		return bounds_check_header(q, "content-length", v);
+	if (take_header(p, len, "content-range", v, sizeof(v)))
+		return bounds_check_header(q, "content-range", v);
+	if (take_header(p, len, "last-modified", s->last_modified,
+	        sizeof(s->last_modified)))
+		return bounds_check_header(
+		    q, "last-modified", s->last_modified);
+	if (take_header(p, len, "x-amz-meta-ferry-mtime", s->meta_mtime,
+	        sizeof(s->meta_mtime)))
+		return bounds_check_header(
+		    q, "x-amz-meta-ferry-mtime", s->meta_mtime);
+	return 2;
+}
+
+size_t
+req_on_header(char *p, size_t size, size_t n, void *arg)
+{
+	struct remote_req *q = arg;
+	struct remote_resp *s = &q->resp;
+	size_t len = size * n, r;
+	char num[32];
+
+	if (len >= 5 && memcmp(p, "HTTP/", 5) == 0) {
+		begin_reply(s, p, len);
+		return len;
+	}
+	if (q->keep_meta)
+		meta_take(q, p, len);
+	if ((r = take_bounded(q, p, len)) != 2)
+		return r ? len : 0;
+	if (take_header(p, len, "etag", s->etag, sizeof(s->etag)) ||
+	    take_header(p, len, "content-type", s->content_type,
+	        sizeof(s->content_type)) ||
+	    take_header(p, len, "x-amz-meta-ferry-xxh128", s->meta_hash,
+	        sizeof(s->meta_hash)))
+		return len;
+	if (take_header(p, len,
+	        "x-amz-server-side-encryption-customer-algorithm", num,
+	        sizeof(num)))
+		s->sse_customer = 1;
+	if (take_header(
+	        p, len, "x-amz-server-side-encryption", s->sse, sizeof(s->sse)))
+		return len;
+	take_header(p, len, "x-amz-bucket-region", s->bucket_region,
+	    sizeof(s->bucket_region));
+	return len;
+}
+
+int
+remote_resp_etag_opaque(const struct remote_resp *s)
+{
+	return s->sse_customer || strncasecmp(s->sse, "aws:kms", 7) == 0;
+}
+
+size_t
+req_on_write(char *p, size_t size, size_t n, void *arg)
+{
+	struct remote_req *q = arg;
+	size_t len = size * n;
+	long status = 0;
+
+	curl_easy_getinfo(q->easy, CURLINFO_RESPONSE_CODE, &status);
+	q->r->stats.bytes_received += len;
+	if (status / 100 == 2)
+		q->r->loop->moved += len;
+	if (q->sink && status / 100 == 2) {
+		if (q->sink(p, len, q->sink_arg))
+			return 0;
+		q->sunk += len;
+		return len;
+	}
+	if (buf_append(&q->resp.body, p, len) != FERRY_OK)
+		return 0;
+	return len;
+}
