@@ -14,7 +14,8 @@
 #include <xxhash.h>
 
 #include "common/md5mb.h"
-#include "sync/push.h"
+#include "sync/resume.h"
+#include "sync/xfer.h"
 
 struct part {
 	struct xfer *x;
