@@ -22,7 +22,7 @@
 
 #include "sync/planfile.h"
 #include "sync/pull.h"
-#include "sync/push.h"
+#include "sync/xfer.h"
 
 /* What a HEAD said of a destination object. */
 struct head {

@@ -13,7 +13,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
-#include "sync/push.h"
+#include "sync/xfer.h"
 
 /* The check found the object holds the local bytes: note it and skip. */
 static void

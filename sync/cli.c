@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sync/internal.h"
+#include "sync/output.h"
 
 enum {
 	OPT_DELETE = 256,

@@ -13,7 +13,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
-#include "sync/push.h"
+#include "sync/xfer.h"
 
 /*
  * The source object of x (its bytes [off, off + len) for len > 0),

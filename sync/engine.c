@@ -10,7 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sync/push.h"
+#include "sync/resume.h"
+#include "sync/xfer.h"
 
 void
 push_note_completion(struct push *p)

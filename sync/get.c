@@ -1,9 +1,9 @@
 /*
  * get.c: the transfers of a pull: single GETs streamed into a temporary
- * file, ranged GETs written at their offsets, and the content checks that
- * decide whether a local file already holds an object.  Each file is
- * verified against the ETag or the stored content hash, given its mtime
- * and renamed into place; a failed one leaves nothing behind.
+ * file, and the writing of each file (ranged GETs, written at their
+ * offsets, are getrange.c's).  Each file is verified against the ETag or
+ * the stored content hash, given its mtime and renamed into place; a
+ * failed one leaves nothing behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,19 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sync/get.h"
 #include "sync/pull.h"
 
 #define NS_PER_S 1000000000LL
 #define TMP_TRIES 32
 #define DL_WBUF (64 * 1024)
-
-/* One ranged GET: bytes [off, off + len) of the object. */
-struct part {
-	struct dl *d;
-	struct remote_req *q;
-	uint64_t off, len, got;
-	struct dl_pending pend;
-};
 
 static uint64_t
 next_random(struct pull *p)
@@ -109,8 +102,8 @@ dl_fail(struct dl *d, ferry_err e)
 }
 
 /* Keeps a sink's failure for the completion (curl only says "write"). */
-static int
-sink_fail(struct dl *d, ferry_err e)
+int
+dl_sink_fail(struct dl *d, ferry_err e)
 {
 	d->sink_err = e;
 	snprintf(d->sinkmsg, sizeof(d->sinkmsg), "%s", ferry_errmsg());
@@ -246,8 +239,8 @@ open_unnamed(struct dl *d)
 }
 
 /* Creates the file to write in the target's folder (made if missing). */
-static ferry_err
-open_temp(struct dl *d)
+ferry_err
+dl_open_temp(struct dl *d)
 {
 	size_t dirlen;
 	ferry_err e;
@@ -310,8 +303,8 @@ got_etag(const struct dl *d)
 }
 
 /* Whether the ETag the bytes came with is their MD5, to check them by. */
-static int
-etag_checks_md5(const struct dl *d)
+int
+dl_etag_checks_md5(const struct dl *d)
 {
 	return etag_is_md5(got_etag(d)) && !d->meta.etag_opaque;
 }
@@ -348,8 +341,8 @@ dl_object_mtime_ns(const struct dl *d)
 }
 
 /* Whether s is an XXH3-128 as ferry stores it: 32 hex digits. */
-static int
-is_xxh128_hex(const char *s)
+int
+dl_is_xxh128_hex(const char *s)
 {
 	return strlen(s) == 32 && strspn(s, "0123456789abcdefABCDEF") == 32;
 }
@@ -362,13 +355,13 @@ is_xxh128_hex(const char *s)
  * the server received).  A multipart object from another tool has
  * neither, nor has an object encrypted with a KMS or a customer's key.
  */
-static ferry_err
-verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
+ferry_err
+dl_verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
 {
 	const char *etag = got_etag(d);
 	char want[MANIFEST_ETAG_MAX], hex[33];
 
-	if (is_xxh128_hex(d->meta.hash)) {
+	if (dl_is_xxh128_hex(d->meta.hash)) {
 		hex_encode(xxh, 16, hex);
 		if (strcasecmp(hex, d->meta.hash) != 0)
 			return ferry_fail(FERRY_EPARSE,
@@ -377,7 +370,7 @@ verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
 			    hex, d->meta.hash);
 		return FERRY_OK;
 	}
-	if (!etag_checks_md5(d))
+	if (!dl_etag_checks_md5(d))
 		return FERRY_OK;
 	if (md5 == NULL)
 		return ferry_fail(FERRY_EPARSE,
@@ -438,8 +431,8 @@ publish(struct dl *d)
 }
 
 /* Gives the verified file its mtime and puts it at its name. */
-static ferry_err
-install(struct dl *d, const uint8_t xxh[16])
+ferry_err
+dl_install(struct dl *d, const uint8_t xxh[16])
 {
 	int64_t mt = dl_object_mtime_ns(d);
 	struct timespec ts[2];
@@ -463,8 +456,8 @@ install(struct dl *d, const uint8_t xxh[16])
 	return FERRY_OK;
 }
 
-static void
-downloaded(struct dl *d)
+void
+dl_downloaded(struct dl *d)
 {
 	struct pull *p = d->p;
 
@@ -476,8 +469,8 @@ downloaded(struct dl *d)
 }
 
 /* A GET of d's object, as g says. */
-static ferry_err
-new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
+ferry_err
+dl_new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
 {
 	struct pull *p = d->p;
 
@@ -489,8 +482,8 @@ new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
  * Room for up to DL_WBUF of a body of size bytes, written from offset at;
  * the buffer is allocated when a piece first needs it.
  */
-static void
-pending_init(struct dl_pending *w, uint64_t size, uint64_t at)
+void
+dl_pending_init(struct dl_pending *w, uint64_t size, uint64_t at)
 {
 	w->buf = NULL;
 	w->len = 0;
@@ -499,8 +492,8 @@ pending_init(struct dl_pending *w, uint64_t size, uint64_t at)
 	w->cap = size < DL_WBUF ? (size_t)size : DL_WBUF;
 }
 
-static void
-pending_free(struct dl_pending *w)
+void
+dl_pending_free(struct dl_pending *w)
 {
 	free(w->buf);
 	w->buf = NULL;
@@ -508,8 +501,8 @@ pending_free(struct dl_pending *w)
 }
 
 /* Writes out what w holds. */
-static ferry_err
-pending_flush(struct dl *d, struct dl_pending *w)
+ferry_err
+dl_pending_flush(struct dl *d, struct dl_pending *w)
 {
 	ferry_err e = write_at(d, w->buf, w->len, w->at);
 
@@ -523,12 +516,12 @@ pending_flush(struct dl *d, struct dl_pending *w)
  * empty, a piece that fills it or ends the body (a small body nearly
  * always comes whole) is written at once, without a copy.
  */
-static ferry_err
-pending_add(struct dl *d, struct dl_pending *w, const char *data, size_t len)
+ferry_err
+dl_pending_add(struct dl *d, struct dl_pending *w, const char *data, size_t len)
 {
 	ferry_err e;
 
-	if (w->len + len > w->cap && (e = pending_flush(d, w)) != FERRY_OK)
+	if (w->len + len > w->cap && (e = dl_pending_flush(d, w)) != FERRY_OK)
 		return e;
 	if (w->len == 0 && (len >= w->cap || w->at + len >= w->end)) {
 		e = write_at(d, data, len, w->at);
@@ -552,7 +545,8 @@ digests_begin(struct dl *d)
 {
 	const struct remote_resp *s = remote_req_resp(d->get);
 
-	d->md5_on = !is_xxh128_hex(s->meta_hash) && !remote_resp_etag_opaque(s);
+	d->md5_on =
+	    !dl_is_xxh128_hex(s->meta_hash) && !remote_resp_etag_opaque(s);
 	if (XXH3_128bits_reset(d->xxh) != XXH_OK)
 		return ferry_fail(FERRY_ESYS, "cannot start a digest");
 	if (!d->md5_on)
@@ -601,17 +595,18 @@ sink_whole(const char *data, size_t len, void *arg)
 	/* the headers of this response are all in */
 	if (d->written == 0 && s->has_content_length &&
 	    s->content_length != d->size)
-		return sink_fail(d, size_differs(d, s, "a Content-Length of",
-		                        s->content_length));
+		return dl_sink_fail(d, size_differs(d, s, "a Content-Length of",
+		                           s->content_length));
 	if (len > d->size - d->written)
-		return sink_fail(d, size_differs(d, s, "more than", d->size));
+		return dl_sink_fail(
+		    d, size_differs(d, s, "more than", d->size));
 	if (d->written == 0 && (e = digests_begin(d)) != FERRY_OK)
-		return sink_fail(d, e);
-	if ((e = pending_add(d, &d->pend, data, len)) != FERRY_OK)
-		return sink_fail(d, e);
+		return dl_sink_fail(d, e);
+	if ((e = dl_pending_add(d, &d->pend, data, len)) != FERRY_OK)
+		return dl_sink_fail(d, e);
 	if ((d->md5_on && EVP_DigestUpdate(d->md5, data, len) != 1) ||
 	    XXH3_128bits_update(d->xxh, data, len) != XXH_OK)
-		return sink_fail(
+		return dl_sink_fail(
 		    d, ferry_fail(FERRY_ESYS, "digest update failed"));
 	d->written += len;
 	return 0;
@@ -649,8 +644,8 @@ restart_whole(void *arg)
 	d->pend.len = 0;
 	d->pend.at = 0;
 	if (ftruncate(d->fd, 0) != 0)
-		sink_fail(d, ferry_fail(FERRY_ESYS, "cannot truncate %s: %s",
-		                 d->key, strerror(errno)));
+		dl_sink_fail(d, ferry_fail(FERRY_ESYS, "cannot truncate %s: %s",
+		                    d->key, strerror(errno)));
 }
 
 static void
@@ -668,8 +663,8 @@ on_get(struct remote_req *q, void *arg)
 	remote_req_free(q);
 	d->get = NULL;
 	if (e == FERRY_OK)
-		e = pending_flush(d, &d->pend);
-	pending_free(&d->pend);
+		e = dl_pending_flush(d, &d->pend);
+	dl_pending_free(&d->pend);
 	if (e != FERRY_OK) {
 		dl_fail(d, e);
 		return;
@@ -681,16 +676,16 @@ on_get(struct remote_req *q, void *arg)
 		dl_fail(d, ferry_fail(FERRY_ESYS, "MD5 final failed"));
 		return;
 	}
-	if ((e = verify(d, xxh, d->md5_on ? md5 : NULL)) != FERRY_OK ||
-	    (e = install(d, xxh)) != FERRY_OK) {
+	if ((e = dl_verify(d, xxh, d->md5_on ? md5 : NULL)) != FERRY_OK ||
+	    (e = dl_install(d, xxh)) != FERRY_OK) {
 		dl_fail(d, e);
 		return;
 	}
-	downloaded(d);
+	dl_downloaded(d);
 }
 
-static ferry_err
-send_get(struct dl *d)
+ferry_err
+dl_send_get(struct dl *d)
 {
 	struct remote_get g = {0};
 	struct remote_req *q;
@@ -699,7 +694,7 @@ send_get(struct dl *d)
 	/* applying a plan: only the object the plan saw */
 	if (d->p->o->plan)
 		g.if_match = d->etag;
-	if ((e = new_get(d, &g, &q)) != FERRY_OK)
+	if ((e = dl_new_get(d, &g, &q)) != FERRY_OK)
 		return e;
 	remote_req_sink(q, sink_whole, d);
 	remote_req_sink_restart(q, restart_whole);
@@ -713,319 +708,15 @@ send_get(struct dl *d)
 	return FERRY_OK;
 }
 
-static ferry_err
-start_get(struct dl *d)
+ferry_err
+dl_start_get(struct dl *d)
 {
 	ferry_err e;
 
-	if ((e = open_temp(d)) != FERRY_OK)
+	if ((e = dl_open_temp(d)) != FERRY_OK)
 		return e;
-	pending_init(&d->pend, d->size, 0);
+	dl_pending_init(&d->pend, d->size, 0);
 	if ((d->xxh = XXH3_createState()) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	return send_get(d);
-}
-
-/* Reads the assembled file back to hash it, then verifies and installs. */
-static void
-complete_ranged(struct dl *d)
-{
-	int want_md5 = !is_xxh128_hex(d->meta.hash) && etag_checks_md5(d);
-	uint8_t xxh[16], md5[16];
-	uint64_t n = 0;
-	ferry_err e;
-
-	if (lseek(d->fd, 0, SEEK_SET) != 0)
-		e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
-	else
-		e = manifest_hash_fd(d->fd, xxh, want_md5 ? md5 : NULL, &n);
-	if (e == FERRY_OK && n != d->size)
-		e = ferry_fail(FERRY_ESYS,
-		    "%s: %" PRIu64 " bytes in the file, %" PRIu64 " listed",
-		    d->key, n, d->size);
-	d->written = n;
-	if (e == FERRY_OK)
-		e = verify(d, xxh, want_md5 ? md5 : NULL);
-	if (e == FERRY_OK)
-		e = install(d, xxh);
-	if (e != FERRY_OK) {
-		dl_fail(d, e);
-		return;
-	}
-	downloaded(d);
-}
-
-/* A range cut off is asked again whole: its bytes are written over. */
-static void
-restart_part(void *arg)
-{
-	struct part *pt = arg;
-
-	pt->got = 0;
-	pt->pend.len = 0;
-	pt->pend.at = pt->off;
-}
-
-/* A range's bytes, written where they belong in the file. */
-static int
-sink_part(const char *data, size_t len, void *arg)
-{
-	struct part *pt = arg;
-	struct dl *d = pt->d;
-	ferry_err e;
-
-	if (d->failed || d->sink_err != FERRY_OK)
-		return 1;
-	/* the headers are all in: they must name the range asked for */
-	if (pt->got == 0 && (e = remote_resp_check_range(remote_req_resp(pt->q),
-	                         pt->off, pt->len, d->size)) != FERRY_OK)
-		return sink_fail(d, e);
-	if (len > pt->len - pt->got)
-		return sink_fail(d, ferry_fail(FERRY_EHTTP,
-		                        "the server sent more than the range "
-		                        "asked for"));
-	if ((e = pending_add(d, &pt->pend, data, len)) != FERRY_OK)
-		return sink_fail(d, e);
-	pt->got += len;
-	return 0;
-}
-
-static ferry_err
-part_result(struct part *pt, struct remote_req *q)
-{
-	const struct remote_resp *s = remote_req_resp(q);
-	struct dl *d = pt->d;
-	ferry_err e = remote_req_result(q, 0);
-
-	if (s->status == 412)
-		return ferry_fail(FERRY_ECHANGED,
-		    "the object was replaced while it was downloaded (its "
-		    "ETag is no longer %s)",
-		    d->etag);
-	if (d->sink_err != FERRY_OK)
-		return ferry_fail(d->sink_err, "%s", d->sinkmsg);
-	if (e != FERRY_OK)
-		return e;
-	if ((e = remote_resp_check_range(s, pt->off, pt->len, d->size)) !=
-	    FERRY_OK)
-		return e;
-	if (pt->got != pt->len)
-		return ferry_fail(FERRY_ENET,
-		    "%s: %" PRIu64 " bytes of a %" PRIu64 "-byte range",
-		    d->fullkey, pt->got, pt->len);
-	if ((e = pending_flush(d, &pt->pend)) != FERRY_OK)
-		return e;
-	dl_take_meta(d, s);
-	return FERRY_OK;
-}
-
-static void
-on_part(struct remote_req *q, void *arg)
-{
-	struct part *pt = arg;
-	struct dl *d = pt->d;
-	ferry_err e;
-
-	e = part_result(pt, q);
-	remote_req_free(q);
-	pending_free(&pt->pend);
-	d->p->ranges_out -= pt->len;
-	free(pt);
-	d->parts_inflight--;
-	if (e != FERRY_OK) {
-		dl_fail(d, e);
-		return;
-	}
-	if (d->failed) {
-		if (d->parts_inflight == 0)
-			dl_fail(d, d->err);
-		return;
-	}
-	if (++d->parts_done == d->nparts)
-		complete_ranged(d);
-}
-
-/* Sends the ranged GET for pt, which stays owned by the caller on failure. */
-static ferry_err
-send_part(struct part *pt)
-{
-	struct dl *d = pt->d;
-	/* every range must come from the object that was listed */
-	struct remote_get g = {d->etag, pt->off, pt->len};
-	struct remote_req *q;
-	ferry_err e;
-
-	if ((e = new_get(d, &g, &q)) != FERRY_OK)
-		return e;
-	remote_req_sink(q, sink_part, pt);
-	remote_req_sink_restart(q, restart_part);
-	pt->q = q;
-	if ((e = remote_req_submit(q, on_part, pt)) != FERRY_OK) {
-		pt->q = NULL;
-		remote_req_free(q);
-	}
-	return e;
-}
-
-static ferry_err
-start_part(struct dl *d)
-{
-	struct part *pt;
-	ferry_err e;
-
-	if ((pt = calloc(1, sizeof(*pt))) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	pt->d = d;
-	pt->off = (uint64_t)d->next_part * d->part_size;
-	pt->len =
-	    d->size - pt->off < d->part_size ? d->size - pt->off : d->part_size;
-	pending_init(&pt->pend, pt->len, pt->off);
-	if ((e = send_part(pt)) != FERRY_OK) {
-		pending_free(&pt->pend);
-		free(pt);
-		return e;
-	}
-	d->next_part++;
-	d->parts_inflight++;
-	d->p->ranges_out += pt->len;
-	return FERRY_OK;
-}
-
-static ferry_err
-start_ranged(struct dl *d)
-{
-	ferry_err e;
-
-	if ((e = open_temp(d)) != FERRY_OK)
-		return e;
-	d->part_size = sync_range_size(d->size, d->p->o->part_size);
-	d->nparts = sync_part_count(d->size, d->part_size);
-	d->state = DL_PARTS;
-	return FERRY_OK;
-}
-
-static struct dl *
-dl_new(struct pull *p, const char *key, size_t keylen)
-{
-	size_t plen = strlen(p->loc.prefix);
-	struct dl *d;
-
-	if ((d = calloc(1, sizeof(*d))) == NULL)
-		return NULL;
-	d->p = p;
-	d->fd = -1;
-	d->dirfd = -1;
-	d->key = malloc(keylen + 1);
-	d->fullkey = malloc(plen + keylen + 1);
-	if (d->key == NULL || d->fullkey == NULL) {
-		dl_free(d);
-		return NULL;
-	}
-	memcpy(d->key, key, keylen);
-	d->key[keylen] = '\0';
-	d->keylen = keylen;
-	memcpy(d->fullkey, p->loc.prefix, plen);
-	memcpy(d->fullkey + plen, key, keylen);
-	d->fullkey[plen + keylen] = '\0';
-	return d;
-}
-
-ferry_err
-dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
-    const struct remote_obj *obj, const struct manifest_local *local)
-{
-	struct dl *d, **pp;
-
-	if ((d = dl_new(p, key, keylen)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	d->size = obj->size;
-	snprintf(d->etag, sizeof(d->etag), "%s", obj->etag ? obj->etag : "");
-	d->last_modified = obj->last_modified;
-	if (local) {
-		d->local = *local;
-		d->exists = 1;
-	}
-	d->ranged = a == PLAN_RANGED_GET && d->size > 0;
-	d->state = DL_READY;
-	/* appended, so that older downloads get their ranges sent first */
-	pp = &p->active;
-	while (*pp)
-		pp = &(*pp)->next;
-	*pp = d;
-	p->nactive++;
-	/* listings are held to this bound; a plan's sizes are too */
-	if (d->size > SYNC_MAX_OBJECT) {
-		dl_fail(
-		    d, ferry_fail(FERRY_EPARSE,
-		           "listed as %" PRIu64 " bytes, more than the 5 TiB "
-		           "an object can have: not written",
-		           d->size));
-		return FERRY_OK;
-	}
-	if (a == PLAN_CHECK) {
-		dl_check_start(d);
-		return FERRY_OK;
-	}
-	p->planned++;
-	p->planned_bytes += d->size;
-	return FERRY_OK;
-}
-
-static int
-has_room(const struct pull *p)
-{
-	return remote_inflight(p->r) < remote_window(p->r);
-}
-
-/*
- * Room for one more range of d: the bytes of ranges in flight within
- * --memory, one range at least.  Each costs the server a request's
- * buffers and CPU: a Ceph gateway served 2 GiB in 64M ranges faster four
- * at a time than sixteen.
- */
-static int
-range_room(const struct pull *p, const struct dl *d)
-{
-	return sync_within(p->ranges_out, d->part_size, p->o->memory);
-}
-
-static void
-advance_one(struct pull *p, struct dl *d)
-{
-	ferry_err e = FERRY_OK;
-
-	if (d->state == DL_READY && d->ranged)
-		e = start_ranged(d);
-	else if (d->state == DL_READY)
-		e = start_get(d);
-	while (e == FERRY_OK && d->state == DL_PARTS && !d->failed &&
-	       d->next_part < d->nparts && has_room(p) && range_room(p, d))
-		e = start_part(d);
-	if (e != FERRY_OK)
-		dl_fail(d, e);
-}
-
-void
-dl_advance(struct pull *p)
-{
-	struct dl *d;
-
-	for (d = p->active; d && has_room(p); d = d->next)
-		advance_one(p, d);
-}
-
-void
-dl_sweep(struct pull *p)
-{
-	struct dl **pp = &p->active, *d;
-
-	while ((d = *pp) != NULL) {
-		if (d->state != DL_DONE) {
-			pp = &d->next;
-			continue;
-		}
-		*pp = d->next;
-		p->nactive--;
-		dl_free(d);
-	}
+	return dl_send_get(d);
 }

@@ -10,6 +10,7 @@
 #include <cJSON.h>
 
 #include "sync/internal.h"
+#include "sync/output.h"
 
 /* A side's identity (at most 4096 bytes) and " shard I/N". */
 #define DST_ID_MAX (4096 + 8 + SHARD_NAME_MAX)

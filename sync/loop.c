@@ -3,6 +3,7 @@
  * requests kept in flight under the window and --jobs.
  */
 #include "sync/loop.h"
+#include "sync/output.h"
 
 #define COMMIT_EVERY 500
 #define COMMIT_NS 1000000000LL

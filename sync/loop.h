@@ -8,6 +8,9 @@
 
 #include "sync/internal.h"
 
+struct output;
+struct sync_counts;
+
 /* An engine as the loop sees it; each function is passed engine. */
 struct sync_loop {
 	void *engine; /* a struct push or a struct pull */

@@ -10,6 +10,7 @@
 #include <cJSON.h>
 
 #include "sync/internal.h"
+#include "sync/output.h"
 
 /* secs as "YYYY-MM-DDTHH:MM:SSZ" into when, or "-" when unknown (< 0). */
 static void

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "sync/internal.h"
+#include "sync/output.h"
 #include "sync/sync.h"
 
 /*

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "sync/merge.h"
+#include "sync/output.h"
 
 ferry_err
 merge_next_local(struct merge *mg)

@@ -10,6 +10,9 @@
 
 #include "sync/internal.h"
 
+struct output;
+struct sync_counts;
+
 /*
  * A listing, read one object ahead: from the server as it lists, or, for a
  * bucket that lists unsorted, from the manifest table it was put into.

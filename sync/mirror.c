@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/push.h"
+#include "sync/xfer.h"
 
 /* Advances the source listing, counting in mg.nlocal what the run wants. */
 static ferry_err

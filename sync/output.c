@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 
 #include "sync/internal.h"
+#include "sync/output.h"
 #include "sync/planfile.h"
 
 /* Prints one JSON object as a line and frees it. */

@@ -13,6 +13,7 @@
 #include "sync/internal.h"
 #include "sync/loop.h"
 #include "sync/merge.h"
+#include "sync/output.h"
 
 enum dl_state {
 	DL_HEAD_SENT, /* HEAD for the stored content hash in flight */

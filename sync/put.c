@@ -15,7 +15,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
-#include "sync/push.h"
+#include "sync/xfer.h"
 
 #define PUT_STREAM_MIN (8u << 20)
 

@@ -14,7 +14,8 @@
 
 #include <openssl/evp.h>
 
-#include "sync/push.h"
+#include "sync/resume.h"
+#include "sync/xfer.h"
 
 /*
  * Aborts the upload upload_id of the full key key, now, and logs the

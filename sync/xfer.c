@@ -16,7 +16,7 @@
 
 #include "common/md5mb.h"
 #include "sync/mime.h"
-#include "sync/push.h"
+#include "sync/xfer.h"
 
 void
 xfer_free(struct xfer *x)

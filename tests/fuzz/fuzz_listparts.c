@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "remote/xml.h"
-#include "sync/push.h"
+#include "sync/resume.h"
+#include "sync/xfer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,136 @@
+/*
+ * output.h: where the events of a run go (JSON lines on stdout, or words
+ * on stderr), the progress line and the counts for the summary.  Private
+ * to sync/.
+ */
+#ifndef FERRY_SYNC_OUTPUT_H
+#define FERRY_SYNC_OUTPUT_H
+
+#include "sync/internal.h"
+
+/* Counts of a run, for the summary. */
+struct sync_counts {
+	uint64_t uploaded, downloaded, copied, deleted, skipped, failed;
+	uint64_t checked;
+	uint64_t left_out; /* local entries neither files nor folders */
+	uint64_t bytes;
+};
+
+/* Where events go: JSON lines on stdout, or words on stderr. */
+struct output {
+	int json;
+	int quiet;
+	int verbose;
+	int dry_run;
+	int plan; /* writing a plan file (ferry plan): its lines only */
+	int64_t started_ns;
+	int progress; /* an updating line on stderr */
+	int64_t last_progress_ns;
+	int progress_shown;         /* a line is on screen, to be cleared */
+	char shard[SHARD_NAME_MAX]; /* "I/N", or "" */
+	const char *moved;          /* "uploaded", "downloaded" or "copied" */
+	const char *prefix; /* see output_set_local(); NULL in a mirror */
+};
+
+/*
+ * The version of the JSON event stream (ferry(1), JSON OUTPUT), in the
+ * first line of each run: raised when a member changes meaning or goes
+ * away, not when one is added.
+ */
+#define OUTPUT_EVENTS_VERSION 1
+
+/*
+ * Redraws the progress line (at most five times a second) with what c
+ * counts so far and planned, the number of objects planned for transfer
+ * and their bytes.  Until planned_all (nothing left to plan) those are
+ * only what is planned so far: the line says so ("12+ objects") and
+ * shows no ETA.
+ */
+void output_progress(struct output *o, const struct sync_counts *c,
+    uint64_t planned, uint64_t planned_bytes, int planned_all, int force);
+/*
+ * Redraws the progress line, at most five times a second, while the
+ * local folder is scanned: files counted, their bytes, files read.
+ */
+void output_scan_progress(
+    struct output *o, uint64_t files, uint64_t bytes, uint64_t hashed);
+
+/*
+ * Sets o up for a run of opts; with --json, writes the first line: a
+ * plan file's header for ferry plan, else the start event.
+ */
+void output_init(struct output *o, const struct sync_opts *opts);
+/*
+ * The run has a local folder whose files are the objects under prefix
+ * (valid while o is used): the events of a local file then name its path
+ * in the folder as "path" beside its key.
+ */
+void output_set_local(struct output *o, const char *prefix);
+/* An object written, deleted, or planned (dry run). */
+void output_action(struct output *o, const char *type, const char *key,
+    size_t keylen, uint64_t size, const char *reason);
+/*
+ * A planned action (dry run) with what it depends on: each side as the
+ * plan saw it (NULL: absent), written into the JSON plan line.
+ */
+void output_planned(struct output *o, const char *type, const char *key,
+    size_t keylen, uint64_t size, const char *reason,
+    const struct plan_entry *src, const struct plan_entry *dst);
+/*
+ * The same for a local file named by rel[0..len), its path in the folder
+ * (a pull's deletes): the JSON line's key is the prefix followed by rel,
+ * its path rel; a plan file keeps rel as the key.
+ */
+void output_planned_path(struct output *o, const char *type, const char *rel,
+    size_t len, uint64_t size, const char *reason, const struct plan_entry *src,
+    const struct plan_entry *dst);
+/*
+ * A local entry left out for its kind (what: "symlink", "fifo", "socket",
+ * "device"), path its path in the folder: a JSON line, or a line on
+ * stdout with --verbose.
+ */
+void output_left_out(struct output *o, const char *path, const char *what);
+/* A failure for key (NULL: the run), with the recorded detail. */
+void output_error(struct output *o, const char *key, size_t keylen, ferry_err e,
+    const char *msg);
+/* A failure for the object key of a local file (an upload, a download). */
+void output_file_error(struct output *o, const char *key, size_t keylen,
+    ferry_err e, const char *msg);
+/* A failure for the local file at rel[0..len), its path in the folder. */
+void output_path_error(struct output *o, const char *rel, size_t len,
+    ferry_err e, const char *msg);
+/*
+ * One JSON error line of kind e on stdout, for a failure before or
+ * outside a run (the command line, ls, manifest info).
+ */
+void output_json_error(ferry_err e, const char *msg);
+/*
+ * Reports the failure e recorded by ferry_fail() outside a run: on
+ * stderr, and with json also as such a line.
+ */
+void output_failure(int json, ferry_err e);
+void output_summary(struct output *o, const struct sync_counts *c,
+    const struct remote_stats *rs, int exit_status);
+/*
+ * A request being retried (a remote_retry_fn; arg is the struct output):
+ * a JSON line with --json, but for a plan; the text line on stderr is
+ * remote's, and the progress line is cleared for it.
+ */
+void output_retry(const struct remote_retry *t, void *arg);
+/*
+ * Returns status, or EXIT_USAGE when a damaged record of m was read during
+ * the run (said on o unless e, the error that ended it, said so).
+ */
+int sync_damage_status(
+    struct output *o, const struct manifest *m, ferry_err e, int status);
+/*
+ * Adds the n bytes at s to the JSON object obj as the string name, each
+ * byte that is not part of valid UTF-8 replaced by U+FFFD.
+ */
+struct cJSON;
+void output_json_text(
+    struct cJSON *obj, const char *name, const char *s, size_t n);
+/* Adds "key" so, and "key_base64" with the exact bytes if any was replaced. */
+void output_json_key(struct cJSON *obj, const char *key, size_t keylen);
+
+#endif

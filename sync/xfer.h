@@ -1,0 +1,215 @@
+/*
+ * xfer.h: the transfers of a push or a mirror: one object on its way and
+ * the steps of each kind of transfer.  Private to sync/.
+ */
+#ifndef FERRY_SYNC_XFER_H
+#define FERRY_SYNC_XFER_H
+
+#include <sys/stat.h>
+
+#include "common/workq.h"
+#include "sync/push.h"
+
+enum xfer_state {
+	XF_CHECK,       /* compare content before deciding */
+	XF_HEAD_SENT,   /* HEAD for the stored content hash in flight */
+	XF_PUT_READY,   /* to read and send when memory allows */
+	XF_PUT_READING, /* a worker reads and hashes the file */
+	XF_PUT_SENT,
+	XF_MP_CREATE_SENT,
+	XF_MP_PARTS, /* parts to send or in flight */
+	XF_MP_COMPLETE_SENT,
+	XF_MP_ABORT_SENT,
+	XF_MP_RESUME_SENT, /* ListParts, or the abort of an earlier upload */
+	XF_SRC_HEAD_SENT,  /* mirror: HEAD of the source for its metadata */
+	XF_GET_SENT,       /* streamed mirror: the source object coming in */
+	XF_RETRY_LATER,    /* the file changed while read: again at the end */
+	XF_DONE
+};
+
+/* One object on its way: a single PUT, a multipart upload or a check. */
+struct xfer {
+	struct push *p;
+	struct xfer *next;
+	enum xfer_state state;
+	int multipart;
+	char *key; /* relative to the prefix */
+	size_t keylen;
+	char *fullkey;
+	struct manifest_local local; /* as scanned */
+	/* the listed object, for checks */
+	uint64_t dst_size;
+	char dst_etag[MANIFEST_ETAG_MAX];
+	int64_t dst_last_modified;
+	/* single PUT */
+	uint8_t *buf;
+	size_t buflen;
+	uint8_t hash[16]; /* of what was sent */
+	uint8_t md5[16];
+	int64_t sent_mtime_ns;
+	/* multipart */
+	int fd;
+	char *upload_id;
+	uint64_t part_size;
+	uint32_t nparts, next_part, parts_done, parts_inflight;
+	/* a file's parts: part_md5 holds the first hashed; hashing: the
+	 * parts of the batch being hashed (counted in parts_inflight) */
+	uint32_t hashed;
+	unsigned hashing;
+	uint8_t (*part_md5)[16];
+	/* part 1 went out before its MD5 was known: EARLY_SENT, then
+	 * EARLY_ANSWERED with the server's ETag for it, to be checked
+	 * against the MD5 once hashed, and EARLY_AGAIN while it goes again
+	 * with its MD5 after the check failed */
+	int early;
+	char early_etag[96]; /* as remote_resp.etag */
+	/* resuming: the ETags of the parts the server holds ("": none) */
+	char (*part_etag)[36];
+	/* the server's ETags for parts where they are not the parts' MD5s
+	 * (an encrypted object's), to name them by in the Complete ("":
+	 * the MD5); NULL while there are none */
+	char (*given_etag)[MANIFEST_ETAG_MAX];
+	/* the check found the file's MD5 not the listed ETag: a HEAD tells
+	 * whether that ETag is an MD5 at all (an encrypted object's is not) */
+	int md5_differs;
+	uint32_t list_marker, parts_reused;
+	int failed;
+	ferry_err err;
+	char errmsg[512];
+	int changed_once; /* already put off once for changing */
+	int retry_later;
+	/* mirrors */
+	enum xfer_source source;
+	char *src_key; /* full key of the source object */
+	char src_etag[MANIFEST_ETAG_MAX];
+	int have_src_head;
+	char *meta; /* the source's headers to carry (remote_resp.meta) */
+};
+
+/* xfer.c: what the transfers share. */
+
+/*
+ * A buffer of at least len bytes for a part: an idle one of the pool when
+ * one fits, else a new one.  Its capacity goes to *cap, for xfer_buf_put.
+ */
+uint8_t *xfer_buf_get(struct push *p, size_t len, size_t *cap);
+/* Gives a part buffer back: kept for reuse while memory allows. */
+void xfer_buf_put(struct push *p, uint8_t *buf, size_t cap);
+/* Frees the idle buffers. */
+void xfer_pool_free(struct push *p);
+void xfer_finish(struct xfer *x);
+/* Reports the failure recorded by ferry_fail() and ends the transfer. */
+void xfer_fail(struct xfer *x, ferry_err e);
+/*
+ * Opens the file of x to read, where the scan found it and only while it
+ * is the file scanned (x->local): manifest_local_open(), whose returns it
+ * has.  *fd is the caller's to close.  Thread-safe.
+ */
+ferry_err xfer_open_local(struct xfer *x, int *fd, struct stat *st) FERRY_WUR;
+int64_t ts_ns(const struct timespec *t);
+int stat_same(const struct stat *a, const struct stat *b);
+int stat_matches_scan(const struct stat *st, const struct manifest_local *l);
+/* Writes the manifest record of what is now under the key. */
+void xfer_record(struct xfer *x, uint64_t size, const char *etag,
+    const uint8_t *hash, int64_t mtime_ns, uint64_t part_size);
+/*
+ * What the new object of x carries: for a file, its type by extension
+ * (mime.h), hash (16 bytes, borrowed) and mtime; for a source object, its
+ * headers, as the source's HEAD or GET gave them.
+ */
+void xfer_put_opts(const struct xfer *x, const uint8_t hash[16],
+    int64_t mtime_ns, struct remote_put *o);
+void xfer_uploaded(struct xfer *x, uint64_t size);
+/* Starts the work for a planned action on key (copied). */
+ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,
+    size_t keylen, const struct manifest_local *local,
+    const struct remote_obj *dst) FERRY_WUR;
+/* put.c, multipart.c, check.c: the steps of each kind of transfer. */
+ferry_err start_put(struct xfer *x) FERRY_WUR;
+ferry_err start_create(struct xfer *x) FERRY_WUR;
+/* Sends CreateMultipartUpload for x, whose parts are counted already. */
+ferry_err send_create(struct xfer *x) FERRY_WUR;
+/*
+ * Sends up to n of the parts of x hashed already; a part copy or a
+ * streamed part is one at a time, whatever n.
+ */
+ferry_err start_part(struct xfer *x, unsigned n) FERRY_WUR;
+/* Hashes the next batch of the parts of a file, when it is due. */
+void hash_ahead(struct xfer *x);
+/* How many parts of the file x may be sent now, the window aside. */
+unsigned parts_ready(const struct xfer *x);
+void start_abort(struct xfer *x);
+void start_check(struct xfer *x);
+/* A copy or streamed transfer of the source object src (mirror). */
+ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
+    const struct remote_obj *src, const struct remote_obj *dst) FERRY_WUR;
+/* Request builders for the source side of a mirror (copy.c). */
+ferry_err start_copy_object(struct xfer *x) FERRY_WUR;
+ferry_err start_stream_get(struct xfer *x) FERRY_WUR;
+ferry_err start_src_head(struct xfer *x) FERRY_WUR;
+ferry_err start_part_copy(struct xfer *x) FERRY_WUR;
+ferry_err start_part_stream(struct xfer *x) FERRY_WUR;
+/* Sends part number of x from buf (taken over), counting it in flight. */
+ferry_err send_part(
+    struct xfer *x, uint32_t number, uint8_t *buf, size_t len) FERRY_WUR;
+/* The length of part number (1-based) of x. */
+uint64_t part_len(const struct xfer *x, uint32_t number);
+/* A part has come back (e: how); completes the upload after the last. */
+void part_finished(struct xfer *x, ferry_err e);
+/* Fills u with the multipart upload of x and returns it (multipart.c). */
+const struct remote_upload *xfer_upload(
+    const struct xfer *x, struct remote_upload *u);
+/* Whether the file of x is sent in one PUT read from the file as it goes,
+ * holding no buffer (put.c). */
+int put_streams(const struct xfer *x);
+/* Sends x->buf (x->buflen bytes, hashed) with PUT (put.c). */
+ferry_err send_put(struct xfer *x) FERRY_WUR;
+/* Counts x in what the progress line shows as planned. */
+void xfer_planned(struct xfer *x);
+/* Starts again the transfers put off because their file changed. */
+void xfer_retry_changed(struct push *p);
+/* Whether another request may go out now (--jobs, lowered by SlowDown). */
+int push_has_room(const struct push *p);
+/* Starts what the active transfers can start now. */
+void xfer_advance(struct push *p);
+/* Frees the finished transfers. */
+void xfer_sweep(struct push *p);
+/*
+ * A read of a local file for a transfer: its job, what it is for (a part
+ * or a transfer), and how it failed.
+ */
+struct xfer_read {
+	struct workq_job job;
+	void *arg;
+	unsigned nreads; /* the requests of the window it stands for */
+	ferry_err e;
+	char msg[256];
+};
+/* On the worker: notes the failure e of r, with ferry_errmsg(). */
+void xfer_read_failed(struct xfer_read *r, ferry_err e);
+/* Reads len bytes at off; FERRY_ECHANGED when the file has fewer. */
+ferry_err xfer_pread_full(
+    int fd, uint8_t *buf, size_t len, uint64_t off) FERRY_WUR;
+/*
+ * Runs r's job now, or on a worker when len bytes are worth the trip; its
+ * done follows at once or from xfer_advance().  Counted as nreads in
+ * p->reads until done: one for each request that will send what it reads.
+ */
+void xfer_read_submit(
+    struct push *p, struct xfer_read *r, size_t len, unsigned nreads);
+/*
+ * Called first by the done of r, a job of xfer_read_submit(): frees r and
+ * returns how the read went (with ferry_errmsg() set on this thread).
+ */
+ferry_err xfer_read_done(struct push *p, struct xfer_read *r) FERRY_WUR;
+/* Waits for the reads under way; what they read is dropped. */
+void xfer_reads_stop(struct push *p);
+void xfer_free(struct xfer *x);
+
+/*
+ * apply.c: the condition on the object a PUT that applies a plan
+ * replaces: absent, or with the ETag the plan saw.
+ */
+void apply_put_cond(const struct xfer *x, struct remote_put *o);
+
+#endif
