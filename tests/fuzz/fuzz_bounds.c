@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "remote/remote.h"
+#include "tests/fuzz/fuzz.h"
 
 static void
 check_range(const char *s)
@@ -67,10 +68,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 256)
 		return 0;
-	if ((s = malloc(size + 1)) == NULL)
-		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
+	s = fuzz_cstr(data, size);
 	check_range(s);
 	check_numbers(s);
 	free(s);

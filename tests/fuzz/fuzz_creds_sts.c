@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "remote/creds.h"
+#include "tests/fuzz/fuzz.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -30,10 +31,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		config_keys_clear(&v);
 	}
-	if ((s = malloc(size + 1)) == NULL)
-		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
+	s = fuzz_cstr(data, size);
 	(void)creds_container_url_ok(s);
 	free(s);
 	return 0;

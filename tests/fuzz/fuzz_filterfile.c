@@ -11,21 +11,9 @@
 #include <string.h>
 
 #include "sync/filter.h"
+#include "tests/fuzz/fuzz.h"
 
 #define LIMIT (1 << 16)
-
-/* Returns a copy of data[0, n) with room for a NUL; the caller frees it. */
-static char *
-copy_buf(const uint8_t *data, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (s == NULL)
-		abort();
-	memcpy(s, data, n);
-	s[n] = '\0';
-	return s;
-}
 
 static void
 check_line(const char *line)
@@ -77,13 +65,13 @@ check_list(const uint8_t *data, size_t size)
 {
 	struct filter *f = filter_new();
 	struct taken t = {.n = 0};
-	char *buf = copy_buf(data, size), *slash;
+	char *buf = fuzz_cstr(data, size), *slash;
 	const char *p;
 	size_t i;
 
 	if (f == NULL)
 		abort();
-	if (filter_list_add(f, copy_buf(data, size), size, "F") == FERRY_OK &&
+	if (filter_list_add(f, fuzz_cstr(data, size), size, "F") == FERRY_OK &&
 	    filter_lines(buf, size, "F", take_copy, &t) == FERRY_OK) {
 		for (i = 0; i < t.n; i++) {
 			p = path_trim(t.paths[i]);
@@ -112,7 +100,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > LIMIT)
 		return 0;
 	f = filter_new();
-	buf = copy_buf(data, size);
+	buf = fuzz_cstr(data, size);
 	if (f == NULL)
 		abort();
 	if (filter_lines(buf, size, "F", take_pattern, f) == FERRY_OK)

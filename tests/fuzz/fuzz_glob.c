@@ -10,21 +10,9 @@
 #include <string.h>
 
 #include "sync/filter.h"
+#include "tests/fuzz/fuzz.h"
 
 #define LIMIT 4096 /* PATH_MAX; S3 keys stop at 1024 */
-
-/* Returns a NUL-terminated copy of data[0, n); the caller frees it. */
-static char *
-copy_str(const uint8_t *data, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (s == NULL)
-		abort();
-	memcpy(s, data, n);
-	s[n] = '\0';
-	return s;
-}
 
 /* Returns path with every byte escaped, a glob matching only path. */
 static char *
@@ -98,9 +86,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	k = sep != NULL ? (size_t)(sep - data) : size;
 	sep = memchr(data, '\0', k);
 	k = sep != NULL ? (size_t)(sep - data) : k;
-	pat = copy_str(data, k);
-	path =
-	    k < size ? copy_str(data + k + 1, size - k - 1) : copy_str(data, k);
+	pat = fuzz_cstr(data, k);
+	path = k < size ? fuzz_cstr(data + k + 1, size - k - 1)
+	                : fuzz_cstr(data, k);
 	(void)glob_match(pat, path);
 	check_glob(pat, path);
 	check_filter(pat, path, 0);

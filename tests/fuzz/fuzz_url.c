@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "remote/url.h"
+#include "tests/fuzz/fuzz.h"
 
 /* The location an empty segment's refusal suggests must be accepted. */
 static void
@@ -93,10 +94,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t v;
 	char *s;
 
-	if ((s = malloc(size + 1)) == NULL)
-		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
+	s = fuzz_cstr(data, size);
 	check_location(s);
 	check_endpoint(s);
 	if (parse_size(s, &v) != FERRY_OK && v != 0)

@@ -15,6 +15,7 @@
 
 #include "remote/remote.h"
 #include "remote/xml.h"
+#include "tests/fuzz/fuzz.h"
 
 /* 0000-01-01T00:00:00Z and 9999-12-31T23:59:60Z, the range it can give */
 #define TIME_MIN (-62167219200LL)
@@ -102,10 +103,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	free(info.next_token);
 	xml_list_free(p);
-	if ((str = malloc(size + 1)) == NULL)
-		return 0;
-	memcpy(str, data, size);
-	str[size] = '\0';
+	str = fuzz_cstr(data, size);
 	check_time(str);
 	free(str);
 	return 0;
