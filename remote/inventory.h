@@ -1,0 +1,106 @@
+/*
+ * inventory.h: an S3 Inventory read in place of a listing.  The inventory's
+ * manifest.json (sourceBucket, creationTimestamp, fileFormat, fileSchema,
+ * files with their size and MD5checksum) names gzip-compressed CSV data
+ * files, each row one object: its bucket, its key (URL-encoded, '+' for a
+ * space), and the fields fileSchema names.  The parsers (invparse.c) are
+ * pure; the reader (inventory.c) fetches the data files on the multi loop.
+ */
+#ifndef FERRY_REMOTE_INVENTORY_H
+#define FERRY_REMOTE_INVENTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+#include "remote/list.h"
+
+/* Bounds on what an inventory may hold. */
+#define INVENTORY_MANIFEST_MAX (64u << 20) /* manifest.json's bytes */
+#define INVENTORY_FILES_MAX 1000000u       /* data files it names */
+#define INVENTORY_LINE_MAX (256u << 10)    /* bytes of one CSV row */
+#define INVENTORY_COLS_MAX 64              /* fields of fileSchema */
+
+/* The fields of a row ferry reads, by their fileSchema names. */
+enum inventory_col {
+	INV_BUCKET,        /* Bucket */
+	INV_KEY,           /* Key */
+	INV_SIZE,          /* Size */
+	INV_MTIME,         /* LastModifiedDate */
+	INV_ETAG,          /* ETag */
+	INV_IS_LATEST,     /* IsLatest: versioned inventories */
+	INV_DELETE_MARKER, /* IsDeleteMarker: versioned inventories */
+	INV_NCOLS
+};
+
+struct inventory_file {
+	char *key; /* in the bucket that holds manifest.json */
+	uint64_t size;
+	uint8_t md5[16];
+};
+
+/* What manifest.json says; every pointer owned, freed by _clear(). */
+struct inventory_manifest {
+	char *source_bucket;
+	int64_t created_ms; /* creationTimestamp: ms since the epoch */
+	int col[INV_NCOLS]; /* each field's place in a row, -1: absent */
+	size_t ncols;       /* fields in a row */
+	struct inventory_file *files;
+	size_t nfiles;
+};
+
+/*
+ * Parses manifest.json's len bytes at json into *out (zeroed first; on
+ * failure nothing is left to free).  FERRY_EUSAGE for an inventory ferry
+ * cannot use as it is (ORC or Parquet data, a schema without Size,
+ * LastModifiedDate or ETag), FERRY_EPARSE for one that is malformed; the
+ * message says which.  Pure, thread-safe.
+ */
+ferry_err inventory_manifest_parse(
+    const char *json, size_t len, struct inventory_manifest *out) FERRY_WUR;
+void inventory_manifest_clear(struct inventory_manifest *m);
+
+/* One CSV row, parsed: pointers into the row's own buffers. */
+struct inventory_row {
+	struct buf fields; /* the unquoted fields, each NUL-terminated */
+	struct buf key;    /* the decoded key */
+	const char *bucket;
+	uint64_t size;
+	char etag[96]; /* quoted, as a listing gives it */
+	const char *last_modified;
+	int skip; /* a delete marker, or not the latest version */
+};
+
+void inventory_row_init(struct inventory_row *r);
+void inventory_row_free(struct inventory_row *r);
+/*
+ * Parses one CSV line (len bytes, no line end) of a data file whose
+ * schema is m's into r, valid until the next call on r.  Fields are
+ * separated by ',', may be quoted with '"' (a doubled '"' inside stands
+ * for one); the key is URL-decoded.  FERRY_EPARSE with the reason for a
+ * row with too few or too many fields, a quote left open, a key that does
+ * not decode or holds a NUL, a size that is not a number.  Pure.
+ */
+ferry_err inventory_row_parse(const struct inventory_manifest *m,
+    const char *line, size_t len, struct inventory_row *r) FERRY_WUR;
+
+/* Called for each object under the prefix; non-FERRY_OK stops the read. */
+typedef ferry_err (*remote_inventory_fn)(const struct remote_obj *o, void *arg);
+
+/*
+ * Reads the inventory whose manifest.json is at url ("s3://BUCKET/KEY")
+ * through r: its data files, at most jobs at a time, each checked against
+ * the size and MD5checksum manifest.json gives and gunzipped as it
+ * arrives.  Each row of bucket under prefix is checked as a listed entry
+ * is (listcheck.h: size, date) and handed to fn with its key relative to
+ * prefix, in no particular order; delete markers and older versions are
+ * left out.  *created is the inventory's creationTimestamp, in seconds.
+ * FERRY_EUSAGE for an inventory of another bucket or one ferry cannot
+ * read; FERRY_EPARSE for a damaged one (the message names the data
+ * file); else the failure of a request or of fn.  Runs the loop.
+ */
+ferry_err remote_inventory_read(struct remote *r, const char *url,
+    const char *bucket, const char *prefix, unsigned jobs,
+    remote_inventory_fn fn, void *arg, int64_t *created) FERRY_WUR;
+
+#endif
