@@ -18,6 +18,18 @@ local_time(const struct plan_entry *e)
 	return e->mtime_ns / 1000000000;
 }
 
+/*
+ * When a local file last changed, in seconds: its mtime, or the change of
+ * its inode when later (a pull gives a new file its object's older mtime).
+ */
+static int64_t
+local_changed(const struct plan_entry *e)
+{
+	int64_t c = e->ctime_ns / 1000000000;
+
+	return c > local_time(e) ? c : local_time(e);
+}
+
 /* Non-zero when e, modified at t, is inside the size and age bounds. */
 static int
 in_bounds(const struct plan_entry *e, int64_t t, const struct plan_opts *o)
@@ -40,6 +52,21 @@ left_alone(const struct plan_entry *src, int64_t src_t,
 	if (src->present)
 		return !in_bounds(src, src_t, o);
 	return dst->present && !in_bounds(dst, dst_t, o);
+}
+
+/*
+ * The decision on a key only the destination has, last changed at t
+ * (seconds): deleted with --delete, unless the source's inventory was
+ * made before it (the inventory could not see the source's copy).
+ */
+static struct plan_decision
+dest_only(int64_t t, const struct plan_opts *o)
+{
+	if (!o->delete)
+		return decide(PLAN_SKIP, "only in destination");
+	if (o->inventory_time && t >= o->inventory_time)
+		return decide(PLAN_SKIP, "newer than the source's inventory");
+	return decide(PLAN_DELETE, "not in source");
 }
 
 static enum plan_action
@@ -112,11 +139,9 @@ pull_decide(const struct plan_entry *src, const struct plan_entry *dst,
 		return decide(PLAN_SKIP, "outside the size or age bounds");
 	if (!dst->present)
 		return decide(get_kind(src, o), "new");
-	if (!src->present) {
-		if (o->delete)
-			return decide(PLAN_DELETE, "not in source");
-		return decide(PLAN_SKIP, "only in destination");
-	}
+	/* a file pulled after the inventory may be of an object newer */
+	if (!src->present)
+		return dest_only(local_changed(dst), o);
 	if (record_matches(rec, src)) {
 		if (dst->size == rec->size && rec->has_hash &&
 		    memcmp(dst->hash, rec->hash, 16) == 0)
@@ -156,11 +181,8 @@ mirror_decide(const struct plan_entry *src, const struct plan_entry *dst,
 		return decide(PLAN_SKIP, "outside the size or age bounds");
 	if (!dst->present)
 		return decide(copy_kind(src, o), "new");
-	if (!src->present) {
-		if (o->delete)
-			return decide(PLAN_DELETE, "not in source");
-		return decide(PLAN_SKIP, "only in destination");
-	}
+	if (!src->present)
+		return dest_only(dst->last_modified, o);
 	if (rec != NULL && rec->src_etag[0] && record_matches(rec, dst)) {
 		if (strcmp(rec->src_etag, src->etag) == 0)
 			return decide(PLAN_SKIP, "unchanged");

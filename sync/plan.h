@@ -30,6 +30,7 @@ struct plan_entry {
 	const uint8_t *hash;   /* local files: XXH3-128 */
 	const char *etag;      /* objects: as listed, quotes kept */
 	int64_t last_modified; /* objects: seconds */
+	int64_t ctime_ns;      /* local files: the inode's last change */
 };
 
 struct plan_opts {
@@ -44,6 +45,12 @@ struct plan_opts {
 	int bounded;
 	uint64_t min_size, max_size;
 	int64_t oldest, newest;
+	/*
+	 * The creation of the source's inventory (seconds), 0: none.  An
+	 * inventory cannot see what was written after it, so only what the
+	 * destination held before it may be deleted.
+	 */
+	int64_t inventory_time;
 };
 
 struct plan_decision {

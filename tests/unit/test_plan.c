@@ -353,11 +353,51 @@ test_bounds_table(void **state)
 	assert_int_equal(d[0].action, PLAN_PUT);
 }
 
+/*
+ * Only in the destination, with the source read from an inventory made
+ * at 1000 s: deleted only when it last changed before then (a local file
+ * by its mtime or, when later, its inode change).
+ */
+static void
+test_inventory_deletes(void **state)
+{
+	static const struct {
+		int64_t mtime, ctime, last_modified;
+		enum plan_action pull, mirror;
+	} inv_rows[] = {
+	    {999, 999, 999, PLAN_DELETE, PLAN_DELETE},
+	    {1000, 999, 1000, PLAN_SKIP, PLAN_SKIP},
+	    {5, 1000, 1001, PLAN_SKIP, PLAN_SKIP},
+	    {1001, 5, 0, PLAN_SKIP, PLAN_DELETE},
+	};
+	struct plan_opts o = {.delete = 1, .inventory_time = 1000};
+	struct plan_entry none = {0}, dl = {.present = 1}, dr = {.present = 1};
+	struct plan_decision d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(inv_rows) / sizeof(inv_rows[0]); i++) {
+		dl.mtime_ns = inv_rows[i].mtime * 1000000000 + 999999999;
+		dl.ctime_ns = inv_rows[i].ctime * 1000000000;
+		dr.last_modified = inv_rows[i].last_modified;
+		plan_pull(&none, &dl, NULL, &o, &d);
+		assert_int_equal(d.action, inv_rows[i].pull);
+		plan_mirror(&none, &dr, NULL, &o, &d);
+		assert_int_equal(d.action, inv_rows[i].mirror);
+	}
+	/* without an inventory, whatever the times */
+	o.inventory_time = 0;
+	plan_mirror(&none, &dr, NULL, &o, &d);
+	assert_int_equal(d.action, PLAN_DELETE);
+	assert_string_equal(d.reason, "not in source");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_push_table),
+	    cmocka_unit_test(test_inventory_deletes),
 	    cmocka_unit_test(test_pull_table),
 	    cmocka_unit_test(test_bounds_table),
 	    cmocka_unit_test(test_names),
