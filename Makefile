@@ -11,7 +11,7 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS = libcurl openssl libxxhash lmdb libcjson expat
+PKGS = libcurl openssl libxxhash lmdb libcjson expat zlib
 FUZZ_SECONDS ?= 30
 
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -pedantic -Werror

@@ -42,7 +42,8 @@ enum {
 	OPT_MIN_SIZE,
 	OPT_MAX_SIZE,
 	OPT_MIN_AGE,
-	OPT_MAX_AGE
+	OPT_MAX_AGE,
+	OPT_SRC_INVENTORY
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -86,6 +87,7 @@ static const struct option longopts[] = {
     {"source-endpoint-url", required_argument, NULL, OPT_SRC_ENDPOINT},
     {"source-region", required_argument, NULL, OPT_SRC_REGION},
     {"source-profile", required_argument, NULL, OPT_SRC_PROFILE},
+    {"source-inventory", required_argument, NULL, OPT_SRC_INVENTORY},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"shards", required_argument, NULL, OPT_SHARDS},
@@ -139,6 +141,9 @@ static const char help_where[] =
     "  --path-style  --no-verify-ssl\n"
     "  --source-endpoint-url URL  --source-region REGION\n"
     "  --source-profile NAME    the source side of a mirror\n"
+    "  --source-inventory s3://BUCKET/.../manifest.json\n"
+    "                           read the source (a pull's or a mirror's)\n"
+    "                           from this S3 Inventory (CSV), not a listing\n"
     "\n";
 static const char help_output[] =
     "Output:\n"
@@ -432,6 +437,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		o->src_remote.profile = arg;
 		o->src_given = 1;
 		return -1;
+	case OPT_SRC_INVENTORY:
+		o->source_inventory = arg;
+		return -1;
 	case OPT_PATH_STYLE:
 		o->remote.path_style = 1;
 		return -1;
@@ -541,6 +549,12 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 	}
 	o->src = argv[i];
 	o->dst = want == 2 ? argv[i + 1] : NULL;
+	if (o->source_inventory &&
+	    (!two || !remote_is_url(o->src) ||
+	        strncmp(o->source_inventory, "s3://", 5) != 0))
+		return bad("%s", "--source-inventory s3://BUCKET/.../"
+		                 "manifest.json: only for a pull or a mirror, "
+		                 "whose source is a bucket");
 	if (o->follow_symlinks && (!two || remote_is_url(o->src)))
 		return bad("%s", "-L, --follow-symlinks: only a push from a "
 		                 "folder walks symlinks (apply takes it from "

@@ -72,6 +72,8 @@ struct sync_opts {
 	uint64_t min_size, max_size;
 	int64_t min_age, max_age; /* seconds */
 	struct planfile *plan;    /* apply: the plan being run (planfile.h) */
+	/* --source-inventory: the source's S3 Inventory manifest.json */
+	const char *source_inventory;
 };
 
 /* cli.c */

@@ -148,7 +148,7 @@ merge_open(struct merge *mg, const struct sync_opts *o, struct manifest *m,
 		return e;
 	if (mg->remote.list != NULL)
 		return merge_next_local(mg);
-	e = merge_list_open(&mg->remote, m, MANIFEST_LISTED, r, loc);
+	e = merge_source_open(&mg->remote, o, m, MANIFEST_LISTED, r, loc);
 	if (e != FERRY_OK)
 		return e;
 	e = merge_list_next(&mg->remote, o, all_in_shard, &mg->nremote);
@@ -215,7 +215,8 @@ merge_entry_local(const struct manifest_local *l, struct plan_entry *e)
 	*e = (struct plan_entry){.present = 1,
 	    .size = l->size,
 	    .mtime_ns = l->mtime_ns,
-	    .hash = l->hash};
+	    .hash = l->hash,
+	    .ctime_ns = l->ctime_ns};
 }
 
 void

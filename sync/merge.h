@@ -25,6 +25,8 @@ struct merge_list {
 	struct manifest_remote rec; /* what obj points into, from it */
 	int have;                   /* obj is the next object; 0 at the end */
 	struct remote_obj obj;
+	/* read from an inventory: its creation, seconds; 0: listed */
+	int64_t inventory_time;
 };
 
 /* The state of a merge of the scanned tree with a listing. */
@@ -59,6 +61,16 @@ ferry_err merge_list_open(struct merge_list *l, struct manifest *m,
     enum manifest_table t, struct remote *r,
     const struct remote_loc *loc) FERRY_WUR;
 void merge_list_close(struct merge_list *l);
+/*
+ * merge_list_open() for a run's source; with --source-inventory (a pull's
+ * or a mirror's) l is filled from the inventory instead, through r, into
+ * m's table t, the source not listed (mergeinv.c).
+ */
+ferry_err merge_source_open(struct merge_list *l, const struct sync_opts *o,
+    struct manifest *m, enum manifest_table t, struct remote *r,
+    const struct remote_loc *loc) FERRY_WUR;
+/* Limits the deletes of po to what the inventory of src could see. */
+void merge_plan_inventory(struct plan_opts *po, const struct merge_list *src);
 /* Advances the local side, counting the file in mg->nlocal. */
 ferry_err merge_next_local(struct merge *mg) FERRY_WUR;
 /*

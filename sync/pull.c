@@ -605,6 +605,7 @@ start_merge(struct pull *p)
 	merge_plan_opts(&p->popts, p->o);
 	if ((e = merge_open(&p->mg, p->o, p->m, p->r, &p->loc, 0)) != FERRY_OK)
 		return e;
+	merge_plan_inventory(&p->popts, &p->mg.remote);
 	/* pull_list_first() checked an empty listing already */
 	return listed || p->mg.remote.have ? FERRY_OK : pull_check_object(p);
 }

@@ -68,8 +68,9 @@ pull_list_first(struct pull *p)
 {
 	ferry_err e;
 
-	/* an unsorted listing is sorted in the manifest, not open yet */
-	if (!remote_bucket_sorted(p->loc.bucket))
+	/* an unsorted listing is sorted in the manifest, not open yet;
+	 * an inventory stands in for the listing */
+	if (!remote_bucket_sorted(p->loc.bucket) || p->o->source_inventory)
 		return FERRY_OK;
 	e = remote_list_open(
 	    p->r, p->loc.bucket, p->loc.prefix, &p->mg.remote.list);

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 out="build-fuzz"
 mkdir -p "$out"
 jobs=$(nproc 2>/dev/null || echo 2)
-pkgs="libcurl openssl libxxhash lmdb libcjson expat"
+pkgs="libcurl openssl libxxhash lmdb libcjson expat zlib"
 cflags="-g -O1 -std=c11 -D_GNU_SOURCE -I. $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lpthread"
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"

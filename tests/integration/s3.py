@@ -126,7 +126,9 @@ class S3:
             sys.exit("s3.py: %s: HTTP %d %s" % (what, r.status,
                                                 data[:300].decode("latin-1")))
 
-    def objects(self, bucket, prefix=b""):
+    def objects(self, bucket, prefix=b"", full=False):
+        """(key, size) per object; with full, (key, size, ETag without its
+        quotes, LastModified as listed)."""
         token = None
         while True:
             q = [("list-type", "2"), ("encoding-type", "url"),
@@ -138,7 +140,9 @@ class S3:
             root = ET.fromstring(data)
             for c in root.iter(NS + "Contents"):
                 k = urllib.parse.unquote_to_bytes(c.find(NS + "Key").text)
-                yield k, int(c.find(NS + "Size").text)
+                n = int(c.find(NS + "Size").text)
+                yield ((k, n, c.findtext(NS + "ETag").strip('"'),
+                        c.findtext(NS + "LastModified")) if full else (k, n))
             token_el = root.find(NS + "NextContinuationToken")
             if root.findtext(NS + "IsTruncated") != "true" or token_el is None:
                 return
