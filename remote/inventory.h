@@ -5,6 +5,7 @@
  * files, each row one object: its bucket, its key (URL-encoded, '+' for a
  * space), and the fields fileSchema names.  The parsers (invparse.c) are
  * pure; the reader (inventory.c) fetches the data files on the multi loop.
+ * Used by sync/mergeinv.c, the tests and the fuzz target.
  */
 #ifndef FERRY_REMOTE_INVENTORY_H
 #define FERRY_REMOTE_INVENTORY_H
@@ -71,6 +72,10 @@ struct inventory_row {
 	int skip; /* a delete marker, or not the latest version */
 };
 
+/*
+ * Makes r ready for inventory_row_parse(); inventory_row_free() frees
+ * what its buffers hold (r itself is the caller's; NULL is fine).
+ */
 void inventory_row_init(struct inventory_row *r);
 void inventory_row_free(struct inventory_row *r);
 /*
@@ -97,7 +102,9 @@ typedef ferry_err (*remote_inventory_fn)(const struct remote_obj *o, void *arg);
  * left out.  *created is the inventory's creationTimestamp, in seconds.
  * FERRY_EUSAGE for an inventory of another bucket or one ferry cannot
  * read; FERRY_EPARSE for a damaged one (the message names the data
- * file); else the failure of a request or of fn.  Runs the loop.
+ * file); else the failure of a request or of fn.  Runs the loop; when
+ * the loop itself fails, ends what is in flight on it (remote_end_all()),
+ * so call it while r has nothing else under way.
  */
 ferry_err remote_inventory_read(struct remote *r, const char *url,
     const char *bucket, const char *prefix, unsigned jobs,
