@@ -320,15 +320,38 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 	return FERRY_OK;
 }
 
-/* The next action into *l; NULL, and *done set, after the last. */
-static ferry_err
-next_action(struct planfile *pf, int *done, const struct planfile_line **l)
-{
-	ferry_err e = planfile_next(pf, l);
+/* An action of the plan, and its key under the prefix. */
+struct action {
+	const struct planfile_line *l;
+	const char *rel;
+	size_t rellen;
+};
 
-	if (e != FERRY_ENOTFOUND)
+/*
+ * The next action of the plan into *a: a->l NULL, and *done set, after
+ * the last.  Its key is relative to the prefix, but for a delete when
+ * deletes_whole (a pull's deletes name paths in the folder).
+ */
+static ferry_err
+next_action(const struct sync_opts *o, const char *prefix, int deletes_whole,
+    int *done, struct action *a)
+{
+	size_t plen = strlen(prefix);
+	ferry_err e;
+
+	a->l = NULL;
+	if ((e = planfile_next(o->plan, &a->l)) == FERRY_ENOTFOUND) {
+		*done = 1;
+		a->l = NULL;
+		return FERRY_OK;
+	}
+	if (e != FERRY_OK || a->l == NULL)
 		return e;
-	*done = 1;
+	if (deletes_whole && a->l->action == PLANFILE_DELETE)
+		plen = 0;
+	/* planfile_open() saw every key under the prefix */
+	a->rel = a->l->key + plen;
+	a->rellen = a->l->keylen - plen;
 	return FERRY_OK;
 }
 
@@ -352,22 +375,19 @@ path_allowed(struct output *out, struct sync_counts *c,
 static ferry_err
 push_step(struct push *p)
 {
-	const struct planfile_line *l;
-	size_t plen = strlen(p->loc.prefix);
+	struct action a;
 	ferry_err e;
 
-	if ((e = next_action(p->o->plan, &p->mg.done, &l)) != FERRY_OK ||
-	    l == NULL)
+	e = next_action(p->o, p->loc.prefix, 0, &p->mg.done, &a);
+	if (e != FERRY_OK || a.l == NULL)
 		return e;
-	/* planfile_open() saw every key under the prefix */
-	if (l->action == PLANFILE_DELETE)
-		return apply_delete(p, l, l->key + plen, l->keylen - plen);
-	if (l->action == PLANFILE_COPY)
-		return apply_copy(p, l, l->key + plen, l->keylen - plen);
-	if (!path_allowed(
-	        &p->out, &p->counts, l, l->key + plen, l->keylen - plen, 1))
+	if (a.l->action == PLANFILE_DELETE)
+		return apply_delete(p, a.l, a.rel, a.rellen);
+	if (a.l->action == PLANFILE_COPY)
+		return apply_copy(p, a.l, a.rel, a.rellen);
+	if (!path_allowed(&p->out, &p->counts, a.l, a.rel, a.rellen, 1))
 		return FERRY_OK;
-	return apply_upload(p, l, l->key + plen, l->keylen - plen);
+	return apply_upload(p, a.l, a.rel, a.rellen);
 }
 
 static ferry_err
@@ -508,22 +528,19 @@ apply_local_delete(struct pull *p, const struct planfile_line *l)
 static ferry_err
 pull_step(struct pull *p)
 {
-	const struct planfile_line *l;
-	size_t plen = strlen(p->loc.prefix);
+	struct action a;
 	ferry_err e;
 
-	if ((e = next_action(p->o->plan, &p->mg.done, &l)) != FERRY_OK ||
-	    l == NULL)
+	e = next_action(p->o, p->loc.prefix, 1, &p->mg.done, &a);
+	if (e != FERRY_OK || a.l == NULL)
 		return e;
 	/* a pull's deletes name paths in the folder, its downloads keys */
-	if (l->action == PLANFILE_DELETE)
-		plen = 0;
-	if (!path_allowed(&p->out, &p->counts, l, l->key + plen,
-	        l->keylen - plen, plen > 0))
+	if (!path_allowed(
+	        &p->out, &p->counts, a.l, a.rel, a.rellen, a.rel != a.l->key))
 		return FERRY_OK;
-	if (l->action == PLANFILE_DELETE)
-		return apply_local_delete(p, l);
-	return apply_download(p, l, l->key + plen, l->keylen - plen);
+	if (a.l->action == PLANFILE_DELETE)
+		return apply_local_delete(p, a.l);
+	return apply_download(p, a.l, a.rel, a.rellen);
 }
 
 static ferry_err
@@ -538,8 +555,8 @@ apply_put_cond(const struct xfer *x, struct remote_put *o)
 {
 	if (x->p->o->plan == NULL)
 		return;
-	o->if_absent = x->dst_etag[0] == '\0';
-	o->if_match = x->dst_etag;
+	o->if_absent = x->t.listed.etag[0] == '\0';
+	o->if_match = x->t.listed.etag;
 }
 
 int

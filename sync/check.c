@@ -1,128 +1,181 @@
 /*
- * check.c: the content checks that decide whether an object already holds
- * the local bytes when no manifest record says so.
+ * check.c: the one content check, which decides whether an object and a
+ * local file hold the same bytes when no manifest record says so: by the
+ * file's MD5 against a single-part ETag, else by the content hash ferry
+ * stored with the object, from a HEAD, else (the kind of transfer
+ * decides) by size and time.  An MD5 that is not the ETag takes the HEAD
+ * too: an object encrypted with a KMS or a customer's key has an ETag
+ * that is no MD5.  Then a push's answers to it.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
+#include "sync/output.h"
 #include "sync/xfer.h"
 
-/* The check found the object holds the local bytes: note it and skip. */
-static void
-checked_same(struct xfer *x, const uint8_t hash[16])
+int
+transfer_etag_is(const char *etag, const uint8_t md5[16])
 {
+	char want[MANIFEST_ETAG_MAX];
+
+	if (!etag_is_md5(etag))
+		return 0;
+	md5_etag(md5, want, sizeof(want));
+	/* hex digits name the same MD5 in either case */
+	return strcasecmp(want, etag) == 0;
+}
+
+static void
+on_head(struct remote_req *q, void *arg)
+{
+	struct transfer *t = arg;
+	const struct remote_resp *s = remote_req_resp(q);
+	char hex[33];
+	ferry_err e;
+
+	e = remote_req_result(q, 0);
+	hex_encode(t->local.hash, 16, hex);
+	if (e == FERRY_OK && t->md5_differs && !remote_resp_etag_opaque(s))
+		t->ops->differs(t, "content differs");
+	else if (e == FERRY_OK && s->meta_hash[0] &&
+	         strcasecmp(s->meta_hash, hex) == 0)
+		t->ops->same(t, t->local.hash, s);
+	else if (e == FERRY_OK && s->meta_hash[0])
+		t->ops->differs(t, "content hash differs");
+	else if (e == FERRY_OK || e == FERRY_ENOTFOUND)
+		t->ops->unhashed(t, e, s);
+	else
+		transfer_fail(t, e);
+	remote_req_free(q);
+}
+
+/* Hashes the local file of t, only while it is the file the scan saw. */
+static ferry_err
+hash_local(struct transfer *t, int rootfd, int follow, uint8_t xxh[16],
+    uint8_t md5[16])
+{
+	struct stat st;
+	uint64_t n;
+	ferry_err e;
+	int fd;
+
+	e = manifest_local_open(rootfd, t->key, &t->local, follow, &fd, &st);
+	if (e != FERRY_OK)
+		return e;
+	e = manifest_hash_fd(fd, xxh, md5, &n);
+	close(fd);
+	return e;
+}
+
+void
+transfer_check_start(
+    struct transfer *t, const char *bucket, int rootfd, int follow)
+{
+	struct remote_req *q;
+	uint8_t xxh[16], md5[16];
+	ferry_err e;
+
+	if (etag_is_md5(t->listed.etag)) {
+		if ((e = hash_local(t, rootfd, follow, xxh, md5)) != FERRY_OK) {
+			transfer_fail(t, e);
+			return;
+		}
+		if (transfer_etag_is(t->listed.etag, md5)) {
+			t->ops->same(t, xxh, NULL);
+			return;
+		}
+		/* a HEAD tells whether the ETag is an MD5 at all (an
+		 * encrypted object's is not) */
+		t->md5_differs = 1;
+	}
+	if ((e = remote_head_object(t->eng->r, bucket, t->fullkey,
+	         strlen(t->fullkey), NULL, &q)) != FERRY_OK) {
+		transfer_fail(t, e);
+		return;
+	}
+	if ((e = remote_req_submit(q, on_head, t)) != FERRY_OK) {
+		remote_req_free(q);
+		transfer_fail(t, e);
+	}
+}
+
+void
+transfer_check_dry_run(struct transfer *t, const char *verb, const char *reason,
+    int local_src, uint64_t *count)
+{
+	struct plan_entry local = {.present = 1,
+	    .size = t->local.size,
+	    .mtime_ns = t->local.mtime_ns,
+	    .hash = t->local.hash};
+	struct plan_entry obj = {
+	    .present = 1, .size = t->listed.size, .etag = t->listed.etag};
+	uint64_t size = local_src ? t->local.size : t->listed.size;
+
+	output_planned(t->eng->out, verb, t->fullkey, strlen(t->fullkey), size,
+	    reason, local_src ? &local : &obj, local_src ? &obj : &local);
+	(*count)++;
+	t->eng->counts->bytes += size;
+}
+
+/* The object holds the local bytes: noted, and skipped. */
+void
+check_same(
+    struct transfer *t, const uint8_t hash[16], const struct remote_resp *s)
+{
+	struct xfer *x = xfer_of(t);
 	struct push *p = x->p;
 
-	xfer_record(x, x->dst_size, x->dst_etag, hash, x->local.mtime_ns, 0);
+	(void)s;
+	xfer_record(
+	    x, t->listed.size, t->listed.etag, hash, t->local.mtime_ns, 0);
 	p->counts.checked++;
 	p->counts.skipped++;
 	xfer_finish(x);
 }
 
-static void
-checked_differs(struct xfer *x, const char *reason)
+void
+check_differs(struct transfer *t, const char *reason)
 {
+	struct xfer *x = xfer_of(t);
 	struct push *p = x->p;
 
 	p->counts.checked++;
 	xfer_planned(x);
-	x->multipart = x->local.size >= p->o->multipart_threshold;
+	x->multipart = t->local.size >= p->o->multipart_threshold;
 	if (p->o->dry_run) {
-		struct plan_entry src = {.present = 1,
-		    .size = x->local.size,
-		    .mtime_ns = x->local.mtime_ns,
-		    .hash = x->local.hash};
-		struct plan_entry dst = {
-		    .present = 1, .size = x->dst_size, .etag = x->dst_etag};
-		output_planned(&p->out, "upload", x->fullkey,
-		    strlen(x->fullkey), x->local.size, reason, &src, &dst);
-		p->counts.uploaded++;
-		p->counts.bytes += x->local.size;
+		transfer_check_dry_run(
+		    t, "upload", reason, 1, &p->counts.uploaded);
 		xfer_finish(x);
 		return;
 	}
 	x->state = XF_PUT_READY;
 }
 
-static void
-on_head(struct remote_req *q, void *arg)
+void
+check_unhashed(struct transfer *t, ferry_err e, const struct remote_resp *s)
 {
-	struct xfer *x = arg;
-	const struct remote_resp *s = remote_req_resp(q);
-	char hex[33];
-	ferry_err e;
+	struct xfer *x = xfer_of(t);
 
-	e = remote_req_result(q, 0);
-	hex_encode(x->local.hash, 16, hex);
-	if (e == FERRY_OK && x->md5_differs && !remote_resp_etag_opaque(s))
-		checked_differs(x, "content differs");
-	else if (e == FERRY_OK && s->meta_hash[0] &&
-	         strcmp(s->meta_hash, hex) == 0)
-		checked_same(x, x->local.hash);
-	else if (e == FERRY_OK && s->meta_hash[0])
-		checked_differs(x, "content hash differs");
-	else if (e == FERRY_OK &&
-	         x->local.mtime_ns / 1000000000 <= x->dst_last_modified) {
+	(void)s;
+	if (e == FERRY_ENOTFOUND)
+		check_differs(t, "object vanished");
+	else if (t->local.mtime_ns / 1000000000 <= t->listed.last_modified) {
 		/* written by another tool: size and time are all there is */
 		x->p->counts.skipped++;
 		xfer_finish(x);
-	} else if (e == FERRY_OK)
-		checked_differs(x, "newer than the object");
-	else if (e == FERRY_ENOTFOUND)
-		checked_differs(x, "object vanished");
-	else
-		xfer_fail(x, e);
-	remote_req_free(q);
+	} else
+		check_differs(t, "newer than the object");
 }
 
 void
 start_check(struct xfer *x)
 {
-	struct remote_req *q;
-	uint8_t xxh[16], md5[16];
-	char want[MANIFEST_ETAG_MAX];
-	struct stat st;
-	uint64_t n;
-	ferry_err e;
-	int fd;
+	struct push *p = x->p;
 
-	if (etag_is_md5(x->dst_etag)) {
-		if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK) {
-			xfer_fail(x, e);
-			return;
-		}
-		e = manifest_hash_fd(fd, xxh, md5, &n);
-		close(fd);
-		if (e != FERRY_OK) {
-			xfer_fail(x, e);
-			return;
-		}
-		md5_etag(md5, want, sizeof(want));
-		if (strcmp(want, x->dst_etag) == 0) {
-			checked_same(x, xxh);
-			return;
-		}
-		/* a HEAD tells whether the ETag is an MD5 at all (an
-		 * encrypted object's is not) */
-		x->md5_differs = 1;
-	}
-	if ((e = remote_head_object(x->p->r, x->p->loc.bucket, x->fullkey,
-	         strlen(x->fullkey), NULL, &q)) != FERRY_OK) {
-		xfer_fail(x, e);
-		return;
-	}
-	if ((e = remote_req_submit(q, on_head, x)) != FERRY_OK) {
-		remote_req_free(q);
-		xfer_fail(x, e);
-		return;
-	}
 	x->state = XF_HEAD_SENT;
+	transfer_check_start(
+	    &x->t, p->loc.bucket, p->rootfd, p->o->follow_symlinks);
 }

@@ -48,9 +48,9 @@ on_copy(struct remote_req *q, void *arg)
 		xfer_fail(x, e);
 		return;
 	}
-	xfer_record(x, x->local.size, etag, NULL, 0, 0);
+	xfer_record(x, x->t.local.size, etag, NULL, 0, 0);
 	free(etag);
-	xfer_uploaded(x, x->local.size);
+	xfer_uploaded(x, x->t.local.size);
 	xfer_finish(x);
 }
 
@@ -63,8 +63,8 @@ start_copy_object(struct xfer *x)
 	ferry_err e;
 
 	copy_src(x, 0, 0, &src);
-	if ((e = remote_copy_object(p->r, p->loc.bucket, x->fullkey,
-	         strlen(x->fullkey), &src, &q)) != FERRY_OK)
+	if ((e = remote_copy_object(p->r, p->loc.bucket, x->t.fullkey,
+	         strlen(x->t.fullkey), &src, &q)) != FERRY_OK)
 		return e;
 	if ((e = remote_req_submit(q, on_copy, x)) != FERRY_OK) {
 		remote_req_free(q);
@@ -108,13 +108,13 @@ on_stream_get(struct remote_req *q, void *arg)
 	ferry_err e;
 
 	e = remote_req_result(q, 0);
-	if (e == FERRY_OK && s->body.len != x->local.size)
+	if (e == FERRY_OK && s->body.len != x->t.local.size)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "the source object changed while it was read");
 	if (e == FERRY_OK)
 		e = take_source_meta(x, s);
 	if (e != FERRY_OK) {
-		x->p->mem_used -= x->local.size;
+		x->p->eng.mem_used -= x->t.local.size;
 		remote_req_free(q);
 		xfer_fail(x, e);
 		return;
@@ -124,7 +124,7 @@ on_stream_get(struct remote_req *q, void *arg)
 	x->buflen = s->body.len;
 	buf_init(&s->body, 0);
 	remote_req_free(q);
-	x->p->mem_used -= x->local.size;
+	x->p->eng.mem_used -= x->t.local.size;
 	XXH128_canonicalFromHash(
 	    (XXH128_canonical_t *)x->hash, XXH3_128bits(x->buf, x->buflen));
 	EVP_Digest(x->buf, x->buflen, x->md5, NULL, EVP_md5(), NULL);
@@ -141,12 +141,12 @@ start_stream_get(struct xfer *x)
 	if ((e = source_get(x, 0, 0, &q)) != FERRY_OK)
 		return e;
 	remote_req_keep_meta(q);
-	remote_req_body_limit(q, x->local.size + 1);
+	remote_req_body_limit(q, x->t.local.size + 1);
 	if ((e = remote_req_submit(q, on_stream_get, x)) != FERRY_OK) {
 		remote_req_free(q);
 		return e;
 	}
-	x->p->mem_used += x->local.size;
+	x->p->eng.mem_used += x->t.local.size;
 	x->state = XF_GET_SENT;
 	return FERRY_OK;
 }
@@ -245,15 +245,15 @@ start_part_copy(struct xfer *x)
 	if ((cp = calloc(1, sizeof(*cp))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	cp->x = x;
-	cp->number = x->next_part + 1;
-	copy_src(x, (uint64_t)(cp->number - 1) * x->part_size,
+	cp->number = x->t.next_part + 1;
+	copy_src(x, (uint64_t)(cp->number - 1) * x->t.part_size,
 	    part_len(x, cp->number), &src);
 	if ((e = remote_upload_part_copy(x->p->r, xfer_upload(x, &u),
 	         cp->number, &src, &q)) != FERRY_OK ||
 	    (e = remote_req_submit(q, on_part_copy, cp)) != FERRY_OK)
 		goto out;
-	x->next_part++;
-	x->parts_inflight++;
+	x->t.next_part++;
+	x->t.parts_inflight++;
 	return FERRY_OK;
 out:
 	remote_req_free(q);
@@ -271,20 +271,20 @@ on_part_get(struct remote_req *q, void *arg)
 	uint8_t *buf;
 	ferry_err e;
 
-	x->p->mem_used -= len;
+	x->p->eng.mem_used -= len;
 	e = remote_req_result(q, 0);
 	if (e == FERRY_OK)
 		e = remote_resp_check_range(s,
-		    (uint64_t)(cp->number - 1) * x->part_size, len,
-		    x->local.size);
+		    (uint64_t)(cp->number - 1) * x->t.part_size, len,
+		    x->t.local.size);
 	if (e == FERRY_OK && s->body.len != len)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "the source object changed while it was read");
 	buf = (uint8_t *)s->body.data;
 	buf_init(&s->body, 0);
 	remote_req_free(q);
-	x->parts_inflight--;
-	if (e == FERRY_OK && !x->failed) {
+	x->t.parts_inflight--;
+	if (e == FERRY_OK && !x->t.failed) {
 		e = send_part(x, cp->number, buf, (size_t)len);
 		buf = NULL;
 	}
@@ -292,8 +292,8 @@ on_part_get(struct remote_req *q, void *arg)
 	free(cp);
 	if (e != FERRY_OK)
 		xfer_fail(x, e);
-	else if (x->failed && x->parts_inflight == 0)
-		xfer_fail(x, x->err);
+	else if (x->t.failed && x->t.parts_inflight == 0)
+		xfer_fail(x, x->t.err);
 }
 
 ferry_err
@@ -307,8 +307,8 @@ start_part_stream(struct xfer *x)
 	if ((cp = calloc(1, sizeof(*cp))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	cp->x = x;
-	cp->number = x->next_part + 1;
-	start = (uint64_t)(cp->number - 1) * x->part_size;
+	cp->number = x->t.next_part + 1;
+	start = (uint64_t)(cp->number - 1) * x->t.part_size;
 	len = part_len(x, cp->number);
 	if ((e = source_get(x, start, len, &q)) != FERRY_OK) {
 		free(cp);
@@ -320,8 +320,8 @@ start_part_stream(struct xfer *x)
 		free(cp);
 		return e;
 	}
-	x->next_part++;
-	x->parts_inflight++;
-	x->p->mem_used += len;
+	x->t.next_part++;
+	x->t.parts_inflight++;
+	x->p->eng.mem_used += len;
 	return FERRY_OK;
 }

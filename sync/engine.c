@@ -1,7 +1,7 @@
 /*
- * engine.c: what a push and a mirror share: the loop that plans keys and
- * starts transfers while there is room, the gathered deletes, the commits
- * of the manifest, and the end of a run.
+ * engine.c: what a push and a mirror share: their run on the transfer
+ * engine (transfer.h), the gathered deletes, the uploads a run that did
+ * not end left open, and the end of a run.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,12 +12,6 @@
 
 #include "sync/resume.h"
 #include "sync/xfer.h"
-
-void
-push_note_completion(struct push *p)
-{
-	sync_note_completion(p->m, &p->commits);
-}
 
 ferry_err
 push_next_remote(struct push *p)
@@ -49,12 +43,12 @@ push_gather_delete(struct push *p, const struct remote_obj *o)
 static int
 all_put_off(const struct push *p)
 {
-	const struct xfer *x;
+	struct transfer *t;
 
-	for (x = p->active; x; x = x->next)
-		if (x->state != XF_RETRY_LATER)
+	for (t = p->eng.active; t; t = t->next)
+		if (xfer_of(t)->state != XF_RETRY_LATER)
 			return 0;
-	return p->active != NULL;
+	return p->eng.active != NULL;
 }
 
 /* When only transfers put off for a changing file are left: restarts them. */
@@ -78,65 +72,29 @@ step(void *arg)
 }
 
 static void
-advance(void *p)
+turned(void *p)
 {
-	xfer_advance(p);
-}
-
-static void
-sweep(void *p)
-{
-	xfer_sweep(p);
-}
-
-static int
-reads_pending(void *arg)
-{
-	return ((struct push *)arg)->jobs > 0;
+	xfer_turned(p);
 }
 
 ferry_err
 push_run(struct push *p)
 {
-	struct sync_loop l = {p, p->r, &p->mg.done, &p->nactive, 2 * p->o->jobs,
-	    step, advance, sweep, retry_put_off, &p->out, &p->counts,
-	    &p->planned, &p->planned_bytes, reads_pending};
+	struct transfer_engine *eng = &p->eng;
 
-	return sync_loop_run(&l);
-}
-
-/*
- * After a fatal error or a signal: lets the requests in flight end (each
- * is one bounded request), then aborts the multipart uploads left open,
- * so that nothing half-made stays behind.
- */
-static void
-drain(struct push *p)
-{
-	struct xfer *x;
-	int64_t until = sync_loop_drain_until(p->r);
-
-	xfer_reads_stop(p);
-	sync_loop_drain(p->r, until);
-	for (x = p->active; x; x = x->next) {
-		if (x->upload_id && x->state != XF_DONE &&
-		    x->state != XF_MP_ABORT_SENT && x->parts_inflight == 0)
-			start_abort(x);
-	}
-	sync_loop_drain(p->r, until);
-	xfer_sweep(p);
+	eng->planned_all = &p->mg.done;
+	eng->planner = p;
+	eng->plan_next = step;
+	eng->turned = turned;
+	eng->retry = retry_put_off;
+	return transfer_engine_run(eng);
 }
 
 void
 push_close(struct push *p)
 {
-	xfer_reads_stop(p);
-	xfer_sweep(p);
-	while (p->active) {
-		struct xfer *x = p->active;
-		p->active = x->next;
-		xfer_free(x);
-	}
+	transfer_engine_reads_stop(&p->eng);
+	transfer_engine_clear(&p->eng);
 	xfer_pool_free(p);
 	merge_close(&p->mg);
 	merge_list_close(&p->src);
@@ -294,8 +252,11 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 	p.rootfd = -1;
 	streams_init(&p.streams);
 	output_init(&p.out, o);
-	p.commits.last_ns = now_mono_ns();
-	if ((e = open(&p)) != FERRY_OK) {
+	transfer_engine_init(&p.eng, &p.out, &p.counts, o);
+	e = open(&p);
+	p.eng.r = p.r;
+	p.eng.m = p.m;
+	if (e != FERRY_OK) {
 		status = sync_exit_for(e);
 		goto fatal;
 	}
@@ -312,7 +273,7 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 fatal:
 	output_error(&p.out, NULL, 0, e, ferry_errmsg());
 	if (p.r)
-		drain(&p);
+		transfer_engine_drain(&p.eng);
 out:
 	status = sync_damage_status(&p.out, p.m, e, status);
 	if (p.m)

@@ -49,7 +49,7 @@ drop_temp(struct dl *d)
 	}
 	if (d->tmpname[0] != '\0' && d->dirfd >= 0 &&
 	    unlinkat(d->dirfd, d->tmpname, 0) != 0)
-		log_warn("%s: cannot remove %s: %s", d->key, d->tmpname,
+		log_warn("%s: cannot remove %s: %s", d->t.key, d->tmpname,
 		    strerror(errno));
 	d->tmpname[0] = '\0';
 	pull_dir_put(d->dir);
@@ -66,8 +66,7 @@ dl_free(struct dl *d)
 	free(d->pend.buf);
 	EVP_MD_CTX_free(d->md5);
 	XXH3_freeState(d->xxh);
-	free(d->key);
-	free(d->fullkey);
+	transfer_clear(&d->t);
 	free(d);
 }
 
@@ -75,30 +74,13 @@ void
 dl_finish(struct dl *d)
 {
 	drop_temp(d);
-	d->state = DL_DONE;
-	pull_note_completion(d->p);
+	transfer_finish(&d->t);
 }
 
-/*
- * Reports the failure recorded by ferry_fail() once, and ends the
- * transfer when no ranged GET of it is still in flight.
- */
 void
 dl_fail(struct dl *d, ferry_err e)
 {
-	struct pull *p = d->p;
-
-	if (!d->failed) {
-		d->failed = 1;
-		d->err = e;
-		snprintf(d->errmsg, sizeof(d->errmsg), "%s", ferry_errmsg());
-		output_file_error(
-		    &p->out, d->fullkey, strlen(d->fullkey), e, d->errmsg);
-		p->counts.failed++;
-		p->dl_failed++;
-	}
-	if (d->parts_inflight == 0)
-		dl_finish(d);
+	transfer_fail(&d->t, e);
 }
 
 /* Keeps a sink's failure for the completion (curl only says "write"). */
@@ -211,7 +193,7 @@ probe_link(struct dl *d)
 		p->link = PULL_LINK_NONE;
 	}
 	if (p->link != PULL_LINK_NONE && unlinkat(d->dirfd, d->tmpname, 0) != 0)
-		log_warn("%s: cannot remove %s: %s", d->key, d->tmpname,
+		log_warn("%s: cannot remove %s: %s", d->t.key, d->tmpname,
 		    strerror(errno));
 	close(d->fd);
 	d->fd = -1;
@@ -245,14 +227,14 @@ dl_open_temp(struct dl *d)
 	size_t dirlen;
 	ferry_err e;
 
-	d->name = dl_key_name(d->key, d->keylen, &dirlen);
-	if ((e = pull_dir_get(d->p, d->key, dirlen, &d->dir)) != FERRY_OK)
+	d->name = dl_key_name(d->t.key, d->t.keylen, &dirlen);
+	if ((e = pull_dir_get(d->p, d->t.key, dirlen, &d->dir)) != FERRY_OK)
 		return e;
 	d->dirfd = d->dir->fd;
 	if (open_unnamed(d) || temp_name(d, create_named) == 0)
 		return FERRY_OK;
 	return ferry_fail(FERRY_ESYS,
-	    "cannot create a temporary file for %s: %s", d->key,
+	    "cannot create a temporary file for %s: %s", d->t.key,
 	    strerror(errno));
 }
 
@@ -268,7 +250,7 @@ write_at(struct dl *d, const char *data, size_t len, uint64_t off)
 			continue;
 		if (n <= 0)
 			return ferry_fail(FERRY_ESYS, "cannot write %s: %s",
-			    d->key, n < 0 ? strerror(errno) : "no progress");
+			    d->t.key, n < 0 ? strerror(errno) : "no progress");
 		data += n;
 		len -= (size_t)n;
 		off += (uint64_t)n;
@@ -299,7 +281,7 @@ dl_take_meta(struct dl *d, const struct remote_resp *s)
 static const char *
 got_etag(const struct dl *d)
 {
-	return d->meta.etag[0] ? d->meta.etag : d->etag;
+	return d->meta.etag[0] ? d->meta.etag : d->t.listed.etag;
 }
 
 /* Whether the ETag the bytes came with is their MD5, to check them by. */
@@ -330,7 +312,7 @@ dl_object_mtime_ns(const struct dl *d)
 	t = d->meta.last_modified[0] ? remote_parse_time(d->meta.last_modified)
 	                             : -1;
 	if (t < 0 || t > REMOTE_TIME_MAX)
-		t = d->last_modified;
+		t = d->t.listed.last_modified;
 	/* the reply's times are bounded (bounds.c), and so are listings';
 	 * a plan's is held to the same */
 	if (t > REMOTE_TIME_MAX)
@@ -399,12 +381,12 @@ dl_record_remote(struct dl *d, const char *etag, uint64_t size,
 		lm = remote_parse_time(d->meta.last_modified);
 	rec.size = size;
 	rec.mtime_ns = mtime_ns;
-	rec.last_modified = lm >= 0 ? lm : d->last_modified;
-	rec.part_size = d->ranged ? d->part_size : 0;
+	rec.last_modified = lm >= 0 ? lm : d->t.listed.last_modified;
+	rec.part_size = d->ranged ? d->t.part_size : 0;
 	memcpy(rec.hash, xxh, 16);
 	rec.has_hash = 1;
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
-	if (manifest_remote_put(p->m, d->key, d->keylen, &rec) != FERRY_OK)
+	if (manifest_remote_put(p->m, d->t.key, d->t.keylen, &rec) != FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -421,11 +403,11 @@ publish(struct dl *d)
 		return FERRY_OK;
 	}
 	if (d->unnamed && (errno != EEXIST || name_unnamed(d) != 0))
-		return ferry_fail(FERRY_ESYS, "cannot link into %s: %s", d->key,
-		    strerror(errno));
+		return ferry_fail(FERRY_ESYS, "cannot link into %s: %s",
+		    d->t.key, strerror(errno));
 	if (renameat(d->dirfd, d->tmpname, d->dirfd, d->name) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot rename into %s: %s",
-		    d->key, strerror(errno));
+		    d->t.key, strerror(errno));
 	d->tmpname[0] = '\0';
 	return FERRY_OK;
 }
@@ -448,10 +430,10 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 	}
 	if (futimens(d->fd, ts) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",
-		    d->key, strerror(errno));
+		    d->t.key, strerror(errno));
 	if ((e = publish(d)) != FERRY_OK)
 		return e;
-	pull_record_local(d->p, d->key, d->keylen, d->fd, xxh);
+	pull_record_local(d->p, d->t.key, d->t.keylen, d->fd, xxh);
 	dl_record_remote(d, got_etag(d), d->written, xxh, mt);
 	return FERRY_OK;
 }
@@ -463,7 +445,7 @@ dl_downloaded(struct dl *d)
 
 	p->counts.downloaded++;
 	p->counts.bytes += d->written;
-	output_action(&p->out, "download", d->fullkey, strlen(d->fullkey),
+	output_action(&p->out, "download", d->t.fullkey, strlen(d->t.fullkey),
 	    d->written, NULL);
 	dl_finish(d);
 }
@@ -475,7 +457,7 @@ dl_new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
 	struct pull *p = d->p;
 
 	return remote_get_object(
-	    p->r, p->loc.bucket, d->fullkey, strlen(d->fullkey), g, q);
+	    p->r, p->loc.bucket, d->t.fullkey, strlen(d->t.fullkey), g, q);
 }
 
 /*
@@ -567,16 +549,17 @@ static ferry_err
 size_differs(const struct dl *d, const struct remote_resp *s, const char *what,
     uint64_t n)
 {
-	if (s->etag[0] && d->etag[0] && strcmp(s->etag, d->etag) != 0)
+	if (s->etag[0] && d->t.listed.etag[0] &&
+	    strcmp(s->etag, d->t.listed.etag) != 0)
 		return ferry_fail(FERRY_ECHANGED,
 		    "the object changed since it was listed (ETag %s, "
 		    "listed %s): not written",
-		    s->etag, d->etag);
+		    s->etag, d->t.listed.etag);
 	return ferry_fail(FERRY_EPARSE,
 	    "the server sent %s %" PRIu64 " bytes for an object listed as "
 	    "%" PRIu64 " bytes with the same ETag: a fault of the server; "
 	    "not written",
-	    what, n, d->size);
+	    what, n, d->t.listed.size);
 }
 
 /*
@@ -594,12 +577,12 @@ sink_whole(const char *data, size_t len, void *arg)
 		return 1;
 	/* the headers of this response are all in */
 	if (d->written == 0 && s->has_content_length &&
-	    s->content_length != d->size)
+	    s->content_length != d->t.listed.size)
 		return dl_sink_fail(d, size_differs(d, s, "a Content-Length of",
 		                           s->content_length));
-	if (len > d->size - d->written)
+	if (len > d->t.listed.size - d->written)
 		return dl_sink_fail(
-		    d, size_differs(d, s, "more than", d->size));
+		    d, size_differs(d, s, "more than", d->t.listed.size));
 	if (d->written == 0 && (e = digests_begin(d)) != FERRY_OK)
 		return dl_sink_fail(d, e);
 	if ((e = dl_pending_add(d, &d->pend, data, len)) != FERRY_OK)
@@ -624,9 +607,9 @@ get_result(struct dl *d, struct remote_req *q)
 	dl_take_meta(d, remote_req_resp(q));
 	if (d->meta.has_content_length && d->written != d->meta.content_length)
 		return ferry_fail(FERRY_ENET,
-		    "%s: %" PRIu64 " bytes received of %" PRIu64, d->fullkey,
+		    "%s: %" PRIu64 " bytes received of %" PRIu64, d->t.fullkey,
 		    d->written, d->meta.content_length);
-	if (d->written != d->size)
+	if (d->written != d->t.listed.size)
 		return size_differs(d, remote_req_resp(q), "only", d->written);
 	return FERRY_OK;
 }
@@ -645,7 +628,7 @@ restart_whole(void *arg)
 	d->pend.at = 0;
 	if (ftruncate(d->fd, 0) != 0)
 		dl_sink_fail(d, ferry_fail(FERRY_ESYS, "cannot truncate %s: %s",
-		                    d->key, strerror(errno)));
+		                    d->t.key, strerror(errno)));
 }
 
 static void
@@ -693,7 +676,7 @@ dl_send_get(struct dl *d)
 
 	/* applying a plan: only the object the plan saw */
 	if (d->p->o->plan)
-		g.if_match = d->etag;
+		g.if_match = d->t.listed.etag;
 	if ((e = dl_new_get(d, &g, &q)) != FERRY_OK)
 		return e;
 	remote_req_sink(q, sink_whole, d);
@@ -715,7 +698,7 @@ dl_start_get(struct dl *d)
 
 	if ((e = dl_open_temp(d)) != FERRY_OK)
 		return e;
-	dl_pending_init(&d->pend, d->size, 0);
+	dl_pending_init(&d->pend, d->t.listed.size, 0);
 	if ((d->xxh = XXH3_createState()) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	return dl_send_get(d);

@@ -1,6 +1,8 @@
 /*
  * getrange.c: the ranged GETs of a pull, each written at its offset into
- * the temporary file, and the start and scheduling of the downloads.
+ * the temporary file, and the start of the downloads and their operations
+ * for the engine (transfer.h): their turn, their failure, their answers
+ * to the content check.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +13,8 @@
 
 #include "sync/get.h"
 #include "sync/pull.h"
+
+#define NS_PER_S 1000000000LL
 
 /* One ranged GET: bytes [off, off + len) of the object. */
 struct part {
@@ -33,10 +37,10 @@ complete_ranged(struct dl *d)
 		e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
 	else
 		e = manifest_hash_fd(d->fd, xxh, want_md5 ? md5 : NULL, &n);
-	if (e == FERRY_OK && n != d->size)
+	if (e == FERRY_OK && n != d->t.listed.size)
 		e = ferry_fail(FERRY_ESYS,
 		    "%s: %" PRIu64 " bytes in the file, %" PRIu64 " listed",
-		    d->key, n, d->size);
+		    d->t.key, n, d->t.listed.size);
 	d->written = n;
 	if (e == FERRY_OK)
 		e = dl_verify(d, xxh, want_md5 ? md5 : NULL);
@@ -68,11 +72,12 @@ sink_part(const char *data, size_t len, void *arg)
 	struct dl *d = pt->d;
 	ferry_err e;
 
-	if (d->failed || d->sink_err != FERRY_OK)
+	if (d->t.failed || d->sink_err != FERRY_OK)
 		return 1;
 	/* the headers are all in: they must name the range asked for */
-	if (pt->got == 0 && (e = remote_resp_check_range(remote_req_resp(pt->q),
-	                         pt->off, pt->len, d->size)) != FERRY_OK)
+	if (pt->got == 0 &&
+	    (e = remote_resp_check_range(remote_req_resp(pt->q), pt->off,
+	         pt->len, d->t.listed.size)) != FERRY_OK)
 		return dl_sink_fail(d, e);
 	if (len > pt->len - pt->got)
 		return dl_sink_fail(
@@ -96,18 +101,18 @@ part_result(struct part *pt, struct remote_req *q)
 		return ferry_fail(FERRY_ECHANGED,
 		    "the object was replaced while it was downloaded (its "
 		    "ETag is no longer %s)",
-		    d->etag);
+		    d->t.listed.etag);
 	if (d->sink_err != FERRY_OK)
 		return ferry_fail(d->sink_err, "%s", d->sinkmsg);
 	if (e != FERRY_OK)
 		return e;
-	if ((e = remote_resp_check_range(s, pt->off, pt->len, d->size)) !=
-	    FERRY_OK)
+	if ((e = remote_resp_check_range(
+	         s, pt->off, pt->len, d->t.listed.size)) != FERRY_OK)
 		return e;
 	if (pt->got != pt->len)
 		return ferry_fail(FERRY_ENET,
 		    "%s: %" PRIu64 " bytes of a %" PRIu64 "-byte range",
-		    d->fullkey, pt->got, pt->len);
+		    d->t.fullkey, pt->got, pt->len);
 	if ((e = dl_pending_flush(d, &pt->pend)) != FERRY_OK)
 		return e;
 	dl_take_meta(d, s);
@@ -124,19 +129,10 @@ on_part(struct remote_req *q, void *arg)
 	e = part_result(pt, q);
 	remote_req_free(q);
 	dl_pending_free(&pt->pend);
-	d->p->ranges_out -= pt->len;
+	d->p->eng.parts_out -= pt->len;
+	d->p->eng.parts_alive -= pt->len;
 	free(pt);
-	d->parts_inflight--;
-	if (e != FERRY_OK) {
-		dl_fail(d, e);
-		return;
-	}
-	if (d->failed) {
-		if (d->parts_inflight == 0)
-			dl_fail(d, d->err);
-		return;
-	}
-	if (++d->parts_done == d->nparts)
+	if (transfer_part_ended(&d->t, e))
 		complete_ranged(d);
 }
 
@@ -146,7 +142,7 @@ send_part(struct part *pt)
 {
 	struct dl *d = pt->d;
 	/* every range must come from the object that was listed */
-	struct remote_get g = {d->etag, pt->off, pt->len};
+	struct remote_get g = {d->t.listed.etag, pt->off, pt->len};
 	struct remote_req *q;
 	ferry_err e;
 
@@ -171,18 +167,20 @@ start_part(struct dl *d)
 	if ((pt = calloc(1, sizeof(*pt))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	pt->d = d;
-	pt->off = (uint64_t)d->next_part * d->part_size;
-	pt->len =
-	    d->size - pt->off < d->part_size ? d->size - pt->off : d->part_size;
+	pt->off = (uint64_t)d->t.next_part * d->t.part_size;
+	pt->len = d->t.listed.size - pt->off < d->t.part_size
+	              ? d->t.listed.size - pt->off
+	              : d->t.part_size;
 	dl_pending_init(&pt->pend, pt->len, pt->off);
 	if ((e = send_part(pt)) != FERRY_OK) {
 		dl_pending_free(&pt->pend);
 		free(pt);
 		return e;
 	}
-	d->next_part++;
-	d->parts_inflight++;
-	d->p->ranges_out += pt->len;
+	d->t.next_part++;
+	d->t.parts_inflight++;
+	d->p->eng.parts_out += pt->len;
+	d->p->eng.parts_alive += pt->len;
 	return FERRY_OK;
 }
 
@@ -193,16 +191,106 @@ start_ranged(struct dl *d)
 
 	if ((e = dl_open_temp(d)) != FERRY_OK)
 		return e;
-	d->part_size = sync_range_size(d->size, d->p->o->part_size);
-	d->nparts = sync_part_count(d->size, d->part_size);
+	d->t.part_size = sync_range_size(d->t.listed.size, d->p->o->part_size);
+	d->t.nparts = sync_part_count(d->t.listed.size, d->t.part_size);
 	d->state = DL_PARTS;
 	return FERRY_OK;
 }
 
+/*
+ * A pull's answers to the content check (check.c).  The local file holds
+ * the object: noted, and skipped.  s: the HEAD's reply, for the stored
+ * mtime and Last-Modified to record, or NULL.
+ */
+static void
+dl_check_same(
+    struct transfer *t, const uint8_t xxh[16], const struct remote_resp *s)
+{
+	struct dl *d = dl_of(t);
+	struct pull *p = d->p;
+
+	if (s)
+		dl_take_meta(d, s);
+	dl_record_remote(
+	    d, t->listed.etag, t->listed.size, xxh, t->local.mtime_ns);
+	memset(&d->meta, 0, sizeof(d->meta));
+	p->counts.checked++;
+	p->counts.skipped++;
+	dl_finish(d);
+}
+
+static void
+dl_check_differs(struct transfer *t, const char *reason)
+{
+	struct dl *d = dl_of(t);
+	struct pull *p = d->p;
+
+	p->counts.checked++;
+	d->ranged =
+	    t->listed.size > 0 && t->listed.size >= p->o->multipart_threshold;
+	if (p->o->dry_run) {
+		transfer_check_dry_run(
+		    t, "download", reason, 0, &p->counts.downloaded);
+		dl_finish(d);
+		return;
+	}
+	transfer_planned(t, t->listed.size);
+	d->state = DL_READY;
+}
+
+/*
+ * Without a stored hash, size and time are all there is to compare; an
+ * object deleted since it was listed leaves nothing to fetch.
+ */
+static void
+dl_check_unhashed(struct transfer *t, ferry_err e, const struct remote_resp *s)
+{
+	struct dl *d = dl_of(t);
+	int64_t mtime;
+
+	if (e == FERRY_ENOTFOUND) {
+		d->p->counts.skipped++;
+		dl_finish(d);
+		return;
+	}
+	dl_take_meta(d, s);
+	mtime = dl_object_mtime_ns(d);
+	memset(&d->meta, 0, sizeof(d->meta));
+	if (mtime / NS_PER_S <= t->local.mtime_ns / NS_PER_S) {
+		d->p->counts.skipped++;
+		dl_finish(d);
+		return;
+	}
+	dl_check_differs(t, "newer than the local file");
+}
+
+static void advance_one(struct transfer *t);
+
+/* After a failure: ends d once no ranged GET of it is in flight. */
+static void
+settle(struct transfer *t)
+{
+	if (t->parts_inflight == 0)
+		dl_finish(dl_of(t));
+}
+
+static void
+free_one(struct transfer *t)
+{
+	dl_free(dl_of(t));
+}
+
+static const struct transfer_ops dl_ops = {.advance = advance_one,
+    .settle = settle,
+    .same = dl_check_same,
+    .differs = dl_check_differs,
+    .unhashed = dl_check_unhashed,
+    .free = free_one};
+
+/* A new download of key, appended to the active list. */
 static struct dl *
 dl_new(struct pull *p, const char *key, size_t keylen)
 {
-	size_t plen = strlen(p->loc.prefix);
 	struct dl *d;
 
 	if ((d = calloc(1, sizeof(*d))) == NULL)
@@ -210,18 +298,11 @@ dl_new(struct pull *p, const char *key, size_t keylen)
 	d->p = p;
 	d->fd = -1;
 	d->dirfd = -1;
-	d->key = malloc(keylen + 1);
-	d->fullkey = malloc(plen + keylen + 1);
-	if (d->key == NULL || d->fullkey == NULL) {
-		dl_free(d);
+	if (transfer_add(&p->eng, &d->t, &dl_ops, p->loc.prefix, key, keylen) !=
+	    FERRY_OK) {
+		free(d);
 		return NULL;
 	}
-	memcpy(d->key, key, keylen);
-	d->key[keylen] = '\0';
-	d->keylen = keylen;
-	memcpy(d->fullkey, p->loc.prefix, plen);
-	memcpy(d->fullkey + plen, key, keylen);
-	d->fullkey[plen + keylen] = '\0';
 	return d;
 }
 
@@ -229,47 +310,42 @@ ferry_err
 dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
     const struct remote_obj *obj, const struct manifest_local *local)
 {
-	struct dl *d, **pp;
+	struct dl *d;
 
 	if ((d = dl_new(p, key, keylen)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	d->size = obj->size;
-	snprintf(d->etag, sizeof(d->etag), "%s", obj->etag ? obj->etag : "");
-	d->last_modified = obj->last_modified;
+	d->t.listed.size = obj->size;
+	snprintf(d->t.listed.etag, sizeof(d->t.listed.etag), "%s",
+	    obj->etag ? obj->etag : "");
+	d->t.listed.last_modified = obj->last_modified;
 	if (local) {
-		d->local = *local;
+		d->t.local = *local;
 		d->exists = 1;
 	}
-	d->ranged = a == PLAN_RANGED_GET && d->size > 0;
+	d->ranged = a == PLAN_RANGED_GET && d->t.listed.size > 0;
 	d->state = DL_READY;
-	/* appended, so that older downloads get their ranges sent first */
-	pp = &p->active;
-	while (*pp)
-		pp = &(*pp)->next;
-	*pp = d;
-	p->nactive++;
 	/* listings are held to this bound; a plan's sizes are too */
-	if (d->size > SYNC_MAX_OBJECT) {
+	if (d->t.listed.size > SYNC_MAX_OBJECT) {
 		dl_fail(
 		    d, ferry_fail(FERRY_EPARSE,
 		           "listed as %" PRIu64 " bytes, more than the 5 TiB "
 		           "an object can have: not written",
-		           d->size));
+		           d->t.listed.size));
 		return FERRY_OK;
 	}
 	if (a == PLAN_CHECK) {
-		dl_check_start(d);
+		d->state = DL_HEAD_SENT;
+		transfer_check_start(&d->t, p->loc.bucket, p->rootfd, 0);
 		return FERRY_OK;
 	}
-	p->planned++;
-	p->planned_bytes += d->size;
+	transfer_planned(&d->t, d->t.listed.size);
 	return FERRY_OK;
 }
 
 static int
 has_room(const struct pull *p)
 {
-	return remote_inflight(p->r) < remote_window(p->r);
+	return transfer_engine_room(&p->eng) > 0;
 }
 
 /*
@@ -281,46 +357,23 @@ has_room(const struct pull *p)
 static int
 range_room(const struct pull *p, const struct dl *d)
 {
-	return sync_within(p->ranges_out, d->part_size, p->o->memory);
+	return transfer_engine_parts(&p->eng, 0, d->t.part_size);
 }
 
 static void
-advance_one(struct pull *p, struct dl *d)
+advance_one(struct transfer *t)
 {
+	struct dl *d = dl_of(t);
+	struct pull *p = d->p;
 	ferry_err e = FERRY_OK;
 
 	if (d->state == DL_READY && d->ranged)
 		e = start_ranged(d);
 	else if (d->state == DL_READY)
 		e = dl_start_get(d);
-	while (e == FERRY_OK && d->state == DL_PARTS && !d->failed &&
-	       d->next_part < d->nparts && has_room(p) && range_room(p, d))
+	while (e == FERRY_OK && d->state == DL_PARTS && !d->t.failed &&
+	       d->t.next_part < d->t.nparts && has_room(p) && range_room(p, d))
 		e = start_part(d);
 	if (e != FERRY_OK)
 		dl_fail(d, e);
-}
-
-void
-dl_advance(struct pull *p)
-{
-	struct dl *d;
-
-	for (d = p->active; d && has_room(p); d = d->next)
-		advance_one(p, d);
-}
-
-void
-dl_sweep(struct pull *p)
-{
-	struct dl **pp = &p->active, *d;
-
-	while ((d = *pp) != NULL) {
-		if (d->state != DL_DONE) {
-			pp = &d->next;
-			continue;
-		}
-		*pp = d->next;
-		p->nactive--;
-		dl_free(d);
-	}
 }

@@ -1,6 +1,6 @@
 /*
- * loop.c: the run loop of every engine: one thread, one curl multi loop,
- * requests kept in flight under the window and --jobs.
+ * loop.c: what the runs share around the transfer engine: the manifest's
+ * commits, the drain after a fatal error, the exit statuses.
  */
 #include "sync/loop.h"
 #include "sync/output.h"
@@ -21,63 +21,23 @@ sync_note_completion(struct manifest *m, struct sync_commits *c)
 	c->last_ns = now;
 }
 
-static int
-has_room(const struct sync_loop *l)
+void
+sync_side_name(
+    const struct remote_loc *loc, const struct remote *r, char *out, size_t n)
 {
-	return !*l->done && remote_inflight(l->r) < remote_window(l->r) &&
-	       *l->nactive < l->max_active;
-}
-
-static void
-progress(const struct sync_loop *l, int force)
-{
-	output_progress(
-	    l->out, l->counts, *l->planned, *l->planned_bytes, *l->done, force);
-}
-
-/* Plans keys while there is room, starting their transfers. */
-static ferry_err
-fill(const struct sync_loop *l)
-{
-	ferry_err e;
-
-	l->advance(l->engine);
-	l->sweep(l->engine);
-	while (has_room(l)) {
-		if ((e = l->step(l->engine)) != FERRY_OK)
-			return e;
-		l->advance(l->engine);
-	}
-	l->sweep(l->engine);
-	return FERRY_OK;
+	snprintf(out, n, "s3://%s/%s @ %s", loc->bucket, loc->prefix,
+	    remote_endpoint(r));
 }
 
 ferry_err
-sync_loop_run(const struct sync_loop *l)
+sync_manifest_open_local(const struct sync_opts *o,
+    const struct remote_loc *loc, const struct remote *r, const char *root,
+    int push, struct manifest **m)
 {
-	ferry_err e;
+	char side[4096];
 
-	while (!*l->done || *l->nactive > 0) {
-		if (ferry_interrupted)
-			return ferry_fail(FERRY_ECANCEL,
-			    "interrupted by signal %d", (int)ferry_interrupted);
-		if ((e = fill(l)) != FERRY_OK)
-			return e;
-		if (*l->done && *l->nactive == 0)
-			break;
-		if (*l->done && l->retry && l->retry(l->engine))
-			continue;
-		if (remote_inflight(l->r) == 0 && l->pending &&
-		    l->pending(l->engine))
-			e = remote_idle(l->r, 100);
-		else
-			e = remote_run(l->r, 100);
-		if (e != FERRY_OK)
-			return e;
-		progress(l, 0);
-	}
-	progress(l, 1);
-	return FERRY_OK;
+	sync_side_name(loc, r, side, sizeof(side));
+	return sync_manifest_open(o, push ? root : side, push ? side : root, m);
 }
 
 int64_t

@@ -1,41 +1,12 @@
 /*
- * loop.h: the loop that runs the engine of a push, a mirror or a pull:
- * plans keys while requests have room, lets the network run, and after a
- * fatal error lets what is in flight end.  Private to sync/.
+ * loop.h: what the runs share around the transfer engine (transfer.h):
+ * the manifest's commits, and after a fatal error letting what is in
+ * flight end.  Private to sync/.
  */
 #ifndef FERRY_LOOP_H
 #define FERRY_LOOP_H
 
 #include "sync/internal.h"
-
-struct output;
-struct sync_counts;
-
-/* An engine as the loop sees it; each function is passed engine. */
-struct sync_loop {
-	void *engine; /* a struct push or a struct pull */
-	struct remote *r;
-	const int *done;         /* nothing left to plan */
-	const unsigned *nactive; /* transfers not yet swept */
-	unsigned max_active;
-	ferry_err (*step)(void *engine); /* plans the next key */
-	void (*advance)(void *engine);   /* starts what the transfers can */
-	void (*sweep)(void *engine);     /* frees the transfers that ended */
-	/*
-	 * NULL, or called when nothing is left to plan: non-zero when it
-	 * started again transfers that were put off (all that were left).
-	 */
-	int (*retry)(void *engine);
-	/* for the progress line */
-	struct output *out;
-	const struct sync_counts *counts;
-	const uint64_t *planned, *planned_bytes;
-	/*
-	 * NULL, or non-zero while work runs off the loop's thread: the loop
-	 * then waits for its wakeup even with no request in flight.
-	 */
-	int (*pending)(void *engine);
-};
 
 /* When a run last committed its manifest. */
 struct sync_commits {
@@ -46,8 +17,21 @@ struct sync_commits {
 /* Commits m after every few hundred completions and every second. */
 void sync_note_completion(struct manifest *m, struct sync_commits *c);
 
-/* Runs the merge and the transfers until both are done. */
-ferry_err sync_loop_run(const struct sync_loop *l) FERRY_WUR;
+/*
+ * The name of a bucket side in a manifest's identity, into out (n bytes):
+ * "s3://BUCKET/PREFIX @ ENDPOINT".
+ */
+void sync_side_name(
+    const struct remote_loc *loc, const struct remote *r, char *out, size_t n);
+/*
+ * Opens the manifest of a run between the real local path root and the
+ * bucket side loc on r, the local side the source when push: *m as
+ * sync_manifest_open().
+ */
+ferry_err sync_manifest_open_local(const struct sync_opts *o,
+    const struct remote_loc *loc, const struct remote *r, const char *root,
+    int push, struct manifest **m) FERRY_WUR;
+
 /* How long a run that stops lets its requests in flight end. */
 #define SYNC_DRAIN_SECONDS 30
 /*

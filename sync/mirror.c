@@ -118,10 +118,8 @@ open_manifest(struct push *p)
 {
 	char src[4096], dst[4096];
 
-	snprintf(src, sizeof(src), "s3://%s/%s @ %s", p->sloc.bucket,
-	    p->sloc.prefix, remote_endpoint(p->sr));
-	snprintf(dst, sizeof(dst), "s3://%s/%s @ %s", p->loc.bucket,
-	    p->loc.prefix, remote_endpoint(p->r));
+	sync_side_name(&p->sloc, p->sr, src, sizeof(src));
+	sync_side_name(&p->loc, p->r, dst, sizeof(dst));
 	return sync_manifest_open(p->o, src, dst, &p->m);
 }
 

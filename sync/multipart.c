@@ -23,7 +23,7 @@ struct part {
 	uint8_t *buf;    /* the bytes, or NULL: read from x->fd as sent */
 	size_t len;
 	size_t cap; /* the buffer's size, for the pool */
-	int out;    /* counted in p->parts_out */
+	int out;    /* counted in p->eng.parts_out */
 	int early;  /* sent before its MD5 was known: no digest */
 	int again;  /* part 1 sent again, its early ETag not its MD5 */
 };
@@ -48,11 +48,12 @@ record_upload_id(struct xfer *x)
 		resume_record(x);
 		return;
 	}
-	if (manifest_remote_get(p->m, x->key, x->keylen, &rec) != FERRY_OK)
+	if (manifest_remote_get(p->m, x->t.key, x->t.keylen, &rec) != FERRY_OK)
 		memset(&rec, 0, sizeof(rec));
 	snprintf(rec.upload_id, sizeof(rec.upload_id), "%s", x->upload_id);
 	/* committed at once, so that a run killed now leaves a trace */
-	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK ||
+	if (manifest_remote_put(p->m, x->t.key, x->t.keylen, &rec) !=
+	        FERRY_OK ||
 	    manifest_commit(p->m) != FERRY_OK)
 		sync_manifest_warn();
 }
@@ -61,8 +62,8 @@ const struct remote_upload *
 xfer_upload(const struct xfer *x, struct remote_upload *u)
 {
 	u->bucket = x->p->loc.bucket;
-	u->key = x->fullkey;
-	u->keylen = strlen(x->fullkey);
+	u->key = x->t.fullkey;
+	u->keylen = strlen(x->t.fullkey);
 	u->upload_id = x->upload_id;
 	return u;
 }
@@ -93,14 +94,15 @@ start_create(struct xfer *x)
 	if (x->source == XS_FILE &&
 	    (e = xfer_open_local(x, &x->fd, &st)) != FERRY_OK)
 		return e;
-	if (x->source == XS_FILE && !stat_matches_scan(&st, &x->local))
+	if (x->source == XS_FILE && !stat_matches_scan(&st, &x->t.local))
 		return ferry_fail(
 		    FERRY_ECHANGED, "the file changed since it was scanned");
-	x->part_size = sync_part_size(x->local.size, p->o->part_size);
-	x->nparts = (uint32_t)sync_part_count(x->local.size, x->part_size);
-	if (x->nparts == 0)
-		x->nparts = 1;
-	if ((x->part_md5 = calloc(x->nparts, 16)) == NULL)
+	x->t.part_size = sync_part_size(x->t.local.size, p->o->part_size);
+	x->t.nparts =
+	    (uint32_t)sync_part_count(x->t.local.size, x->t.part_size);
+	if (x->t.nparts == 0)
+		x->t.nparts = 1;
+	if ((x->part_md5 = calloc(x->t.nparts, 16)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	if ((e = resume_try(x)) != FERRY_ENOTFOUND)
 		return e;
@@ -115,9 +117,9 @@ send_create(struct xfer *x)
 	struct remote_put o;
 	ferry_err e;
 
-	xfer_put_opts(x, x->local.hash, x->local.mtime_ns, &o);
-	if ((e = remote_create_upload(p->r, p->loc.bucket, x->fullkey,
-	         strlen(x->fullkey), &o, &q)) != FERRY_OK)
+	xfer_put_opts(x, x->t.local.hash, x->t.local.mtime_ns, &o);
+	if ((e = remote_create_upload(p->r, p->loc.bucket, x->t.fullkey,
+	         strlen(x->t.fullkey), &o, &q)) != FERRY_OK)
 		return e;
 	if ((e = remote_req_submit(q, on_create, x)) != FERRY_OK) {
 		remote_req_free(q);
@@ -134,14 +136,14 @@ on_abort(struct remote_req *q, void *arg)
 	struct manifest_remote rec;
 
 	if (remote_req_result(q, 0) != FERRY_OK)
-		log_warn("abort of the upload of %s: %s", x->fullkey,
+		log_warn("abort of the upload of %s: %s", x->t.fullkey,
 		    ferry_errmsg());
 	else if (x->source == XS_FILE)
 		resume_forget(x);
-	else if (manifest_remote_get(x->p->m, x->key, x->keylen, &rec) ==
+	else if (manifest_remote_get(x->p->m, x->t.key, x->t.keylen, &rec) ==
 	         FERRY_OK) {
 		rec.upload_id[0] = '\0';
-		if (manifest_remote_put(x->p->m, x->key, x->keylen, &rec))
+		if (manifest_remote_put(x->p->m, x->t.key, x->t.keylen, &rec))
 			sync_manifest_warn();
 	}
 	remote_req_free(q);
@@ -170,9 +172,9 @@ multipart_etag(const struct xfer *x, char *out, size_t outlen)
 	char hex[33];
 
 	EVP_Digest(
-	    x->part_md5, (size_t)x->nparts * 16, md5, NULL, EVP_md5(), NULL);
+	    x->part_md5, (size_t)x->t.nparts * 16, md5, NULL, EVP_md5(), NULL);
 	hex_encode(md5, 16, hex);
-	snprintf(out, outlen, "\"%s-%u\"", hex, x->nparts);
+	snprintf(out, outlen, "\"%s-%u\"", hex, x->t.nparts);
 }
 
 static void
@@ -192,18 +194,18 @@ on_complete(struct remote_req *q, void *arg)
 	multipart_etag(x, want, sizeof(want));
 	/* parts named by other ETags than their MD5s make another one */
 	if (etag && etag[0] && strcmp(etag, want) != 0 && !x->given_etag)
-		log_warn("%s: the server's ETag %s differs from %s", x->fullkey,
-		    etag, want);
-	xfer_record(x, x->local.size, etag && etag[0] ? etag : want,
-	    x->local.hash, x->local.mtime_ns, x->part_size);
+		log_warn("%s: the server's ETag %s differs from %s",
+		    x->t.fullkey, etag, want);
+	xfer_record(x, x->t.local.size, etag && etag[0] ? etag : want,
+	    x->t.local.hash, x->t.local.mtime_ns, x->t.part_size);
 	free(etag);
 	free(x->upload_id);
 	x->upload_id = NULL;
 	resume_forget(x);
 	if (x->parts_reused > 0)
 		log_info("%s: %u of %u parts were on the server already",
-		    x->fullkey, x->parts_reused, x->nparts);
-	xfer_uploaded(x, x->local.size);
+		    x->t.fullkey, x->parts_reused, x->t.nparts);
+	xfer_uploaded(x, x->t.local.size);
 	xfer_finish(x);
 }
 
@@ -219,25 +221,25 @@ start_complete(struct xfer *x)
 	ferry_err e;
 
 	if (x->source == XS_FILE &&
-	    (fstat(x->fd, &st) != 0 || !stat_matches_scan(&st, &x->local))) {
+	    (fstat(x->fd, &st) != 0 || !stat_matches_scan(&st, &x->t.local))) {
 		e = ferry_fail(
 		    FERRY_ECHANGED, "the file changed while it was uploaded");
 		goto out;
 	}
-	etags = calloc(x->nparts, sizeof(*etags));
-	ptrs = calloc(x->nparts, sizeof(*ptrs));
+	etags = calloc(x->t.nparts, sizeof(*etags));
+	ptrs = calloc(x->t.nparts, sizeof(*ptrs));
 	if (etags == NULL || ptrs == NULL) {
 		e = ferry_fail(FERRY_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < x->nparts; i++) {
+	for (i = 0; i < x->t.nparts; i++) {
 		md5_etag(x->part_md5[i], etags[i], sizeof(etags[i]));
 		ptrs[i] = x->given_etag && x->given_etag[i][0]
 		              ? x->given_etag[i]
 		              : etags[i];
 	}
-	if ((e = remote_complete_upload(
-	         x->p->r, xfer_upload(x, &u), ptrs, x->nparts, &q)) != FERRY_OK)
+	if ((e = remote_complete_upload(x->p->r, xfer_upload(x, &u), ptrs,
+	         x->t.nparts, &q)) != FERRY_OK)
 		goto out;
 	free(x->buf);
 	x->buf = NULL;
@@ -283,9 +285,9 @@ early_check(struct xfer *x)
 	md5_etag(x->part_md5[0], want, sizeof(want));
 	log_info("%s: the server's ETag %s for part 1 is not the MD5 of its "
 	         "bytes, %s; sending it again with its MD5",
-	    x->fullkey, x->early_etag[0] ? x->early_etag : "(none)", want);
+	    x->t.fullkey, x->early_etag[0] ? x->early_etag : "(none)", want);
 	/* the early part's place in flight goes to the part sent again */
-	x->parts_inflight--;
+	x->t.parts_inflight--;
 	x->early = EARLY_AGAIN;
 	if ((e = part_go(x, 1, 1)) != FERRY_OK) {
 		x->early = 0;
@@ -326,8 +328,8 @@ keep_part_etag(struct xfer *x, uint32_t number, const char *etag)
 		return ferry_fail(FERRY_EHTTP,
 		    "the server's ETag %s for part %u is too long", etag,
 		    number);
-	if (x->given_etag == NULL &&
-	    (x->given_etag = calloc(x->nparts, sizeof(*x->given_etag))) == NULL)
+	if (x->given_etag == NULL && (x->given_etag = calloc(x->t.nparts,
+	                                  sizeof(*x->given_etag))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	snprintf(
 	    x->given_etag[number - 1], sizeof(x->given_etag[0]), "%s", etag);
@@ -358,7 +360,7 @@ on_part(struct remote_req *q, void *arg)
 		part_finished(x, e);
 		return;
 	}
-	if (e != FERRY_OK || x->failed) {
+	if (e != FERRY_OK || x->t.failed) {
 		x->early = 0;
 		part_finished(x, e);
 		return;
@@ -371,17 +373,7 @@ on_part(struct remote_req *q, void *arg)
 void
 part_finished(struct xfer *x, ferry_err e)
 {
-	x->parts_inflight--;
-	if (e != FERRY_OK) {
-		xfer_fail(x, e);
-		return;
-	}
-	if (x->failed) {
-		if (x->parts_inflight == 0)
-			xfer_fail(x, x->err);
-		return;
-	}
-	if (++x->parts_done == x->nparts)
+	if (transfer_part_ended(&x->t, e))
 		start_complete(x);
 }
 
@@ -437,7 +429,8 @@ read_batch(struct workq_job *j)
 			data[i] = bufs + (size_t)i * PIECE;
 			e = xfer_pread_full(x->fd, bufs + (size_t)i * PIECE,
 			    take[i],
-			    (uint64_t)(b->first + i) * x->part_size + done[i]);
+			    (uint64_t)(b->first + i) * x->t.part_size +
+			        done[i]);
 			/* the last piece's tail goes to md5mb_final() */
 			whole[i] = done[i] + take[i] == len[i]
 			               ? take[i] / 64 * 64
@@ -476,7 +469,7 @@ part_sent(void *arg)
 	struct part *pt = arg;
 
 	if (pt->out) {
-		pt->x->p->parts_out -= pt->len;
+		pt->x->p->eng.parts_out -= pt->len;
 		pt->x->p->parts_sending--;
 		pt->out = 0;
 	}
@@ -487,11 +480,11 @@ static void
 part_release(struct part *pt)
 {
 	if (pt->buf) {
-		pt->x->p->mem_used -= pt->len;
+		pt->x->p->eng.mem_used -= pt->len;
 		xfer_buf_put(pt->x->p, pt->buf, pt->cap);
 	} else {
 		part_sent(pt);
-		pt->x->p->parts_alive -= pt->len;
+		pt->x->p->eng.parts_alive -= pt->len;
 	}
 	free(pt);
 }
@@ -507,23 +500,23 @@ batch_hashed(struct workq_job *j)
 
 	e = xfer_read_done(x->p, &b->r); /* frees b */
 	x->hashing = 0;
-	if (e == FERRY_OK && !x->failed && !x->p->stopping)
+	if (e == FERRY_OK && !x->t.failed && !x->p->eng.stopping)
 		x->hashed += n;
 	/* counted in flight while hashed, so that a failure waits for it */
-	x->parts_inflight--;
+	x->t.parts_inflight--;
 	/* an answered early part waits for no MD5 that will not come */
 	if (x->early == EARLY_ANSWERED && x->hashed == 0) {
 		x->early = 0;
-		x->parts_inflight--;
+		x->t.parts_inflight--;
 	}
-	if (x->p->stopping)
+	if (x->p->eng.stopping)
 		return;
 	if (e != FERRY_OK) {
 		xfer_fail(x, e);
 		return;
 	}
-	if (x->failed && x->parts_inflight == 0) {
-		xfer_fail(x, x->err);
+	if (x->t.failed && x->t.parts_inflight == 0) {
+		xfer_fail(x, x->t.err);
 		return;
 	}
 	if (x->early == EARLY_ANSWERED)
@@ -554,24 +547,26 @@ early_upload(const struct xfer *x)
 static unsigned
 batch_len(const struct xfer *x)
 {
-	if (x->hashed == 0 && x->p->parts_out == 0 && !early_upload(x))
+	if (x->hashed == 0 && x->p->eng.parts_out == 0 && !early_upload(x))
 		return 1;
-	return x->nparts - x->hashed < MD5MB_LANES ? x->nparts - x->hashed
-	                                           : MD5MB_LANES;
+	return x->t.nparts - x->hashed < MD5MB_LANES ? x->t.nparts - x->hashed
+	                                             : MD5MB_LANES;
 }
 
 /* The parts hashed and not sent yet, or being hashed, of all the files. */
 static unsigned
 parts_ahead(const struct push *p)
 {
+	const struct transfer *t;
 	const struct xfer *x;
 	unsigned n = 0;
 
-	for (x = p->active; x; x = x->next) {
-		if (x->source != XS_FILE || x->failed || !x->part_md5)
+	for (t = p->eng.active; t; t = t->next) {
+		x = (const struct xfer *)t;
+		if (x->source != XS_FILE || x->t.failed || !x->part_md5)
 			continue;
 		/* an early part is sent before it is hashed */
-		n += x->hashed + x->hashing - x->next_part;
+		n += x->hashed + x->hashing - x->t.next_part;
 	}
 	return n;
 }
@@ -585,8 +580,8 @@ hash_ahead(struct xfer *x)
 
 	/* one batch ahead of the sends, of all the files together: the next
 	 * is hashed once fewer than a batch's parts wait */
-	if (x->source != XS_FILE || x->state != XF_MP_PARTS || x->failed ||
-	    x->hashing || x->hashed == x->nparts ||
+	if (x->source != XS_FILE || x->state != XF_MP_PARTS || x->t.failed ||
+	    x->hashing || x->hashed == x->t.nparts ||
 	    parts_ahead(x->p) >= MD5MB_LANES)
 		return;
 	if ((b = calloc(1, sizeof(*b))) == NULL) {
@@ -599,7 +594,7 @@ hash_ahead(struct xfer *x)
 	for (i = 0; i < b->n; i++)
 		total += part_len(x, b->first + i + 1);
 	x->hashing = b->n;
-	x->parts_inflight++;
+	x->t.parts_inflight++;
 	b->r.job.run = read_batch;
 	b->r.job.done = batch_hashed;
 	/* a hash holds no request of the window: nreads 0 */
@@ -609,10 +604,10 @@ hash_ahead(struct xfer *x)
 uint64_t
 part_len(const struct xfer *x, uint32_t number)
 {
-	uint64_t off = (uint64_t)(number - 1) * x->part_size;
+	uint64_t off = (uint64_t)(number - 1) * x->t.part_size;
 
-	return x->local.size - off < x->part_size ? x->local.size - off
-	                                          : x->part_size;
+	return x->t.local.size - off < x->t.part_size ? x->t.local.size - off
+	                                              : x->t.part_size;
 }
 
 /*
@@ -624,11 +619,14 @@ part_len(const struct xfer *x, uint32_t number)
 static int
 early_unsettled(const struct push *p)
 {
+	const struct transfer *t;
 	const struct xfer *x;
 
-	for (x = p->active; x; x = x->next)
+	for (t = p->eng.active; t; t = t->next) {
+		x = (const struct xfer *)t;
 		if (x->early == EARLY_ANSWERED || x->early == EARLY_AGAIN)
 			return 1;
+	}
 	return 0;
 }
 
@@ -643,7 +641,7 @@ early_unsettled(const struct push *p)
 static int
 early_allowed(const struct xfer *x)
 {
-	return x->next_part == 0 && x->hashed == 0 && x->hashing > 0 &&
+	return x->t.next_part == 0 && x->hashed == 0 && x->hashing > 0 &&
 	       early_upload(x) && !early_unsettled(x->p);
 }
 
@@ -651,9 +649,9 @@ unsigned
 parts_ready(const struct xfer *x)
 {
 	/* next_part passes hashed by one while part 1 goes early */
-	if (x->next_part >= x->hashed)
+	if (x->t.next_part >= x->hashed)
 		return (unsigned)early_allowed(x);
-	return x->hashed - x->next_part;
+	return x->hashed - x->t.next_part;
 }
 
 /*
@@ -673,11 +671,11 @@ part_go(struct xfer *x, uint32_t number, int again)
 	pt->len = (size_t)part_len(x, pt->number);
 	pt->early = number > x->hashed;
 	pt->again = again;
-	x->p->parts_out += pt->len;
-	x->p->parts_alive += pt->len;
+	x->p->eng.parts_out += pt->len;
+	x->p->eng.parts_alive += pt->len;
 	x->p->parts_sending++;
 	pt->out = 1;
-	x->parts_inflight++;
+	x->t.parts_inflight++;
 	if (pt->early)
 		x->early = EARLY_SENT;
 	if (resume_part_there(x, pt->number)) {
@@ -700,9 +698,9 @@ start_part(struct xfer *x, unsigned n)
 		return start_part_copy(x);
 	if (x->source == XS_STREAM)
 		return start_part_stream(x);
-	while (n-- > 0 && x->state == XF_MP_PARTS && !x->failed &&
+	while (n-- > 0 && x->state == XF_MP_PARTS && !x->t.failed &&
 	       parts_ready(x) > 0)
-		if ((e = part_go(x, ++x->next_part, 0)) != FERRY_OK)
+		if ((e = part_go(x, ++x->t.next_part, 0)) != FERRY_OK)
 			return e;
 	return FERRY_OK;
 }
@@ -723,10 +721,10 @@ send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 	pt->len = len;
 	pt->cap = len ? len : 1;
 	EVP_Digest(buf, len, x->part_md5[number - 1], NULL, EVP_md5(), NULL);
-	x->p->mem_used += len;
-	x->parts_inflight++;
+	x->p->eng.mem_used += len;
+	x->t.parts_inflight++;
 	if ((e = submit_part(pt)) != FERRY_OK) {
-		x->parts_inflight--;
+		x->t.parts_inflight--;
 		part_release(pt);
 	}
 	return e;
@@ -750,7 +748,7 @@ submit_part(struct part *pt)
 		    q, pt->buf, pt->len, x->part_md5[pt->number - 1]);
 	else {
 		remote_req_body_file(q, x->fd,
-		    (uint64_t)(pt->number - 1) * x->part_size, pt->len,
+		    (uint64_t)(pt->number - 1) * x->t.part_size, pt->len,
 		    pt->early ? NULL : x->part_md5[pt->number - 1]);
 		remote_req_on_body_end(q, part_sent, pt);
 	}

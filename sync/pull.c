@@ -16,12 +16,6 @@
 
 #include "sync/pull.h"
 
-void
-pull_note_completion(struct pull *p)
-{
-	sync_note_completion(p->m, &p->commits);
-}
-
 /* What the next scan will see, so that it does not read the file again. */
 void
 pull_record_local(
@@ -245,7 +239,7 @@ make_folder(struct pull *p)
 	e = pull_open_dir(
 	    p, p->mg.remote.obj.key, p->mg.remote.obj.keylen - 1, 1, &fd);
 	if (e != FERRY_OK) {
-		p->dl_failed++;
+		p->eng.failed++;
 		refuse_listed(p, e);
 		return;
 	}
@@ -393,38 +387,14 @@ step(void *arg)
 	return p->merge_step(p);
 }
 
-static void
-advance(void *p)
-{
-	dl_advance(p);
-}
-
-static void
-sweep(void *p)
-{
-	dl_sweep(p);
-}
-
 /* Runs the merge and the downloads until both are done. */
 static ferry_err
 run_loop(struct pull *p)
 {
-	struct sync_loop l = {p, p->r, &p->mg.done, &p->nactive, 2 * p->o->jobs,
-	    step, advance, sweep, NULL, &p->out, &p->counts, &p->planned,
-	    &p->planned_bytes, NULL};
-
-	return sync_loop_run(&l);
-}
-
-/*
- * After a fatal error or a signal: lets the requests in flight end (for a
- * while), so that their temporary files are removed with their downloads.
- */
-static void
-drain(struct pull *p)
-{
-	sync_loop_drain(p->r, sync_loop_drain_until(p->r));
-	dl_sweep(p);
+	p->eng.planned_all = &p->mg.done;
+	p->eng.planner = p;
+	p->eng.plan_next = step;
+	return transfer_engine_run(&p->eng);
 }
 
 /* Removes one local file, if it is still the one the scan saw. */
@@ -477,7 +447,7 @@ guard(struct pull *p)
 {
 	if (p->scan_errors)
 		return "some local files could not be read";
-	if (p->dl_failed)
+	if (p->eng.failed)
 		return "some downloads failed";
 	if (p->o->force)
 		return NULL;
@@ -552,17 +522,6 @@ make_root(const char *path)
 	return FERRY_OK;
 }
 
-/* The manifest identity of the pair: the URL and the real local path. */
-static ferry_err
-open_manifest(struct pull *p, const char *root)
-{
-	char src[4096];
-
-	snprintf(src, sizeof(src), "s3://%s/%s @ %s", p->loc.bucket,
-	    p->loc.prefix, remote_endpoint(p->r));
-	return sync_manifest_open(p->o, src, root, &p->m);
-}
-
 static ferry_err
 open_sides(struct pull *p, char *root)
 {
@@ -587,7 +546,7 @@ open_sides(struct pull *p, char *root)
 	if (p->rootfd < 0)
 		return ferry_fail(FERRY_EUSAGE, "destination folder '%s': %s",
 		    p->o->dst, strerror(errno));
-	return open_manifest(p, root);
+	return sync_manifest_open_local(p->o, &p->loc, p->r, root, 0, &p->m);
 }
 
 /* Scans the tree into the manifest, then starts the merge. */
@@ -613,12 +572,7 @@ start_merge(struct pull *p)
 static void
 pull_close(struct pull *p)
 {
-	dl_sweep(p);
-	while (p->active) {
-		struct dl *d = p->active;
-		p->active = d->next;
-		dl_free(d);
-	}
+	transfer_engine_clear(&p->eng);
 	pull_dir_put(p->dir);
 	p->dir = NULL;
 	merge_close(&p->mg);
@@ -662,8 +616,11 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	output_init(&p->out, o);
 	/* NULL is fine: each download then has EVP_md5() fetch it */
 	p->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
-	p->commits.last_ns = now_mono_ns();
-	if ((e = open_sides(p, root)) != FERRY_OK) {
+	transfer_engine_init(&p->eng, &p->out, &p->counts, o);
+	e = open_sides(p, root);
+	p->eng.r = p->r;
+	p->eng.m = p->m;
+	if (e != FERRY_OK) {
 		status = sync_exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||
 	           (e = run_loop(p)) != FERRY_OK) {
@@ -676,7 +633,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	if (e != FERRY_OK) {
 		output_error(&p->out, NULL, 0, e, ferry_errmsg());
 		if (p->r)
-			drain(p);
+			transfer_engine_drain(&p->eng);
 	}
 	status = sync_damage_status(&p->out, p->m, e, status);
 	if (p->m && manifest_commit(p->m) != FERRY_OK)

@@ -14,16 +14,24 @@
 #include "sync/loop.h"
 #include "sync/merge.h"
 #include "sync/output.h"
+#include "sync/transfer.h"
 
 enum dl_state {
 	DL_HEAD_SENT, /* HEAD for the stored content hash in flight */
 	DL_READY,     /* to start when a request slot is free */
 	DL_GET_SENT,  /* one GET streaming into the temporary file */
-	DL_PARTS,     /* ranged GETs to send or in flight */
-	DL_DONE
+	DL_PARTS      /* ranged GETs to send or in flight */
 };
 
 struct pull;
+struct dl;
+
+/* The dl whose engine part is t (its first member). */
+static inline struct dl *
+dl_of(struct transfer *t)
+{
+	return (struct dl *)t;
+}
 
 /*
  * How a download that did not replace a file gets its name: written to an
@@ -73,18 +81,11 @@ struct dl_pending {
 
 /* One object on its way down: a single GET, ranged GETs, or a check. */
 struct dl {
+	struct transfer t; /* t.key: the path under the root; t.listed: the
+	                      object */
 	struct pull *p;
-	struct dl *next;
 	enum dl_state state;
 	int ranged;
-	char *key; /* relative to the prefix: the path under the root */
-	size_t keylen;
-	char *fullkey;
-	/* the listed object */
-	uint64_t size;
-	char etag[MANIFEST_ETAG_MAX];
-	int64_t last_modified;
-	struct manifest_local local; /* as scanned, for checks */
 	/* the temporary file, in the target's folder */
 	struct pull_dir *dir;
 	int dirfd; /* dir->fd, or -1 */
@@ -97,18 +98,12 @@ struct dl {
 	struct dl_pending pend; /* single GET */
 	struct remote_req *get; /* single GET: the one in flight */
 	int md5_on;             /* its response has no XXH3-128 of ferry's */
-	int md5_differs; /* the check found the file's MD5 not the ETag */
 	EVP_MD_CTX *md5; /* single GET: digests of the bytes as written */
 	XXH3_state_t *xxh;
 	struct dl_meta meta;
 	/* ranged GETs */
-	uint64_t part_size;
-	uint32_t nparts, next_part, parts_done, parts_inflight;
 	ferry_err sink_err; /* why a sink stopped a transfer */
 	char sinkmsg[256];
-	int failed;
-	ferry_err err;
-	char errmsg[512];
 };
 
 struct pull {
@@ -130,14 +125,9 @@ struct pull {
 	size_t prevlen;
 	size_t files[MANIFEST_KEY_MAX];
 	size_t nfiles;
-	/* transfers */
+	/* transfers; eng.failed: the downloads and checks that failed */
+	struct transfer_engine eng;
 	struct pull_dir *dir; /* the folder of the last download started */
-	struct dl *active;
-	unsigned nactive;
-	uint64_t ranges_out; /* bytes of ranges in flight: within --memory */
-	struct sync_commits commits;
-	uint64_t dl_failed;              /* downloads and checks that failed */
-	uint64_t planned, planned_bytes; /* for the progress line */
 	/* deletes, kept in a temporary file until the end */
 	FILE *deletes;
 	uint64_t ndeletes;
@@ -155,10 +145,6 @@ struct pull {
 ferry_err dl_begin(struct pull *p, enum plan_action a, const char *key,
     size_t keylen, const struct remote_obj *obj,
     const struct manifest_local *local) FERRY_WUR;
-/* Starts what the active downloads can start now. */
-void dl_advance(struct pull *p);
-/* Frees the finished downloads. */
-void dl_sweep(struct pull *p);
 /* Frees d, removing its temporary file if it is still there. */
 void dl_free(struct dl *d);
 /* Ends d: removes its temporary file if still there, notes the completion. */
@@ -178,10 +164,6 @@ void dl_record_remote(struct dl *d, const char *etag, uint64_t size,
 /* Where key's file goes: *dirlen bytes of folder, then the name. */
 const char *dl_key_name(const char *key, size_t keylen, size_t *dirlen);
 
-/* getcheck.c */
-/* Starts the check of d (PLAN_CHECK) against the local file it lists. */
-void dl_check_start(struct dl *d);
-
 /* pull.c */
 /*
  * Opens the folder key[0..dirlen) under the root one component at a
@@ -200,8 +182,6 @@ ferry_err pull_dir_get(struct pull *p, const char *key, size_t dirlen,
     struct pull_dir **out) FERRY_WUR;
 /* Drops a reference from pull_dir_get(); the last one closes it. */
 void pull_dir_put(struct pull_dir *dir);
-/* Commits the manifest every few hundred completions and every second. */
-void pull_note_completion(struct pull *p);
 /*
  * Why key cannot name a path inside the target folder (prefixed: it is
  * relative to a prefix), or NULL.

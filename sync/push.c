@@ -90,17 +90,6 @@ merge_step(struct push *p)
 	return FERRY_OK;
 }
 
-/* The manifest identity of the pair: the real local path and the URL. */
-static ferry_err
-open_manifest(struct push *p, const char *root)
-{
-	char dst[4096];
-
-	snprintf(dst, sizeof(dst), "s3://%s/%s @ %s", p->loc.bucket,
-	    p->loc.prefix, remote_endpoint(p->r));
-	return sync_manifest_open(p->o, root, dst, &p->m);
-}
-
 ferry_err
 push_open(struct push *p)
 {
@@ -123,7 +112,7 @@ push_open(struct push *p)
 	if ((p->root = strdup(root)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	p->merge_step = merge_step;
-	return open_manifest(p, root);
+	return sync_manifest_open_local(p->o, &p->loc, p->r, root, 1, &p->m);
 }
 
 /* Scans the tree into the manifest, then starts the merge. */

@@ -11,6 +11,7 @@
 #include "sync/merge.h"
 #include "sync/output.h"
 #include "sync/streams.h"
+#include "sync/transfer.h"
 
 /* Where the bytes of a transfer come from. */
 enum xfer_source {
@@ -44,28 +45,14 @@ struct push {
 	enum xfer_source source;
 	/* plans the next key: the push's or the mirror's merge */
 	ferry_err (*merge_step)(struct push *p);
-	/* transfers */
-	uint64_t planned, planned_bytes; /* for the progress line */
-	struct xfer *active;
-	unsigned nactive;
-	uint64_t mem_used;
-	/* bytes of file parts, read as they are sent: being sent (within
-	 * --memory, for the server's sake), and in flight, their replies
-	 * awaited too (within twice that) */
-	uint64_t parts_out, parts_alive;
+	struct transfer_engine eng; /* the transfers */
 	/* the parts of files being sent, and how many may be (streams.h) */
 	unsigned parts_sending;
 	struct streams streams;
 	/* the server's part ETags proved not to be MD5s: no part goes out
 	 * before its MD5 is known */
 	int etag_not_md5;
-	/* reads of files off the loop's thread; reads counts them, for
-	 * the window; stopping: what they read is not sent any more */
-	struct workq *wq;
-	unsigned reads;
-	unsigned jobs; /* on the workers, reads or hashes */
-	int stopping;
-	/* idle part buffers, kept for the next parts: mem_used + pool_bytes
+	/* idle part buffers, kept for the next parts: eng.mem_used + pool_bytes
 	 * stays within --memory */
 	struct pool_buf {
 		uint8_t *buf;
@@ -73,7 +60,6 @@ struct push {
 	} pool[XFER_POOL_MAX];
 	unsigned npool;
 	uint64_t pool_bytes;
-	struct sync_commits commits;
 	/* deletes, kept in a temporary file until the end */
 	FILE *deletes;
 	uint64_t ndeletes;
@@ -105,8 +91,5 @@ ferry_err mirror_open(struct push *p) FERRY_WUR;
 /* delete.c */
 /* Runs the deletes gathered during the merge, if they are allowed. */
 void push_deletes(struct push *p);
-
-/* Commits the manifest every few hundred completions and every second. */
-void push_note_completion(struct push *p);
 
 #endif

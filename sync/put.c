@@ -34,7 +34,7 @@ on_put(struct remote_req *q, void *arg)
 	char want[MANIFEST_ETAG_MAX];
 	ferry_err e;
 
-	x->p->mem_used -= held(x);
+	x->p->eng.mem_used -= held(x);
 	e = remote_req_result(q, 0);
 	md5_etag(x->md5, want, sizeof(want));
 	/* the server took the MD5 digest; an encrypted object's ETag is
@@ -118,9 +118,9 @@ put_read(struct workq_job *j)
 	struct xfer *x = r->arg;
 	ferry_err e = xfer_read_done(x->p, r);
 
-	x->p->mem_used -= x->buf ? x->local.size : 0;
-	if (x->p->stopping) {
-		x->state = XF_DONE;
+	x->p->eng.mem_used -= x->buf ? x->t.local.size : 0;
+	if (x->p->eng.stopping) {
+		x->t.done = 1;
 		return;
 	}
 	x->state = XF_PUT_READY;
@@ -140,8 +140,8 @@ send_put(struct xfer *x)
 
 	xfer_put_opts(x, x->hash, x->sent_mtime_ns, &o);
 	apply_put_cond(x, &o);
-	if ((e = remote_put_object(p->r, p->loc.bucket, x->fullkey,
-	         strlen(x->fullkey), &o, &q)) != FERRY_OK)
+	if ((e = remote_put_object(p->r, p->loc.bucket, x->t.fullkey,
+	         strlen(x->t.fullkey), &o, &q)) != FERRY_OK)
 		return e;
 	if (x->buf == NULL && x->fd >= 0)
 		remote_req_body_file(q, x->fd, 0, x->buflen, x->md5);
@@ -151,7 +151,7 @@ send_put(struct xfer *x)
 		remote_req_free(q);
 		return e;
 	}
-	p->mem_used += held(x);
+	p->eng.mem_used += held(x);
 	x->state = XF_PUT_SENT;
 	return FERRY_OK;
 }
@@ -159,7 +159,7 @@ send_put(struct xfer *x)
 int
 put_streams(const struct xfer *x)
 {
-	return x->source == XS_FILE && x->local.size >= PUT_STREAM_MIN;
+	return x->source == XS_FILE && x->t.local.size >= PUT_STREAM_MIN;
 }
 
 ferry_err
@@ -170,13 +170,13 @@ start_put(struct xfer *x)
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	/* as scanned: a file grown since is caught while it is read */
-	x->buflen = (size_t)x->local.size;
+	x->buflen = (size_t)x->t.local.size;
 	if (!put_streams(x) &&
 	    (x->buf = malloc(x->buflen ? x->buflen : 1)) == NULL) {
 		free(r);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	x->p->mem_used += held(x);
+	x->p->eng.mem_used += held(x);
 	x->state = XF_PUT_READING;
 	r->arg = x;
 	r->job.run = read_whole;

@@ -49,7 +49,7 @@ resume_forget(struct xfer *x)
 {
 	if (x->source != XS_FILE)
 		return;
-	if (manifest_upload_del(x->p->m, x->key, x->keylen) != FERRY_OK)
+	if (manifest_upload_del(x->p->m, x->t.key, x->t.keylen) != FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -62,10 +62,10 @@ resume_record(struct xfer *x)
 
 	memset(&u, 0, sizeof(u));
 	snprintf(u.upload_id, sizeof(u.upload_id), "%s", x->upload_id);
-	u.part_size = x->part_size;
-	u.file = x->local;
+	u.part_size = x->t.part_size;
+	u.file = x->t.local;
 	/* so that a run killed from now on leaves the upload to the next */
-	if (manifest_upload_put(p->m, x->key, x->keylen, &u) != FERRY_OK ||
+	if (manifest_upload_put(p->m, x->t.key, x->t.keylen, &u) != FERRY_OK ||
 	    manifest_commit(p->m) != FERRY_OK)
 		sync_manifest_warn();
 }
@@ -74,13 +74,13 @@ resume_record(struct xfer *x)
 static const char *
 unfit(const struct xfer *x, const struct manifest_upload *u)
 {
-	const struct manifest_local *a = &u->file, *b = &x->local;
+	const struct manifest_local *a = &u->file, *b = &x->t.local;
 
 	if (a->size != b->size || a->mtime_ns != b->mtime_ns ||
 	    a->ctime_ns != b->ctime_ns || a->ino != b->ino ||
 	    a->dev != b->dev || memcmp(a->hash, b->hash, 16) != 0)
 		return "the file changed since";
-	if (u->part_size != x->part_size)
+	if (u->part_size != x->t.part_size)
 		return "it has another part size";
 	return NULL;
 }
@@ -89,7 +89,7 @@ int
 resume_note_part(
     struct xfer *x, uint32_t number, uint64_t size, const char *etag)
 {
-	if (x->part_etag == NULL || number == 0 || number > x->nparts ||
+	if (x->part_etag == NULL || number == 0 || number > x->t.nparts ||
 	    size != part_len(x, number) || !etag_is_md5(etag))
 		return 0;
 	memcpy(x->part_etag[number - 1], etag, sizeof(x->part_etag[0]) - 1);
@@ -107,7 +107,7 @@ resume_part_there(struct xfer *x, uint32_t number)
 	md5_etag(x->part_md5[number - 1], etag, sizeof(etag));
 	if (strcmp(etag, x->part_etag[number - 1]) != 0) {
 		log_info("%s: part %u on the server differs; sending it again",
-		    x->fullkey, number);
+		    x->t.fullkey, number);
 		return 0;
 	}
 	x->parts_reused++;
@@ -122,7 +122,7 @@ on_old_aborted(struct remote_req *q, void *arg)
 	ferry_err e;
 
 	if (remote_req_result(q, 0) != FERRY_OK && s->status != 404)
-		log_warn("abort of the earlier upload of %s: %s", x->fullkey,
+		log_warn("abort of the earlier upload of %s: %s", x->t.fullkey,
 		    ferry_errmsg());
 	remote_req_free(q);
 	resume_forget(x);
@@ -165,8 +165,8 @@ list_parts(struct xfer *x, uint32_t marker)
 	struct push *p = x->p;
 	struct remote_req *q;
 
-	q = remote_list_parts_req(p->r, p->loc.bucket, x->fullkey,
-	    strlen(x->fullkey), x->upload_id, marker);
+	q = remote_list_parts_req(p->r, p->loc.bucket, x->t.fullkey,
+	    strlen(x->t.fullkey), x->upload_id, marker);
 	if (q == NULL || remote_req_submit(q, on_parts, x) != FERRY_OK) {
 		remote_req_free(q);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
@@ -188,7 +188,7 @@ parts_listed(const struct xfer *x)
 {
 	uint32_t i, n = 0;
 
-	for (i = 0; i < x->nparts; i++)
+	for (i = 0; i < x->t.nparts; i++)
 		n += x->part_etag[i][0] != '\0';
 	return n;
 }
@@ -211,12 +211,12 @@ on_parts(struct remote_req *q, void *arg)
 		e = list_parts(x, next);
 	} else if (e == FERRY_OK) {
 		log_info("%s: resuming an earlier upload, %u of %u parts there",
-		    x->fullkey, parts_listed(x), x->nparts);
+		    x->t.fullkey, parts_listed(x), x->t.nparts);
 		x->state = XF_MP_PARTS;
 	} else if (status == 404) {
 		/* NoSuchUpload: completed or aborted meanwhile */
 		log_info("%s: the earlier upload is gone; starting again",
-		    x->fullkey);
+		    x->t.fullkey);
 		free(x->upload_id);
 		free(x->part_etag);
 		x->upload_id = NULL;
@@ -226,7 +226,7 @@ on_parts(struct remote_req *q, void *arg)
 	} else {
 		log_info("%s: cannot resume the earlier upload: %s; starting "
 		         "again",
-		    x->fullkey, ferry_errmsg());
+		    x->t.fullkey, ferry_errmsg());
 		e = restart(x);
 	}
 	if (e != FERRY_OK)
@@ -242,7 +242,7 @@ resume_try(struct xfer *x)
 
 	if (x->source != XS_FILE)
 		return FERRY_ENOTFOUND;
-	e = manifest_upload_get(x->p->m, x->key, x->keylen, &u);
+	e = manifest_upload_get(x->p->m, x->t.key, x->t.keylen, &u);
 	if (e == FERRY_ENOTFOUND)
 		return e;
 	if (e != FERRY_OK) {
@@ -255,10 +255,10 @@ resume_try(struct xfer *x)
 	if ((why = unfit(x, &u)) != NULL) {
 		log_info("%s: the earlier upload cannot go on: %s; starting "
 		         "again",
-		    x->fullkey, why);
+		    x->t.fullkey, why);
 		return restart(x);
 	}
-	if ((x->part_etag = calloc(x->nparts, sizeof(*x->part_etag))) == NULL)
+	if ((x->part_etag = calloc(x->t.nparts, sizeof(*x->part_etag))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	return list_parts(x, 0);
 }

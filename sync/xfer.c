@@ -1,6 +1,7 @@
 /*
- * xfer.c: what every transfer of a push or mirror shares: its life in the
- * active list, its failure, the record it leaves in the manifest.
+ * xfer.c: what every transfer of a push or mirror shares: its operations
+ * for the engine (transfer.h), its failure put off or settled, the record
+ * it leaves in the manifest.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,8 +27,7 @@ xfer_free(struct xfer *x)
 	if (x->fd >= 0)
 		close(x->fd);
 	free(x->buf);
-	free(x->key);
-	free(x->fullkey);
+	transfer_clear(&x->t);
 	free(x->upload_id);
 	free(x->part_md5);
 	free(x->part_etag);
@@ -48,47 +48,60 @@ xfer_finish(struct xfer *x)
 		x->state = XF_RETRY_LATER;
 		return;
 	}
-	x->state = XF_DONE;
-	push_note_completion(x->p);
+	transfer_finish(&x->t);
 }
 
-/* Reports the failure recorded by ferry_fail() and ends the transfer. */
 void
 xfer_fail(struct xfer *x, ferry_err e)
 {
-	struct push *p = x->p;
+	transfer_fail(&x->t, e);
+}
 
-	if (!x->failed) {
-		x->failed = 1;
-		x->err = e;
-		snprintf(x->errmsg, sizeof(x->errmsg), "%s", ferry_errmsg());
-		/* a file caught changing gets one more try, at the end */
-		if (e == FERRY_ECHANGED && x->source == XS_FILE &&
-		    !x->changed_once && p->o->plan == NULL) {
-			x->changed_once = x->retry_later = 1;
-			log_info("%s: %s; trying again at the end", x->fullkey,
-			    x->errmsg);
-		} else {
-			/* a mirror has no local side: no path */
-			output_file_error(&p->out, x->fullkey,
-			    strlen(x->fullkey), e, x->errmsg);
-			p->counts.failed++;
-		}
-	}
-	if (x->upload_id && x->parts_inflight == 0 &&
+/* A file caught changing gets one more try, at the end. */
+static int
+put_off(struct transfer *t, ferry_err e)
+{
+	struct xfer *x = xfer_of(t);
+
+	if (e != FERRY_ECHANGED || x->source != XS_FILE || x->changed_once ||
+	    x->p->o->plan != NULL)
+		return 0;
+	x->changed_once = x->retry_later = 1;
+	log_info("%s: %s; trying again at the end", x->t.fullkey, x->t.errmsg);
+	return 1;
+}
+
+/* After a failure: aborts the upload, or ends x, once no part is out. */
+static void
+settle(struct transfer *t)
+{
+	struct xfer *x = xfer_of(t);
+
+	if (x->upload_id && x->t.parts_inflight == 0 &&
 	    x->state != XF_MP_ABORT_SENT) {
 		start_abort(x);
 		return;
 	}
-	if (x->parts_inflight == 0)
+	if (x->t.parts_inflight == 0)
 		xfer_finish(x);
+}
+
+/* After a fatal error: aborts the upload left open, once no part is out. */
+static void
+stop(struct transfer *t)
+{
+	struct xfer *x = xfer_of(t);
+
+	if (x->upload_id && x->state != XF_MP_ABORT_SENT &&
+	    x->t.parts_inflight == 0)
+		start_abort(x);
 }
 
 ferry_err
 xfer_open_local(struct xfer *x, int *fd, struct stat *st)
 {
-	return manifest_local_open(
-	    x->p->rootfd, x->key, &x->local, x->p->o->follow_symlinks, fd, st);
+	return manifest_local_open(x->p->rootfd, x->t.key, &x->t.local,
+	    x->p->o->follow_symlinks, fd, st);
 }
 
 int64_t
@@ -131,7 +144,7 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	}
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", x->src_etag);
-	if (manifest_remote_put(p->m, x->key, x->keylen, &rec) != FERRY_OK)
+	if (manifest_remote_put(p->m, x->t.key, x->t.keylen, &rec) != FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -144,7 +157,7 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
 		o->meta = x->meta;
 		return;
 	}
-	o->content_type = mime_type(x->key, x->keylen);
+	o->content_type = mime_type(x->t.key, x->t.keylen);
 	o->hash = hash;
 	o->mtime_ns = mtime_ns;
 }
@@ -160,7 +173,7 @@ xfer_uploaded(struct xfer *x, uint64_t size)
 		p->counts.copied++;
 	p->counts.bytes += size;
 	output_action(&p->out, x->source == XS_FILE ? "upload" : "copy",
-	    x->fullkey, strlen(x->fullkey), size, NULL);
+	    x->t.fullkey, strlen(x->t.fullkey), size, NULL);
 }
 
 void
@@ -180,48 +193,53 @@ etag_is_md5(const char *etag)
 	       strchr(etag, '-') == NULL;
 }
 
+static void advance_one(struct transfer *t);
+
+static void
+free_one(struct transfer *t)
+{
+	xfer_free(xfer_of(t));
+}
+
+static const struct transfer_ops xfer_ops = {.advance = advance_one,
+    .put_off = put_off,
+    .settle = settle,
+    .same = check_same,
+    .differs = check_differs,
+    .unhashed = check_unhashed,
+    .stop = stop,
+    .free = free_one};
+
 /* A new transfer for key, appended to the active list. */
 static struct xfer *
 xfer_new(struct push *p, const char *key, size_t keylen,
     const struct remote_obj *dst)
 {
-	struct xfer *x, **pp;
-	size_t plen = strlen(p->loc.prefix);
+	struct xfer *x;
 
 	if ((x = calloc(1, sizeof(*x))) == NULL)
 		return NULL;
 	x->p = p;
 	x->fd = -1;
-	x->key = strndup(key, keylen);
-	x->keylen = keylen;
-	x->fullkey = malloc(plen + keylen + 1);
-	if (x->key == NULL || x->fullkey == NULL) {
-		xfer_free(x);
+	if (transfer_add(&p->eng, &x->t, &xfer_ops, p->loc.prefix, key,
+	        keylen) != FERRY_OK) {
+		free(x);
 		return NULL;
 	}
-	memcpy(x->fullkey, p->loc.prefix, plen);
-	memcpy(x->fullkey + plen, key, keylen);
-	x->fullkey[plen + keylen] = '\0';
 	if (dst) {
-		x->dst_size = dst->size;
-		snprintf(x->dst_etag, sizeof(x->dst_etag), "%s", dst->etag);
-		x->dst_last_modified = dst->last_modified;
+		x->t.listed.size = dst->size;
+		snprintf(x->t.listed.etag, sizeof(x->t.listed.etag), "%s",
+		    dst->etag);
+		x->t.listed.last_modified = dst->last_modified;
 	}
 	x->state = XF_PUT_READY;
-	/* appended, so that older transfers get their parts sent first */
-	pp = &p->active;
-	while (*pp)
-		pp = &(*pp)->next;
-	*pp = x;
-	p->nactive++;
 	return x;
 }
 
 void
 xfer_planned(struct xfer *x)
 {
-	x->p->planned++;
-	x->p->planned_bytes += x->local.size;
+	transfer_planned(&x->t, x->t.local.size);
 }
 
 ferry_err
@@ -232,7 +250,7 @@ xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
 
 	if ((x = xfer_new(p, key, keylen, dst)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	x->local = *local;
+	x->t.local = *local;
 	x->multipart = a == PLAN_MULTIPART_PUT;
 	if (a != PLAN_CHECK)
 		xfer_planned(x);
@@ -254,7 +272,7 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	x->source = p->source;
 	x->multipart = a == PLAN_MULTIPART_COPY;
-	x->local.size = src->size;
+	x->t.local.size = src->size;
 	/* listings are held to this bound; a plan's sizes are too */
 	if (src->size > SYNC_MAX_OBJECT) {
 		xfer_fail(x, ferry_fail(FERRY_EPARSE,
@@ -266,7 +284,7 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	xfer_planned(x);
 	snprintf(x->src_etag, sizeof(x->src_etag), "%s", src->etag);
 	if ((x->src_key = malloc(plen + src->keylen + 1)) == NULL) {
-		x->state = XF_DONE;
+		x->t.done = 1;
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
 	memcpy(x->src_key, p->sloc.prefix, plen);
@@ -287,8 +305,8 @@ retry_changed(struct xfer *x)
 	ferry_err e;
 	int fd;
 
-	x->retry_later = x->failed = 0;
-	x->next_part = x->parts_done = x->hashed = 0;
+	x->retry_later = x->t.failed = 0;
+	x->t.next_part = x->t.parts_done = x->hashed = 0;
 	x->early = 0;
 	free(x->upload_id);
 	free(x->part_md5);
@@ -304,49 +322,33 @@ retry_changed(struct xfer *x)
 		xfer_fail(x, e);
 		return;
 	}
-	e = manifest_hash_fd(fd, x->local.hash, NULL, &n);
+	e = manifest_hash_fd(fd, x->t.local.hash, NULL, &n);
 	close(fd);
 	if (e != FERRY_OK) {
 		xfer_fail(x, e);
 		return;
 	}
-	x->local.size = (uint64_t)st.st_size;
-	x->local.mtime_ns = ts_ns(&st.st_mtim);
-	x->local.ctime_ns = ts_ns(&st.st_ctim);
-	x->multipart = x->local.size >= x->p->o->multipart_threshold;
+	x->t.local.size = (uint64_t)st.st_size;
+	x->t.local.mtime_ns = ts_ns(&st.st_mtim);
+	x->t.local.ctime_ns = ts_ns(&st.st_ctim);
+	x->multipart = x->t.local.size >= x->p->o->multipart_threshold;
 	x->state = XF_PUT_READY;
 }
 
 void
 xfer_retry_changed(struct push *p)
 {
-	struct xfer *x;
+	struct transfer *t;
 
-	for (x = p->active; x; x = x->next)
-		if (x->state == XF_RETRY_LATER)
-			retry_changed(x);
-}
-
-/* Memory for a buffer of len bytes. */
-static int
-memory_allows(const struct push *p, uint64_t len)
-{
-	return sync_within(p->mem_used, len, p->o->memory);
-}
-
-/* Requests that may start now: the window less those in flight or read. */
-static unsigned
-push_room(const struct push *p)
-{
-	unsigned busy = remote_inflight(p->r) + p->reads;
-
-	return busy < remote_window(p->r) ? remote_window(p->r) - busy : 0;
+	for (t = p->eng.active; t; t = t->next)
+		if (xfer_of(t)->state == XF_RETRY_LATER)
+			retry_changed(xfer_of(t));
 }
 
 int
 push_has_room(const struct push *p)
 {
-	return push_room(p) > 0;
+	return transfer_engine_room(&p->eng) > 0;
 }
 
 /* Below this, a read is cheaper done at once than handed to a worker. */
@@ -358,14 +360,17 @@ xfer_read_submit(
 {
 	struct workq_job *j = &r->job;
 
+	struct transfer_engine *eng = &p->eng;
+
 	r->nreads = nreads;
-	p->reads += nreads;
-	p->jobs++;
-	if (len >= READ_ON_WORKER_MIN && p->wq == NULL &&
-	    workq_new(workq_threads(), remote_wakeup, p->r, &p->wq) != FERRY_OK)
+	eng->reads += nreads;
+	eng->jobs++;
+	if (len >= READ_ON_WORKER_MIN && eng->wq == NULL &&
+	    workq_new(workq_threads(), remote_wakeup, p->r, &eng->wq) !=
+	        FERRY_OK)
 		log_info("reading on the loop's thread: %s", ferry_errmsg());
-	if (len >= READ_ON_WORKER_MIN && p->wq != NULL) {
-		workq_submit(p->wq, j);
+	if (len >= READ_ON_WORKER_MIN && eng->wq != NULL) {
+		workq_submit(eng->wq, j);
 		return;
 	}
 	j->run(j);
@@ -377,8 +382,8 @@ xfer_read_done(struct push *p, struct xfer_read *r)
 {
 	ferry_err e = r->e;
 
-	p->reads -= r->nreads;
-	p->jobs--;
+	p->eng.reads -= r->nreads;
+	p->eng.jobs--;
 	if (e != FERRY_OK)
 		e = ferry_fail(e, "%s", r->msg);
 	free(r);
@@ -407,14 +412,6 @@ xfer_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
 	return FERRY_OK;
 }
 
-void
-xfer_reads_stop(struct push *p)
-{
-	p->stopping = 1;
-	workq_free(p->wq);
-	p->wq = NULL;
-}
-
 /* Starts a single-request transfer, when memory allows. */
 static ferry_err
 start_single(struct push *p, struct xfer *x)
@@ -423,13 +420,14 @@ start_single(struct push *p, struct xfer *x)
 	case XS_COPY:
 		return start_copy_object(x);
 	case XS_STREAM:
-		if (!memory_allows(p, x->local.size))
+		if (!transfer_engine_memory(&p->eng, x->t.local.size))
 			return FERRY_OK;
 		return start_stream_get(x);
 	case XS_FILE:
 		break;
 	}
-	if (!put_streams(x) && !memory_allows(p, x->local.size))
+	if (!put_streams(x) &&
+	    !transfer_engine_memory(&p->eng, x->t.local.size))
 		return FERRY_OK;
 	return start_put(x);
 }
@@ -445,24 +443,24 @@ start_single(struct push *p, struct xfer *x)
 static unsigned
 parts_to_start(const struct push *p, const struct xfer *x)
 {
-	unsigned k = 0, ready = parts_ready(x), room = push_room(p);
+	unsigned k = 0, ready = parts_ready(x);
+	unsigned room = transfer_engine_room(&p->eng);
 	uint64_t more;
 
 	for (; k < ready && k < room && p->parts_sending + k < p->streams.cap;
 	     k++) {
-		more = (uint64_t)k * x->part_size;
-		if (!sync_within(
-		        p->parts_out + more, x->part_size, p->o->memory) ||
-		    !sync_within(
-		        p->parts_alive + more, x->part_size, 2 * p->o->memory))
+		more = (uint64_t)k * x->t.part_size;
+		if (!transfer_engine_parts(&p->eng, more, x->t.part_size))
 			break;
 	}
 	return k;
 }
 
 static void
-advance_one(struct push *p, struct xfer *x)
+advance_one(struct transfer *t)
 {
+	struct xfer *x = xfer_of(t);
+	struct push *p = x->p;
 	ferry_err e = FERRY_OK;
 	unsigned n = 1;
 
@@ -477,13 +475,13 @@ advance_one(struct push *p, struct xfer *x)
 	/* under way before the sends: part 1 may go while it is hashed */
 	if (e == FERRY_OK)
 		hash_ahead(x);
-	while (e == FERRY_OK && x->state == XF_MP_PARTS && !x->failed &&
-	       x->next_part < x->nparts && push_has_room(p)) {
+	while (e == FERRY_OK && x->state == XF_MP_PARTS && !x->t.failed &&
+	       x->t.next_part < x->t.nparts && push_has_room(p)) {
 		if (x->source == XS_FILE)
 			n = parts_to_start(p, x);
 		/* a server-side copy holds no buffer */
 		else if (x->source == XS_STREAM &&
-		         !memory_allows(p, x->part_size))
+		         !transfer_engine_memory(&p->eng, x->t.part_size))
 			n = 0;
 		if (n == 0)
 			break;
@@ -496,14 +494,8 @@ advance_one(struct push *p, struct xfer *x)
 }
 
 void
-xfer_advance(struct push *p)
+xfer_turned(struct push *p)
 {
-	struct xfer *x;
-
-	if (p->wq)
-		workq_collect(p->wq);
-	for (x = p->active; x && push_has_room(p); x = x->next)
-		advance_one(p, x);
 	if (p->streams.settled ||
 	    (p->parts_sending == 0 && !p->streams.running))
 		return;
@@ -512,22 +504,6 @@ xfer_advance(struct push *p)
 	if (p->streams.settled)
 		log_info("parts sent at once: %u (%.0f MB/s)", p->streams.cap,
 		    p->streams.best_rate / 1e6);
-}
-
-void
-xfer_sweep(struct push *p)
-{
-	struct xfer **pp = &p->active, *x;
-
-	while ((x = *pp) != NULL) {
-		if (x->state != XF_DONE) {
-			pp = &x->next;
-			continue;
-		}
-		*pp = x->next;
-		p->nactive--;
-		xfer_free(x);
-	}
 }
 
 uint8_t *
@@ -558,7 +534,7 @@ xfer_buf_put(struct push *p, uint8_t *buf, size_t cap)
 	if (buf == NULL)
 		return;
 	if (p->npool == XFER_POOL_MAX ||
-	    p->mem_used + p->pool_bytes + cap > p->o->memory) {
+	    p->eng.mem_used + p->pool_bytes + cap > p->o->memory) {
 		free(buf);
 		return;
 	}

@@ -9,6 +9,7 @@
 
 #include "common/workq.h"
 #include "sync/push.h"
+#include "sync/transfer.h"
 
 enum xfer_state {
 	XF_CHECK,       /* compare content before deciding */
@@ -23,24 +24,15 @@ enum xfer_state {
 	XF_MP_RESUME_SENT, /* ListParts, or the abort of an earlier upload */
 	XF_SRC_HEAD_SENT,  /* mirror: HEAD of the source for its metadata */
 	XF_GET_SENT,       /* streamed mirror: the source object coming in */
-	XF_RETRY_LATER,    /* the file changed while read: again at the end */
-	XF_DONE
+	XF_RETRY_LATER     /* the file changed while read: again at the end */
 };
 
 /* One object on its way: a single PUT, a multipart upload or a check. */
 struct xfer {
+	struct transfer t; /* t.listed: the destination object, if any */
 	struct push *p;
-	struct xfer *next;
 	enum xfer_state state;
 	int multipart;
-	char *key; /* relative to the prefix */
-	size_t keylen;
-	char *fullkey;
-	struct manifest_local local; /* as scanned */
-	/* the listed object, for checks */
-	uint64_t dst_size;
-	char dst_etag[MANIFEST_ETAG_MAX];
-	int64_t dst_last_modified;
 	/* single PUT */
 	uint8_t *buf;
 	size_t buflen;
@@ -50,8 +42,6 @@ struct xfer {
 	/* multipart */
 	int fd;
 	char *upload_id;
-	uint64_t part_size;
-	uint32_t nparts, next_part, parts_done, parts_inflight;
 	/* a file's parts: part_md5 holds the first hashed; hashing: the
 	 * parts of the batch being hashed (counted in parts_inflight) */
 	uint32_t hashed;
@@ -69,13 +59,7 @@ struct xfer {
 	 * (an encrypted object's), to name them by in the Complete ("":
 	 * the MD5); NULL while there are none */
 	char (*given_etag)[MANIFEST_ETAG_MAX];
-	/* the check found the file's MD5 not the listed ETag: a HEAD tells
-	 * whether that ETag is an MD5 at all (an encrypted object's is not) */
-	int md5_differs;
 	uint32_t list_marker, parts_reused;
-	int failed;
-	ferry_err err;
-	char errmsg[512];
 	int changed_once; /* already put off once for changing */
 	int retry_later;
 	/* mirrors */
@@ -85,6 +69,13 @@ struct xfer {
 	int have_src_head;
 	char *meta; /* the source's headers to carry (remote_resp.meta) */
 };
+
+/* The xfer whose engine part is t (its first member). */
+static inline struct xfer *
+xfer_of(struct transfer *t)
+{
+	return (struct xfer *)t;
+}
 
 /* xfer.c: what the transfers share. */
 
@@ -140,6 +131,12 @@ void hash_ahead(struct xfer *x);
 unsigned parts_ready(const struct xfer *x);
 void start_abort(struct xfer *x);
 void start_check(struct xfer *x);
+/* check.c: a push's answers to the content check (transfer_ops). */
+void check_same(
+    struct transfer *t, const uint8_t xxh[16], const struct remote_resp *s);
+void check_differs(struct transfer *t, const char *reason);
+void check_unhashed(
+    struct transfer *t, ferry_err e, const struct remote_resp *s);
 /* A copy or streamed transfer of the source object src (mirror). */
 ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
     const struct remote_obj *src, const struct remote_obj *dst) FERRY_WUR;
@@ -170,10 +167,8 @@ void xfer_planned(struct xfer *x);
 void xfer_retry_changed(struct push *p);
 /* Whether another request may go out now (--jobs, lowered by SlowDown). */
 int push_has_room(const struct push *p);
-/* Starts what the active transfers can start now. */
-void xfer_advance(struct push *p);
-/* Frees the finished transfers. */
-void xfer_sweep(struct push *p);
+/* After the transfers' turn: measures how many parts go at once best. */
+void xfer_turned(struct push *p);
 /*
  * A read of a local file for a transfer: its job, what it is for (a part
  * or a transfer), and how it failed.
@@ -192,8 +187,8 @@ ferry_err xfer_pread_full(
     int fd, uint8_t *buf, size_t len, uint64_t off) FERRY_WUR;
 /*
  * Runs r's job now, or on a worker when len bytes are worth the trip; its
- * done follows at once or from xfer_advance().  Counted as nreads in
- * p->reads until done: one for each request that will send what it reads.
+ * done follows at once or from the engine's turn.  Counted as nreads in
+ * p->eng.reads until done: one for each request that will send what it reads.
  */
 void xfer_read_submit(
     struct push *p, struct xfer_read *r, size_t len, unsigned nreads);
@@ -202,8 +197,6 @@ void xfer_read_submit(
  * returns how the read went (with ferry_errmsg() set on this thread).
  */
 ferry_err xfer_read_done(struct push *p, struct xfer_read *r) FERRY_WUR;
-/* Waits for the reads under way; what they read is dropped. */
-void xfer_reads_stop(struct push *p);
 void xfer_free(struct xfer *x);
 
 /*
