@@ -42,7 +42,9 @@ enum {
 	OPT_MIN_SIZE,
 	OPT_MAX_SIZE,
 	OPT_MIN_AGE,
-	OPT_MAX_AGE
+	OPT_MAX_AGE,
+	OPT_FULL,
+	OPT_SAMPLE
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -90,6 +92,8 @@ static const struct option longopts[] = {
     {"shard", required_argument, NULL, OPT_SHARD},
     {"shards", required_argument, NULL, OPT_SHARDS},
     {"follow-symlinks", no_argument, NULL, 'L'},
+    {"full", no_argument, NULL, OPT_FULL},
+    {"sample", required_argument, NULL, OPT_SAMPLE},
     {NULL, 0, NULL, 0},
 };
 
@@ -185,6 +189,15 @@ static const struct command_help {
         "Lists the objects under the prefix: size, time and key, or JSON\n"
         "lines with --json.  \"s3://\" alone lists the buckets.\n\n",
         0, 0, 1},
+    {"verify",
+        "usage: ferry verify SOURCE DESTINATION [--full | --sample P%] "
+        "[options]\n\n"
+        "Audits DESTINATION against SOURCE and the manifest, changing\n"
+        "nothing: every key present, sizes and ETags as recorded.\n"
+        "  --full                   re-read and re-hash every object\n"
+        "  --sample P%              re-read and re-hash P% of them\n"
+        "Exit status 1 when the destination has drifted.\n\n",
+        1, 0, 1},
     {"manifest",
         "usage: ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
         "                           [--shard I/N] [--json]\n\n"
@@ -216,6 +229,7 @@ usage(FILE *f, const char *command)
 	    "usage: ferry sync SOURCE DESTINATION [options]\n"
 	    "       ferry plan SOURCE DESTINATION [options] > PLAN\n"
 	    "       ferry apply PLAN [options]\n"
+	    "       ferry verify SOURCE DESTINATION [--full | --sample P%]\n"
 	    "       ferry ls s3://[BUCKET[/PREFIX]] [--json]\n"
 	    "       ferry manifest info [--manifest DIR | SOURCE "
 	    "DESTINATION]\n"
@@ -361,6 +375,24 @@ take_max_delete(struct sync_opts *o, const char *arg)
 	return -1;
 }
 
+/* --sample P%: a share of the objects, above 0 and at most 100. */
+static int
+take_sample(struct sync_opts *o, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno != 0 || (*end != '\0' && strcmp(end, "%")) ||
+	    !(v > 0 && v <= 100))
+		return bad("invalid --sample '%s' (a share above 0%%, at most "
+		           "100%%)",
+		    arg);
+	o->sample_pct = v;
+	return -1;
+}
+
 /* Handles one option; returns -1 to go on or an exit status. */
 static int
 take_option(struct sync_opts *o, int c, const char *arg)
@@ -458,6 +490,11 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case OPT_MAX_DELETE:
 		return take_max_delete(o, arg);
+	case OPT_FULL:
+		o->sample_pct = 100;
+		return -1;
+	case OPT_SAMPLE:
+		return take_sample(o, arg);
 	case OPT_REBUILD:
 		o->rebuild_manifest = 1;
 		return -1;
@@ -524,8 +561,9 @@ take_manifest_operands(struct sync_opts *o, int argc, char **argv, int i)
 static int
 take_operands(struct sync_opts *o, int argc, char **argv, int i)
 {
-	int two =
-	    strcmp(o->command, "sync") == 0 || strcmp(o->command, "plan") == 0;
+	int two = strcmp(o->command, "sync") == 0 ||
+	          strcmp(o->command, "plan") == 0 ||
+	          strcmp(o->command, "verify") == 0;
 	int want = two ? 2 : 1;
 
 	if (strcmp(o->command, "manifest") == 0)
@@ -549,7 +587,7 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 }
 
 static const char *const commands[] = {
-    "sync", "plan", "apply", "ls", "manifest"};
+    "sync", "plan", "apply", "ls", "manifest", "verify"};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static int
@@ -737,8 +775,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		    (c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1)
 			if (c == 'h' || c == OPT_VERSION)
 				return take_option(o, c, optarg);
-		return bad("%s", "a command is needed: sync, plan, apply, ls "
-		                 "or manifest");
+		return bad("%s", "a command is needed: sync, plan, apply, "
+		                 "verify, ls or manifest");
 	}
 	o->command = argv[1];
 	if (!known_command(o->command))
@@ -752,6 +790,9 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	}
 	if ((rc = check_sizes(o)) >= 0)
 		return rc;
+	if (o->sample_pct > 0 && strcmp(o->command, "verify") != 0)
+		return bad("%s", "--full and --sample: only verify re-reads "
+		                 "what it checks");
 	/* a plan is a dry run's JSON lines */
 	if (strcmp(o->command, "plan") == 0)
 		o->dry_run = o->json = 1;
