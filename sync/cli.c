@@ -44,7 +44,8 @@ enum {
 	OPT_MIN_AGE,
 	OPT_MAX_AGE,
 	OPT_FULL,
-	OPT_SAMPLE
+	OPT_SAMPLE,
+	OPT_FSYNC
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -94,6 +95,7 @@ static const struct option longopts[] = {
     {"follow-symlinks", no_argument, NULL, 'L'},
     {"full", no_argument, NULL, OPT_FULL},
     {"sample", required_argument, NULL, OPT_SAMPLE},
+    {"fsync", no_argument, NULL, OPT_FSYNC},
     {NULL, 0, NULL, 0},
 };
 
@@ -136,6 +138,8 @@ static const char help_how[] =
     "                           that long (default 180; 0: never)\n"
     "  --manifest DIR           where the manifest lives\n"
     "  --rebuild-manifest       discard the manifest and start afresh\n"
+    "  --fsync                  a pull makes each file and the manifest\n"
+    "                           durable before it reports them done\n"
     "\n";
 static const char help_where[] =
     "Where (the destination; both sides unless --source-* is given):\n"
@@ -495,6 +499,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case OPT_SAMPLE:
 		return take_sample(o, arg);
+	case OPT_FSYNC:
+		o->fsync = 1;
+		return -1;
 	case OPT_REBUILD:
 		o->rebuild_manifest = 1;
 		return -1;

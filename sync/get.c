@@ -449,8 +449,16 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 	if (futimens(d->fd, ts) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",
 		    d->key, strerror(errno));
+	/* --fsync: the bytes are on disk before the name, the name after */
+	if (d->p->o->fsync && fsync(d->fd) != 0)
+		return ferry_fail(
+		    FERRY_ESYS, "cannot sync %s: %s", d->key, strerror(errno));
 	if ((e = publish(d)) != FERRY_OK)
 		return e;
+	if (d->p->o->fsync && fsync(d->dirfd) != 0)
+		return ferry_fail(FERRY_ESYS,
+		    "cannot sync the folder of %s: %s", d->key,
+		    strerror(errno));
 	pull_record_local(d->p, d->key, d->keylen, d->fd, xxh);
 	dl_record_remote(d, got_etag(d), d->written, xxh, mt);
 	return FERRY_OK;

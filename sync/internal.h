@@ -74,6 +74,7 @@ struct sync_opts {
 	struct planfile *plan;    /* apply: the plan being run (planfile.h) */
 	/* verify: the share of objects whose bytes are re-read, 0 to 100 */
 	double sample_pct;
+	int fsync; /* a pull makes each file and the manifest durable */
 };
 
 /* cli.c */
