@@ -45,7 +45,9 @@ enum {
 	OPT_MAX_AGE,
 	OPT_FULL,
 	OPT_SAMPLE,
-	OPT_FSYNC
+	OPT_FSYNC,
+	OPT_VERSIONS,
+	OPT_AT
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -96,6 +98,8 @@ static const struct option longopts[] = {
     {"full", no_argument, NULL, OPT_FULL},
     {"sample", required_argument, NULL, OPT_SAMPLE},
     {"fsync", no_argument, NULL, OPT_FSYNC},
+    {"versions", no_argument, NULL, OPT_VERSIONS},
+    {"at", required_argument, NULL, OPT_AT},
     {NULL, 0, NULL, 0},
 };
 
@@ -121,6 +125,8 @@ static const char help_what[] =
     "  --size-only              same size counts as unchanged\n"
     "  -L, --follow-symlinks    push what symlinks point to\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
+    "  --at TIME                a pull of the bucket as it was then\n"
+    "                           (2026-11-01T00:00:00Z; versioned buckets)\n"
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
     "\n";
@@ -188,10 +194,11 @@ static const struct command_help {
         "plan was made.  Actions already in place count as done.\n\n",
         0, 1, 1},
     {"ls",
-        "usage: ferry ls s3://BUCKET[/PREFIX] [options]\n"
+        "usage: ferry ls s3://BUCKET[/PREFIX] [--versions] [options]\n"
         "       ferry ls s3:// [options]\n\n"
         "Lists the objects under the prefix: size, time and key, or JSON\n"
-        "lines with --json.  \"s3://\" alone lists the buckets.\n\n",
+        "lines with --json.  \"s3://\" alone lists the buckets.\n"
+        "  --versions               every version and delete marker\n\n",
         0, 0, 1},
     {"verify",
         "usage: ferry verify SOURCE DESTINATION [--full | --sample P%] "
@@ -234,7 +241,7 @@ usage(FILE *f, const char *command)
 	    "       ferry plan SOURCE DESTINATION [options] > PLAN\n"
 	    "       ferry apply PLAN [options]\n"
 	    "       ferry verify SOURCE DESTINATION [--full | --sample P%]\n"
-	    "       ferry ls s3://[BUCKET[/PREFIX]] [--json]\n"
+	    "       ferry ls s3://[BUCKET[/PREFIX]] [--versions] [--json]\n"
 	    "       ferry manifest info [--manifest DIR | SOURCE "
 	    "DESTINATION]\n"
 	    "       ferry COMMAND --help\n"
@@ -502,6 +509,16 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_FSYNC:
 		o->fsync = 1;
 		return -1;
+	case OPT_VERSIONS:
+		o->versions = 1;
+		return -1;
+	case OPT_AT:
+		o->at = remote_parse_time_zoned(arg);
+		o->at_given = 1;
+		return o->at < 0
+		           ? bad("invalid time '%s' (2026-11-01T00:00:00Z)",
+		                 arg)
+		           : -1;
 	case OPT_REBUILD:
 		o->rebuild_manifest = 1;
 		return -1;
@@ -586,6 +603,10 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 	}
 	o->src = argv[i];
 	o->dst = want == 2 ? argv[i + 1] : NULL;
+	if (o->at_given && (!two || strcmp(o->command, "verify") == 0 ||
+	                       !remote_is_url(o->src) || remote_is_url(o->dst)))
+		return bad("%s", "--at: only a pull (a bucket to a folder) "
+		                 "reads a past time");
 	if (o->follow_symlinks && (!two || remote_is_url(o->src)))
 		return bad("%s", "-L, --follow-symlinks: only a push from a "
 		                 "folder walks symlinks (apply takes it from "
@@ -797,6 +818,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	}
 	if ((rc = check_sizes(o)) >= 0)
 		return rc;
+	if (o->versions && strcmp(o->command, "ls") != 0)
+		return bad("%s", "--versions: only ls lists versions");
 	if (o->sample_pct > 0 && strcmp(o->command, "verify") != 0)
 		return bad("%s", "--full and --sample: only verify re-reads "
 		                 "what it checks");

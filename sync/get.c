@@ -68,6 +68,7 @@ dl_free(struct dl *d)
 	XXH3_freeState(d->xxh);
 	free(d->key);
 	free(d->fullkey);
+	free(d->version_id);
 	free(d);
 }
 
@@ -481,9 +482,11 @@ ferry_err
 dl_new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
 {
 	struct pull *p = d->p;
+	struct remote_get v = *g;
 
+	v.version_id = d->version_id;
 	return remote_get_object(
-	    p->r, p->loc.bucket, d->fullkey, strlen(d->fullkey), g, q);
+	    p->r, p->loc.bucket, d->fullkey, strlen(d->fullkey), &v, q);
 }
 
 /*

@@ -137,6 +137,11 @@ dl_check_start(struct dl *d)
 		 * encrypted object's is not) */
 		d->md5_differs = 1;
 	}
+	/* a HEAD reads the current object, not the version of --at */
+	if (d->version_id != NULL) {
+		checked_differs(d, "content differs");
+		return;
+	}
 	if ((e = remote_head_object(d->p->r, d->p->loc.bucket, d->fullkey,
 	         strlen(d->fullkey), NULL, &q)) != FERRY_OK) {
 		dl_fail(d, e);

@@ -146,7 +146,7 @@ send_part(struct part *pt)
 {
 	struct dl *d = pt->d;
 	/* every range must come from the object that was listed */
-	struct remote_get g = {d->etag, pt->off, pt->len};
+	struct remote_get g = {d->etag, pt->off, pt->len, NULL};
 	struct remote_req *q;
 	ferry_err e;
 
@@ -236,6 +236,12 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 	d->size = obj->size;
 	snprintf(d->etag, sizeof(d->etag), "%s", obj->etag ? obj->etag : "");
 	d->last_modified = obj->last_modified;
+	if (merge_list_version(&p->mg.remote) != NULL &&
+	    (d->version_id = strdup(merge_list_version(&p->mg.remote))) ==
+	        NULL) {
+		dl_free(d);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
 	if (local) {
 		d->local = *local;
 		d->exists = 1;

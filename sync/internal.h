@@ -74,7 +74,10 @@ struct sync_opts {
 	struct planfile *plan;    /* apply: the plan being run (planfile.h) */
 	/* verify: the share of objects whose bytes are re-read, 0 to 100 */
 	double sample_pct;
-	int fsync; /* a pull makes each file and the manifest durable */
+	int fsync;    /* a pull makes each file and the manifest durable */
+	int versions; /* ls: every version and delete marker */
+	int at_given; /* --at: a pull of the source as it was at that time */
+	int64_t at;   /* seconds since the epoch */
 };
 
 /* cli.c */

@@ -80,6 +80,7 @@ struct dl {
 	char *key; /* relative to the prefix: the path under the root */
 	size_t keylen;
 	char *fullkey;
+	char *version_id; /* --at: the version to read; NULL: the current */
 	/* the listed object */
 	uint64_t size;
 	char etag[MANIFEST_ETAG_MAX];

@@ -68,8 +68,9 @@ pull_list_first(struct pull *p)
 {
 	ferry_err e;
 
-	/* an unsorted listing is sorted in the manifest, not open yet */
-	if (!remote_bucket_sorted(p->loc.bucket))
+	/* an unsorted listing is sorted in the manifest, not open yet; so
+	 * is the listing of a past time (--at) */
+	if (!remote_bucket_sorted(p->loc.bucket) || p->o->at_given)
 		return FERRY_OK;
 	e = remote_list_open(
 	    p->r, p->loc.bucket, p->loc.prefix, &p->mg.remote.list);

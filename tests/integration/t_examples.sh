@@ -203,7 +203,7 @@ mkdir -p "$WORK/cwd/photos"
 is "$(cd "$WORK/cwd" && completions ferry sync --dry-run ph)" "photos" \
 	"the completion completes local folders"
 comp_opts=$( (completions ferry --; completions ferry sync -
-	completions ferry verify -) |
+	completions ferry verify -; completions ferry ls -) |
 	grep -E '^-' | sort -u)
 only_man=$(comm -23 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
 only_comp=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
