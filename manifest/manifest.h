@@ -129,6 +129,11 @@ ferry_err manifest_upload_put(struct manifest *m, const char *key,
 ferry_err manifest_upload_del(
     struct manifest *m, const char *key, size_t keylen) FERRY_WUR;
 ferry_err manifest_commit(struct manifest *m) FERRY_WUR;
+/*
+ * Commits, then has what is committed reach the disk (the manifest is
+ * opened without a sync at each commit): FERRY_OK or FERRY_EDB.
+ */
+ferry_err manifest_sync(struct manifest *m) FERRY_WUR;
 /* Number of records in the local and remote tables. */
 ferry_err manifest_count(
     struct manifest *m, uint64_t *nlocal, uint64_t *nremote) FERRY_WUR;

@@ -545,6 +545,19 @@ manifest_commit(struct manifest *m)
 	return FERRY_OK;
 }
 
+ferry_err
+manifest_sync(struct manifest *m)
+{
+	ferry_err e = manifest_commit(m);
+	int rc;
+
+	if (e != FERRY_OK)
+		return e;
+	if ((rc = mdb_env_sync(m->env, 1)) != 0)
+		return manifest_db_fail(rc, "cannot sync");
+	return FERRY_OK;
+}
+
 /*
  * Returns FERRY_OK with the pending write transaction in *txn, owned by m.
  */

@@ -36,9 +36,10 @@
 
 /* Conditions and a range on reading an object. */
 struct remote_get {
-	const char *if_match; /* the ETag it must have; NULL or "": any */
-	uint64_t off;         /* with len > 0: only bytes [off, off + len) */
-	uint64_t len;         /* 0: the whole object */
+	const char *if_match;   /* the ETag it must have; NULL or "": any */
+	uint64_t off;           /* with len > 0: only bytes [off, off + len) */
+	uint64_t len;           /* 0: the whole object */
+	const char *version_id; /* that version of it; NULL or "": current */
 };
 
 /*

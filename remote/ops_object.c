@@ -83,6 +83,8 @@ remote_get_object(struct remote *r, const char *bucket, const char *key,
 	}
 	if (e == FERRY_OK && g)
 		e = if_match(*out, g->if_match);
+	if (e == FERRY_OK && g && g->version_id && g->version_id[0])
+		e = remote_req_query(*out, "versionId", g->version_id);
 	return ops_end(out, e);
 }
 

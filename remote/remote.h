@@ -31,6 +31,7 @@
 #include "remote/bounds.h"
 #include "remote/list.h"
 #include "remote/loop.h"
+#include "remote/versions.h"
 
 /* What the command line said for one side (NULL or 0: not given). */
 struct remote_opts {

@@ -138,10 +138,20 @@ on_upload(const struct xml_upload *u, void *arg)
 	return 0;
 }
 
-/* One page of ListMultipartUploads; moves the next markers to the caller. */
+/* The ListMultipartUploads page of body into c's callback. */
 static ferry_err
-uploads_page(struct remote *r, const char *bucket, const char *prefix,
-    struct uploads_ctx *c, char **key_marker, char **id_marker, int *more)
+uploads_parse(const char *body, size_t len, void *ctx, int *more,
+    char **key_marker, char **id_marker)
+{
+	return xml_list_uploads_parse(
+	    body, len, on_upload, ctx, more, key_marker, id_marker);
+}
+
+/* One page of ml; moves the next markers to the caller. */
+static ferry_err
+marker_page(struct remote *r, const char *bucket, const char *prefix,
+    const struct remote_marker_list *ml, char **key_marker, char **id_marker,
+    int *more)
 {
 	struct remote_req *q;
 	ferry_err e;
@@ -150,26 +160,28 @@ uploads_page(struct remote *r, const char *bucket, const char *prefix,
 	if (q == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	remote_req_body_limit(q, 16u << 20);
-	if ((e = remote_req_query(q, "uploads", "")) != FERRY_OK ||
+	if ((e = remote_req_query(q, ml->subresource, "")) != FERRY_OK ||
 	    (e = remote_req_query(q, "prefix", prefix)) != FERRY_OK ||
+	    (ml->url_encoded && (e = remote_req_query(
+	                             q, "encoding-type", "url")) != FERRY_OK) ||
 	    (*key_marker && (e = remote_req_query(
 	                         q, "key-marker", *key_marker)) != FERRY_OK) ||
-	    (*id_marker && (e = remote_req_query(q, "upload-id-marker",
-	                        *id_marker)) != FERRY_OK) ||
+	    (*id_marker && (e = remote_req_query(
+	                        q, ml->id_param, *id_marker)) != FERRY_OK) ||
 	    (e = remote_perform(r, q, 1)) != FERRY_OK)
 		goto out;
 	free(*key_marker);
 	free(*id_marker);
 	*key_marker = *id_marker = NULL;
-	e = xml_list_uploads_parse(q->resp.body.data ? q->resp.body.data : "",
-	    q->resp.body.len, on_upload, c, more, key_marker, id_marker);
+	e = ml->parse(q->resp.body.data ? q->resp.body.data : "",
+	    q->resp.body.len, ml->ctx, more, key_marker, id_marker);
 out:
 	remote_req_free(q);
 	return e;
 }
 
-/* Pages of one key's uploads in a row: a million uploads of one key. */
-#define UPLOADS_SAME_KEY_PAGES 1000
+/* Pages of one key in a row: a million uploads or versions of one key. */
+#define SAME_KEY_PAGES 1000
 
 /*
  * Whether the markers of the next page, key and id, move on from the
@@ -177,8 +189,8 @@ out:
  * back would be listed forever.  *same counts pages on one key.
  */
 static ferry_err
-uploads_moved(const char *prev_key, const char *prev_id, const char *key,
-    const char *id, unsigned *same)
+markers_moved(const char *op, const char *prev_key, const char *prev_id,
+    const char *key, const char *id, unsigned *same)
 {
 	int c = prev_key ? strcmp(key, prev_key) : 1;
 
@@ -186,20 +198,19 @@ uploads_moved(const char *prev_key, const char *prev_id, const char *key,
 		*same = 0;
 		return FERRY_OK;
 	}
-	if (c == 0 && ++*same < UPLOADS_SAME_KEY_PAGES && id &&
+	if (c == 0 && ++*same < SAME_KEY_PAGES && id &&
 	    (prev_id == NULL || strcmp(id, prev_id) != 0))
 		return FERRY_OK;
 	return ferry_fail(FERRY_EPARSE,
-	    "ListMultipartUploads: the next page's markers do not move on "
+	    "%s: the next page's markers do not move on "
 	    "(NextKeyMarker '%.64s'): a fault of the server",
-	    key);
+	    op, key);
 }
 
 ferry_err
-remote_list_uploads(struct remote *r, const char *bucket, const char *prefix,
-    remote_upload_fn fn, void *arg)
+remote_list_markers(struct remote *r, const char *bucket, const char *prefix,
+    const struct remote_marker_list *ml)
 {
-	struct uploads_ctx c = {fn, arg};
 	char *key_marker = NULL, *id_marker = NULL, *pk = NULL, *pi = NULL;
 	unsigned same = 0;
 	int more = 1;
@@ -214,16 +225,28 @@ remote_list_uploads(struct remote *r, const char *bucket, const char *prefix,
 			e = ferry_fail(FERRY_ENOMEM, "out of memory");
 			break;
 		}
-		e = uploads_page(
-		    r, bucket, prefix, &c, &key_marker, &id_marker, &more);
+		e = marker_page(
+		    r, bucket, prefix, ml, &key_marker, &id_marker, &more);
 		if (e == FERRY_OK && more)
-			e = uploads_moved(pk, pi, key_marker, id_marker, &same);
+			e = markers_moved(
+			    ml->op, pk, pi, key_marker, id_marker, &same);
 	}
 	free(pk);
 	free(pi);
 	free(key_marker);
 	free(id_marker);
 	return e;
+}
+
+ferry_err
+remote_list_uploads(struct remote *r, const char *bucket, const char *prefix,
+    remote_upload_fn fn, void *arg)
+{
+	struct uploads_ctx c = {fn, arg};
+	const struct remote_marker_list ml = {"ListMultipartUploads", "uploads",
+	    "upload-id-marker", 0, uploads_parse, &c};
+
+	return remote_list_markers(r, bucket, prefix, &ml);
 }
 
 struct remote_req *

@@ -132,6 +132,26 @@ ferry_err xml_list_uploads_parse(const char *body, size_t len, xml_upload_fn fn,
     void *arg, int *truncated, char **next_key_marker,
     char **next_upload_id_marker) FERRY_WUR;
 
+/* One <Version> or <DeleteMarker> of ListObjectVersions. */
+struct xml_version {
+	const char *key; /* decoded when the page says EncodingType=url */
+	size_t key_len;
+	const char *version_id;
+	int is_latest;
+	int delete_marker;
+	uint64_t size;             /* 0 for a delete marker */
+	const char *etag;          /* "" for a delete marker */
+	const char *last_modified; /* ISO 8601 as listed */
+};
+typedef int (*xml_version_fn)(const struct xml_version *v, void *arg);
+/*
+ * ListVersionsResult: fn per version and delete marker, in the reply's
+ * order; *truncated, and the next markers (malloc'd, NULL when absent).
+ */
+ferry_err xml_list_versions_parse(const char *body, size_t len,
+    xml_version_fn fn, void *arg, int *truncated, char **next_key_marker,
+    char **next_version_id_marker) FERRY_WUR;
+
 /* DeleteResult: fn called per <Deleted> (ok=1) and per <Error> (ok=0). */
 struct xml_deleted {
 	const char *key;

@@ -238,34 +238,6 @@ upload_record(struct xml_sax *s, int kind)
 	return FERRY_OK;
 }
 
-/*
- * The markers come before EncodingType in AWS's replies, so the key marker
- * is decoded only now, at the end.
- */
-static ferry_err
-uploads_tail(struct xml_sax *s, int *truncated, char **next_key, char **next_id)
-{
-	const char *k;
-	size_t n;
-	ferry_err e;
-
-	if ((e = xml_sax_truncated(s, U_TRUNC, truncated)) != FERRY_OK)
-		return e;
-	if (s->slot[U_NEXT_KEY].len > 0) {
-		if ((e = xml_sax_key(s, U_NEXT_KEY, &k, &n)) != FERRY_OK)
-			return e;
-		if ((*next_key = strdup(k)) == NULL)
-			return ferry_fail(FERRY_ENOMEM, "out of memory");
-	}
-	if (s->slot[U_NEXT_ID].len > 0 &&
-	    (e = xml_sax_dup(s, U_NEXT_ID, next_id)) != FERRY_OK)
-		return e;
-	if (*truncated && *next_key == NULL)
-		return ferry_fail(FERRY_EPARSE,
-		    "upload list truncated without NextKeyMarker");
-	return FERRY_OK;
-}
-
 ferry_err
 xml_list_uploads_parse(const char *body, size_t len, xml_upload_fn fn,
     void *arg, int *truncated, char **next_key_marker,
@@ -282,6 +254,7 @@ xml_list_uploads_parse(const char *body, size_t len, xml_upload_fn fn,
 	};
 	static const struct xml_record records[] = {
 	    {"Upload", 0, XML_BIT(U_KEY) | XML_BIT(U_ID)}};
+	static const int tail[3] = {U_TRUNC, U_NEXT_KEY, U_NEXT_ID};
 	static const struct xml_sax_spec spec = {
 	    roots, rules, XML_NELEM(rules), records, 1, upload_record};
 	struct uploads_ctx c = {fn, arg};
@@ -295,7 +268,8 @@ xml_list_uploads_parse(const char *body, size_t len, xml_upload_fn fn,
 		goto out;
 	if ((e = xml_sax_reply(&s, body, len, NULL)) != FERRY_OK)
 		goto out;
-	e = uploads_tail(&s, truncated, next_key_marker, next_upload_id_marker);
+	e = xml_sax_markers(
+	    &s, tail, truncated, next_key_marker, next_upload_id_marker);
 out:
 	if (e != FERRY_OK) {
 		*truncated = 0;

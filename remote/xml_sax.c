@@ -449,9 +449,9 @@ xml_sax_u64(const char *what, const char *t, uint64_t *out)
 	return FERRY_OK;
 }
 
-/* IsTruncated: absent is false; anything but "true"/"false" refused. */
+/* A boolean: absent is false; anything but "true"/"false" refused. */
 ferry_err
-xml_sax_truncated(const struct xml_sax *s, int slot, int *out)
+xml_sax_bool(const struct xml_sax *s, int slot, const char *what, int *out)
 {
 	const char *t = xml_sax_str(s, slot);
 
@@ -459,8 +459,43 @@ xml_sax_truncated(const struct xml_sax *s, int slot, int *out)
 	if (!xml_sax_has(s, slot) || strcmp(t, "false") == 0)
 		return FERRY_OK;
 	if (strcmp(t, "true") != 0)
-		return ferry_fail(FERRY_EPARSE, "<IsTruncated> '%.32s'", t);
+		return ferry_fail(FERRY_EPARSE, "<%s> '%.32s'", what, t);
 	*out = 1;
+	return FERRY_OK;
+}
+
+ferry_err
+xml_sax_truncated(const struct xml_sax *s, int slot, int *out)
+{
+	return xml_sax_bool(s, slot, "IsTruncated", out);
+}
+
+/*
+ * The markers come before EncodingType in AWS's replies, so the key marker
+ * is decoded only now, at the end.
+ */
+ferry_err
+xml_sax_markers(struct xml_sax *s, const int slots[3], int *truncated,
+    char **next_key, char **next_id)
+{
+	const char *k;
+	size_t n;
+	ferry_err e;
+
+	if ((e = xml_sax_truncated(s, slots[0], truncated)) != FERRY_OK)
+		return e;
+	if (s->slot[slots[1]].len > 0) {
+		if ((e = xml_sax_key(s, slots[1], &k, &n)) != FERRY_OK)
+			return e;
+		if ((*next_key = strdup(k)) == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	if (s->slot[slots[2]].len > 0 &&
+	    (e = xml_sax_dup(s, slots[2], next_id)) != FERRY_OK)
+		return e;
+	if (*truncated && *next_key == NULL)
+		return ferry_fail(
+		    FERRY_EPARSE, "a list truncated without NextKeyMarker");
 	return FERRY_OK;
 }
 

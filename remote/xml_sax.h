@@ -18,7 +18,7 @@
 #include "xml.h"
 
 /* Text fields one parser keeps; the last one is always EncodingType. */
-#define XML_SAX_SLOTS 8
+#define XML_SAX_SLOTS 12
 #define XML_SAX_ENC (XML_SAX_SLOTS - 1)
 /* Rules name elements at most this many levels below the root. */
 #define XML_PATH_LEVELS 3
@@ -121,5 +121,17 @@ ferry_err xml_sax_key(
 ferry_err xml_sax_u64(const char *what, const char *t, uint64_t *out) FERRY_WUR;
 /* IsTruncated in slot i: absent is false; not "true"/"false" is refused. */
 ferry_err xml_sax_truncated(const struct xml_sax *s, int i, int *out) FERRY_WUR;
+/* The same for the boolean named what in slot i. */
+ferry_err xml_sax_bool(
+    const struct xml_sax *s, int i, const char *what, int *out) FERRY_WUR;
+/*
+ * The end of a page listed by markers: IsTruncated in slots[0], the next
+ * key marker (decoded) in slots[1] and the next id marker in slots[2]
+ * into *truncated and malloc'd *next_key, *next_id (NULL when absent:
+ * the caller sets them so first and frees them).  A truncated page
+ * without a key marker is FERRY_EPARSE.
+ */
+ferry_err xml_sax_markers(struct xml_sax *s, const int slots[3], int *truncated,
+    char **next_key, char **next_id) FERRY_WUR;
 
 #endif

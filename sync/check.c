@@ -91,6 +91,10 @@ transfer_check_start(
 		 * encrypted object's is not) */
 		t->md5_differs = 1;
 	}
+	if (t->no_head) {
+		t->ops->differs(t, "content differs");
+		return;
+	}
 	if ((e = remote_head_object(t->eng->r, bucket, t->fullkey,
 	         strlen(t->fullkey), NULL, &q)) != FERRY_OK) {
 		transfer_fail(t, e);

@@ -43,7 +43,12 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_MIN_AGE,
 	OPT_MAX_AGE,
-	OPT_SRC_INVENTORY
+	OPT_SRC_INVENTORY,
+	OPT_FULL,
+	OPT_SAMPLE,
+	OPT_FSYNC,
+	OPT_VERSIONS,
+	OPT_AT
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -92,6 +97,11 @@ static const struct option longopts[] = {
     {"shard", required_argument, NULL, OPT_SHARD},
     {"shards", required_argument, NULL, OPT_SHARDS},
     {"follow-symlinks", no_argument, NULL, 'L'},
+    {"full", no_argument, NULL, OPT_FULL},
+    {"sample", required_argument, NULL, OPT_SAMPLE},
+    {"fsync", no_argument, NULL, OPT_FSYNC},
+    {"versions", no_argument, NULL, OPT_VERSIONS},
+    {"at", required_argument, NULL, OPT_AT},
     {NULL, 0, NULL, 0},
 };
 
@@ -117,6 +127,8 @@ static const char help_what[] =
     "  --size-only              same size counts as unchanged\n"
     "  -L, --follow-symlinks    push what symlinks point to\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
+    "  --at TIME                a pull of the bucket as it was then\n"
+    "                           (2026-11-01T00:00:00Z; versioned buckets)\n"
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
     "\n";
@@ -134,6 +146,8 @@ static const char help_how[] =
     "                           that long (default 180; 0: never)\n"
     "  --manifest DIR           where the manifest lives\n"
     "  --rebuild-manifest       discard the manifest and start afresh\n"
+    "  --fsync                  a pull makes each file and the manifest\n"
+    "                           durable before it reports them done\n"
     "\n";
 static const char help_where[] =
     "Where (the destination; both sides unless --source-* is given):\n"
@@ -185,11 +199,21 @@ static const struct command_help {
         "plan was made.  Actions already in place count as done.\n\n",
         0, 1, 1},
     {"ls",
-        "usage: ferry ls s3://BUCKET[/PREFIX] [options]\n"
+        "usage: ferry ls s3://BUCKET[/PREFIX] [--versions] [options]\n"
         "       ferry ls s3:// [options]\n\n"
         "Lists the objects under the prefix: size, time and key, or JSON\n"
-        "lines with --json.  \"s3://\" alone lists the buckets.\n\n",
+        "lines with --json.  \"s3://\" alone lists the buckets.\n"
+        "  --versions               every version and delete marker\n\n",
         0, 0, 1},
+    {"verify",
+        "usage: ferry verify SOURCE DESTINATION [--full | --sample P%] "
+        "[options]\n\n"
+        "Audits DESTINATION against SOURCE and the manifest, changing\n"
+        "nothing: every key present, sizes and ETags as recorded.\n"
+        "  --full                   re-read and re-hash every object\n"
+        "  --sample P%              re-read and re-hash P% of them\n"
+        "Exit status 1 when the destination has drifted.\n\n",
+        1, 0, 1},
     {"manifest",
         "usage: ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
         "                           [--shard I/N] [--json]\n\n"
@@ -221,7 +245,8 @@ usage(FILE *f, const char *command)
 	    "usage: ferry sync SOURCE DESTINATION [options]\n"
 	    "       ferry plan SOURCE DESTINATION [options] > PLAN\n"
 	    "       ferry apply PLAN [options]\n"
-	    "       ferry ls s3://[BUCKET[/PREFIX]] [--json]\n"
+	    "       ferry verify SOURCE DESTINATION [--full | --sample P%]\n"
+	    "       ferry ls s3://[BUCKET[/PREFIX]] [--versions] [--json]\n"
 	    "       ferry manifest info [--manifest DIR | SOURCE "
 	    "DESTINATION]\n"
 	    "       ferry COMMAND --help\n"
@@ -366,6 +391,24 @@ take_max_delete(struct sync_opts *o, const char *arg)
 	return -1;
 }
 
+/* --sample P%: a share of the objects, above 0 and at most 100. */
+static int
+take_sample(struct sync_opts *o, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno != 0 || (*end != '\0' && strcmp(end, "%")) ||
+	    !(v > 0 && v <= 100))
+		return bad("invalid --sample '%s' (a share above 0%%, at most "
+		           "100%%)",
+		    arg);
+	o->sample_pct = v;
+	return -1;
+}
+
 /* Handles one option; returns -1 to go on or an exit status. */
 static int
 take_option(struct sync_opts *o, int c, const char *arg)
@@ -466,6 +509,24 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case OPT_MAX_DELETE:
 		return take_max_delete(o, arg);
+	case OPT_FULL:
+		o->sample_pct = 100;
+		return -1;
+	case OPT_SAMPLE:
+		return take_sample(o, arg);
+	case OPT_FSYNC:
+		o->fsync = 1;
+		return -1;
+	case OPT_VERSIONS:
+		o->versions = 1;
+		return -1;
+	case OPT_AT:
+		o->at = remote_parse_time_zoned(arg);
+		o->at_given = 1;
+		return o->at < 0
+		           ? bad("invalid time '%s' (2026-11-01T00:00:00Z)",
+		                 arg)
+		           : -1;
 	case OPT_REBUILD:
 		o->rebuild_manifest = 1;
 		return -1;
@@ -532,8 +593,9 @@ take_manifest_operands(struct sync_opts *o, int argc, char **argv, int i)
 static int
 take_operands(struct sync_opts *o, int argc, char **argv, int i)
 {
-	int two =
-	    strcmp(o->command, "sync") == 0 || strcmp(o->command, "plan") == 0;
+	int two = strcmp(o->command, "sync") == 0 ||
+	          strcmp(o->command, "plan") == 0 ||
+	          strcmp(o->command, "verify") == 0;
 	int want = two ? 2 : 1;
 
 	if (strcmp(o->command, "manifest") == 0)
@@ -555,6 +617,10 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 		return bad("%s", "--source-inventory s3://BUCKET/.../"
 		                 "manifest.json: only for a pull or a mirror, "
 		                 "whose source is a bucket");
+	if (o->at_given && (!two || strcmp(o->command, "verify") == 0 ||
+	                       !remote_is_url(o->src) || remote_is_url(o->dst)))
+		return bad("%s", "--at: only a pull (a bucket to a folder) "
+		                 "reads a past time");
 	if (o->follow_symlinks && (!two || remote_is_url(o->src)))
 		return bad("%s", "-L, --follow-symlinks: only a push from a "
 		                 "folder walks symlinks (apply takes it from "
@@ -563,7 +629,7 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 }
 
 static const char *const commands[] = {
-    "sync", "plan", "apply", "ls", "manifest"};
+    "sync", "plan", "apply", "ls", "manifest", "verify"};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static int
@@ -751,8 +817,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		    (c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1)
 			if (c == 'h' || c == OPT_VERSION)
 				return take_option(o, c, optarg);
-		return bad("%s", "a command is needed: sync, plan, apply, ls "
-		                 "or manifest");
+		return bad("%s", "a command is needed: sync, plan, apply, "
+		                 "verify, ls or manifest");
 	}
 	o->command = argv[1];
 	if (!known_command(o->command))
@@ -766,6 +832,11 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	}
 	if ((rc = check_sizes(o)) >= 0)
 		return rc;
+	if (o->versions && strcmp(o->command, "ls") != 0)
+		return bad("%s", "--versions: only ls lists versions");
+	if (o->sample_pct > 0 && strcmp(o->command, "verify") != 0)
+		return bad("%s", "--full and --sample: only verify re-reads "
+		                 "what it checks");
 	/* a plan is a dry run's JSON lines */
 	if (strcmp(o->command, "plan") == 0)
 		o->dry_run = o->json = 1;

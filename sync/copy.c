@@ -81,7 +81,7 @@ start_copy_object(struct xfer *x)
 static ferry_err
 source_get(struct xfer *x, uint64_t off, uint64_t len, struct remote_req **q)
 {
-	struct remote_get g = {x->src_etag, off, len};
+	struct remote_get g = {x->src_etag, off, len, NULL};
 
 	return remote_get_object(
 	    x->p->sr, x->p->sloc.bucket, x->src_key, strlen(x->src_key), &g, q);

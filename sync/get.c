@@ -67,6 +67,7 @@ dl_free(struct dl *d)
 	EVP_MD_CTX_free(d->md5);
 	XXH3_freeState(d->xxh);
 	transfer_clear(&d->t);
+	free(d->version_id);
 	free(d);
 }
 
@@ -431,8 +432,16 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 	if (futimens(d->fd, ts) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",
 		    d->t.key, strerror(errno));
+	/* --fsync: the bytes are on disk before the name, the name after */
+	if (d->p->o->fsync && fsync(d->fd) != 0)
+		return ferry_fail(
+		    FERRY_ESYS, "cannot sync %s: %s", d->t.key, strerror(errno));
 	if ((e = publish(d)) != FERRY_OK)
 		return e;
+	if (d->p->o->fsync && fsync(d->dirfd) != 0)
+		return ferry_fail(FERRY_ESYS,
+		    "cannot sync the folder of %s: %s", d->t.key,
+		    strerror(errno));
 	pull_record_local(d->p, d->t.key, d->t.keylen, d->fd, xxh);
 	dl_record_remote(d, got_etag(d), d->written, xxh, mt);
 	return FERRY_OK;
@@ -455,9 +464,11 @@ ferry_err
 dl_new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
 {
 	struct pull *p = d->p;
+	struct remote_get v = *g;
 
+	v.version_id = d->version_id;
 	return remote_get_object(
-	    p->r, p->loc.bucket, d->t.fullkey, strlen(d->t.fullkey), g, q);
+	    p->r, p->loc.bucket, d->t.fullkey, strlen(d->t.fullkey), &v, q);
 }
 
 /*

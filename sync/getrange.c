@@ -142,7 +142,7 @@ send_part(struct part *pt)
 {
 	struct dl *d = pt->d;
 	/* every range must come from the object that was listed */
-	struct remote_get g = {d->t.listed.etag, pt->off, pt->len};
+	struct remote_get g = {d->t.listed.etag, pt->off, pt->len, NULL};
 	struct remote_req *q;
 	ferry_err e;
 
@@ -318,6 +318,12 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 	snprintf(d->t.listed.etag, sizeof(d->t.listed.etag), "%s",
 	    obj->etag ? obj->etag : "");
 	d->t.listed.last_modified = obj->last_modified;
+	if (merge_list_version(&p->mg.remote) != NULL &&
+	    (d->version_id = strdup(merge_list_version(&p->mg.remote))) ==
+	        NULL) {
+		dl_free(d);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
 	if (local) {
 		d->t.local = *local;
 		d->exists = 1;
@@ -335,6 +341,7 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 	}
 	if (a == PLAN_CHECK) {
 		d->state = DL_HEAD_SENT;
+		d->t.no_head = d->version_id != NULL;
 		transfer_check_start(&d->t, p->loc.bucket, p->rootfd, 0);
 		return FERRY_OK;
 	}

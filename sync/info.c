@@ -87,8 +87,8 @@ sync_manifest_open(const struct sync_opts *o, const char *src, const char *dst,
 	return e;
 }
 
-static ferry_err
-find_dir(const struct sync_opts *o, char *dir, size_t n)
+ferry_err
+sync_manifest_find(const struct sync_opts *o, char *dir, size_t n)
 {
 	char src[4096], dst[4096], id[DST_ID_MAX];
 	ferry_err e;
@@ -184,7 +184,7 @@ sync_manifest_info(const struct sync_opts *o)
 	char dir[PATH_MAX];
 	ferry_err e;
 
-	if ((e = find_dir(o, dir, sizeof(dir))) != FERRY_OK ||
+	if ((e = sync_manifest_find(o, dir, sizeof(dir))) != FERRY_OK ||
 	    (e = manifest_open(dir, NULL, NULL, MANIFEST_INSPECT, &m)) !=
 	        FERRY_OK) {
 		output_failure(o->json, e);

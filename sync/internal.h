@@ -74,6 +74,12 @@ struct sync_opts {
 	struct planfile *plan;    /* apply: the plan being run (planfile.h) */
 	/* --source-inventory: the source's S3 Inventory manifest.json */
 	const char *source_inventory;
+	/* verify: the share of objects whose bytes are re-read, 0 to 100 */
+	double sample_pct;
+	int fsync;    /* a pull makes each file and the manifest durable */
+	int versions; /* ls: every version and delete marker */
+	int at_given; /* --at: a pull of the source as it was at that time */
+	int64_t at;   /* seconds since the epoch */
 };
 
 /* cli.c */
@@ -104,6 +110,12 @@ int sync_scan_wanted(const char *path, int is_dir, void *opts);
 ferry_err sync_manifest_open(const struct sync_opts *o, const char *src,
     const char *dst, struct manifest **out) FERRY_WUR;
 /*
+ * The folder of the manifest of the pair o->src, o->dst (--manifest DIR,
+ * else the default one) into dir, of n bytes, without opening it.
+ */
+ferry_err sync_manifest_find(
+    const struct sync_opts *o, char *dir, size_t n) FERRY_WUR;
+/*
  * Warns, with the detail of the last failure, that the manifest could not
  * be written: the run goes on, and the next one finds less recorded.
  */
@@ -121,6 +133,8 @@ int sync_manifest_info(const struct sync_opts *opts);
 int sync_ls(const struct sync_opts *opts);
 /* apply.c: "ferry apply PLAN" (opts->src names the plan file). */
 int sync_apply(const struct sync_opts *opts);
+/* verify.c: "ferry verify SOURCE DESTINATION".  Returns the exit status. */
+int sync_verify(const struct sync_opts *opts);
 
 /* xfer.c: the quoted hex ETag of a single-part object of MD5 md5. */
 void md5_etag(const uint8_t md5[16], char *out, size_t outlen);

@@ -1,6 +1,7 @@
 /*
- * ls.c: "ferry ls s3://BUCKET[/PREFIX]": one line per object; "ferry ls
- * s3://": one line per bucket.
+ * ls.c: "ferry ls s3://BUCKET[/PREFIX]": one line per object (with
+ * --versions, per version and delete marker); "ferry ls s3://": one line
+ * per bucket.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,57 @@ print_bucket(const struct remote_bucket *b, void *arg)
 	print_json(j);
 }
 
+/* One version or delete marker (a remote_version_fn; arg: the options). */
+static int
+print_version(const struct remote_version *v, void *arg)
+{
+	const struct sync_opts *o = arg;
+	char when[32];
+	cJSON *j;
+
+	format_time(v->last_modified, when);
+	if (!o->json) {
+		/* the server's words: escaped */
+		printf("%12llu  %s  %-6s  ", (unsigned long long)v->size, when,
+		    v->delete_marker ? "delete"
+		    : v->latest      ? "latest"
+		                     : "-");
+		text_print(stdout, v->version_id, strlen(v->version_id));
+		fputs("  ", stdout);
+		text_print(stdout, v->etag[0] ? v->etag : "-",
+		    v->etag[0] ? strlen(v->etag) : 1);
+		fputs("  ", stdout);
+		text_print(stdout, v->key, v->keylen);
+		putchar('\n');
+		return ferror(stdout);
+	}
+	if ((j = cJSON_CreateObject()) != NULL) {
+		cJSON_AddStringToObject(j, "type", "version");
+		output_json_key(j, v->key, v->keylen);
+		output_json_text(
+		    j, "version_id", v->version_id, strlen(v->version_id));
+		cJSON_AddBoolToObject(j, "latest", v->latest);
+		cJSON_AddBoolToObject(j, "delete_marker", v->delete_marker);
+		cJSON_AddNumberToObject(j, "size", (double)v->size);
+		cJSON_AddStringToObject(j, "etag", v->etag);
+		cJSON_AddStringToObject(j, "last_modified", when);
+	}
+	print_json(j);
+	return ferror(stdout);
+}
+
+/* "ferry ls --versions s3://BUCKET[/PREFIX]". */
+static ferry_err
+ls_versions(
+    const struct sync_opts *o, struct remote *r, const struct remote_loc *loc)
+{
+	ferry_err e = remote_list_versions(
+	    r, loc->bucket, loc->prefix, print_version, (void *)o);
+
+	/* a reader that went away (ferry ls | head) ends the listing */
+	return e == FERRY_ECANCEL && ferror(stdout) ? FERRY_OK : e;
+}
+
 /* "ferry ls s3://": the buckets of the account. */
 static int
 ls_buckets(const struct sync_opts *o)
@@ -125,6 +177,11 @@ sync_ls(const struct sync_opts *o)
 	if ((e = remote_loc_parse(o->src, &loc)) != FERRY_OK ||
 	    (e = remote_new(&o->remote, &r)) != FERRY_OK) {
 		status = sync_exit_for(e);
+		goto out;
+	}
+	if (o->versions) {
+		e = ls_versions(o, r, &loc);
+		status = e == FERRY_OK ? EXIT_SYNCED : EXIT_ABORTED;
 		goto out;
 	}
 	if ((e = remote_list_open(r, loc.bucket, loc.prefix, &l)) != FERRY_OK)

@@ -78,6 +78,8 @@ sync_main(int argc, char **argv)
 		rc = sync_manifest_info(&o);
 	} else if (strcmp(o.command, "apply") == 0) {
 		rc = sync_apply(&o);
+	} else if (strcmp(o.command, "verify") == 0) {
+		rc = sync_verify(&o);
 	} else if (remote_is_url(o.src) && remote_is_url(o.dst)) {
 		rc = sync_mirror(&o);
 	} else if (remote_is_url(o.src)) {

@@ -148,7 +148,11 @@ merge_open(struct merge *mg, const struct sync_opts *o, struct manifest *m,
 		return e;
 	if (mg->remote.list != NULL)
 		return merge_next_local(mg);
-	e = merge_source_open(&mg->remote, o, m, MANIFEST_LISTED, r, loc);
+	if (o->at_given)
+		e = merge_list_open_at(
+		    &mg->remote, m, MANIFEST_LISTED, r, loc, o->at);
+	else
+		e = merge_source_open(&mg->remote, o, m, MANIFEST_LISTED, r, loc);
 	if (e != FERRY_OK)
 		return e;
 	e = merge_list_next(&mg->remote, o, all_in_shard, &mg->nremote);

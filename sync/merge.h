@@ -71,6 +71,20 @@ ferry_err merge_source_open(struct merge_list *l, const struct sync_opts *o,
     const struct remote_loc *loc) FERRY_WUR;
 /* Limits the deletes of po to what the inventory of src could see. */
 void merge_plan_inventory(struct plan_opts *po, const struct merge_list *src);
+/*
+ * The same for a listing of loc as it was at the time at (seconds since
+ * the epoch; pullat.c): of each key, the newest version listed at or
+ * before that time, unless it is a delete marker; read back from m's
+ * table t, each with the version merge_list_version() names.
+ */
+ferry_err merge_list_open_at(struct merge_list *l, struct manifest *m,
+    enum manifest_table t, struct remote *r, const struct remote_loc *loc,
+    int64_t at) FERRY_WUR;
+/*
+ * The version of l's object read last, when l lists a past time
+ * (merge_list_open_at()); NULL otherwise.  Valid until the next read.
+ */
+const char *merge_list_version(const struct merge_list *l);
 /* Advances the local side, counting the file in mg->nlocal. */
 ferry_err merge_next_local(struct merge *mg) FERRY_WUR;
 /*

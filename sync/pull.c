@@ -34,9 +34,12 @@ pull_record_local(
 		sync_manifest_warn();
 }
 
-/* A child folder of dirfd, made when missing and create is set. */
+/*
+ * A child folder of dirfd, made when missing and create is set; with
+ * durable set, dirfd is synced after it gains the child (--fsync).
+ */
 static int
-open_child(int dirfd, const char *name, int create)
+open_child(int dirfd, const char *name, int create, int durable)
 {
 	const int fl = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 	int fd = openat(dirfd, name, fl);
@@ -44,6 +47,8 @@ open_child(int dirfd, const char *name, int create)
 	if (fd >= 0 || errno != ENOENT || !create)
 		return fd;
 	if (mkdirat(dirfd, name, 0777) != 0 && errno != EEXIST)
+		return -1;
+	if (durable && fsync(dirfd) != 0)
 		return -1;
 	return openat(dirfd, name, fl);
 }
@@ -83,7 +88,7 @@ pull_open_dir(
 		}
 		memcpy(name, key + i, n);
 		name[n] = '\0';
-		if ((next = open_child(cur, name, create)) < 0)
+		if ((next = open_child(cur, name, create, p->o->fsync)) < 0)
 			ferry_fail(FERRY_ESYS,
 			    "cannot open the folder %.*s: %s", (int)(i + n),
 			    key, dir_error(cur, name, errno));
@@ -636,7 +641,8 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 			transfer_engine_drain(&p->eng);
 	}
 	status = sync_damage_status(&p->out, p->m, e, status);
-	if (p->m && manifest_commit(p->m) != FERRY_OK)
+	if (p->m && (o->fsync ? manifest_sync(p->m) : manifest_commit(p->m)) !=
+	                FERRY_OK)
 		sync_manifest_warn();
 	output_summary(
 	    &p->out, &p->counts, p->r ? remote_stats(p->r) : NULL, status);

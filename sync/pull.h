@@ -86,6 +86,7 @@ struct dl {
 	struct pull *p;
 	enum dl_state state;
 	int ranged;
+	char *version_id; /* --at: the version to read; NULL: the current */
 	/* the temporary file, in the target's folder */
 	struct pull_dir *dir;
 	int dirfd; /* dir->fd, or -1 */

@@ -69,8 +69,10 @@ pull_list_first(struct pull *p)
 	ferry_err e;
 
 	/* an unsorted listing is sorted in the manifest, not open yet;
-	 * an inventory stands in for the listing */
-	if (!remote_bucket_sorted(p->loc.bucket) || p->o->source_inventory)
+	 * so is the listing of a past time (--at); an inventory stands in
+	 * for the listing */
+	if (!remote_bucket_sorted(p->loc.bucket) || p->o->source_inventory ||
+	    p->o->at_given)
 		return FERRY_OK;
 	e = remote_list_open(
 	    p->r, p->loc.bucket, p->loc.prefix, &p->mg.remote.list);

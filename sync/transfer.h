@@ -77,6 +77,9 @@ struct transfer {
 	/* the check found the file's MD5 not the listed ETag: a HEAD tells
 	 * whether that ETag is an MD5 at all (an encrypted object's is not) */
 	int md5_differs;
+	/* a HEAD would not read the listed object (a version of --at): an
+	 * MD5 that differs decides */
+	int no_head;
 	int failed;
 	ferry_err err;
 	char errmsg[512];

@@ -139,6 +139,17 @@ file_opens() {
 	grep 'openat(' "$1" | grep -v AT_FDCWD | grep -vc O_DIRECTORY
 }
 
+# pick FILE EXPR [ARG...]: EXPR, a Python generator over the lines L of
+# FILE (parsed; ARGs in sys.argv[3:]), its values sorted and joined by
+# spaces.
+pick() {
+	python3 -c '
+import json, sys
+L = [json.loads(l) for l in open(sys.argv[1])]
+print(" ".join(sorted(str(x) for x in eval("(" + sys.argv[2] + ")"))))' \
+		"$@"
+}
+
 # summary FILE FIELD: a field of the last summary line, e.g. "uploaded"
 # or "requests.put".
 summary() {

@@ -16,17 +16,6 @@ echo one >"$T/a.txt"
 echo two >"$T/d/b.txt"
 ln -s a.txt "$T/lnk"
 
-# pick FILE EXPR [ARG...]: EXPR, a Python generator over the lines L of
-# FILE (parsed; ARGs in sys.argv[3:]), its values sorted and joined by
-# spaces.
-pick() {
-	python3 -c '
-import json, sys
-L = [json.loads(l) for l in open(sys.argv[1])]
-print(" ".join(sorted(str(x) for x in eval("(" + sys.argv[2] + ")"))))' \
-		"$@"
-}
-
 # valid NAME: every line of $WORK/NAME.json is valid against the schema.
 valid() {
 	check "$1: every line is valid against the schema" \

@@ -202,7 +202,8 @@ is "$(completions ferry sy)" "sync" "the completion completes commands"
 mkdir -p "$WORK/cwd/photos"
 is "$(cd "$WORK/cwd" && completions ferry sync --dry-run ph)" "photos" \
 	"the completion completes local folders"
-comp_opts=$( (completions ferry --; completions ferry sync -) |
+comp_opts=$( (completions ferry --; completions ferry sync -
+	completions ferry verify -; completions ferry ls -) |
 	grep -E '^-' | sort -u)
 only_man=$(comm -23 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
 only_comp=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
@@ -210,7 +211,7 @@ is "$only_man" "" "every option of ferry.1 is completed"
 is "$only_comp" "" "every option completed is in ferry.1"
 
 # 7. each command has its own short help, within the whole one
-for cmd in sync plan apply ls manifest; do
+for cmd in sync plan apply verify ls manifest; do
 	out=$("$FERRY" "$cmd" --help 2>&1)
 	rc=$?
 	is "$rc:$(printf '%s\n' "$out" | head -n 1 | cut -d' ' -f1-3)" \

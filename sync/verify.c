@@ -1,0 +1,474 @@
+/*
+ * verify.c: "ferry verify SOURCE DESTINATION": the two sides merge-joined
+ * in key order as a sync would (merge.c), each key checked for presence,
+ * size, and the ETag and content hash the manifest recorded; with --full
+ * or --sample the DESTINATION's bytes are re-read (verifyread.c).
+ * Nothing is written to either side: only listings, GETs and HEADs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "sync/verify.h"
+
+char *
+verify_full_key(const struct verify *v, const char *key, size_t keylen)
+{
+	const char *prefix =
+	    v->way == VERIFY_PULL ? v->sloc.prefix : v->loc.prefix;
+	size_t plen = strlen(prefix);
+	char *s = malloc(plen + keylen + 1);
+
+	if (s == NULL)
+		return NULL;
+	memcpy(s, prefix, plen);
+	memcpy(s + plen, key, keylen);
+	s[plen + keylen] = '\0';
+	return s;
+}
+
+static void
+report_json(struct verify *v, const char *kind, const char *full,
+    const char *key, size_t keylen, const char *msg)
+{
+	int drift = strcmp(kind, "unchecked") != 0;
+	cJSON *j = cJSON_CreateObject();
+	char *s;
+
+	if (j == NULL)
+		return;
+	cJSON_AddStringToObject(j, "type", drift ? "drift" : "unchecked");
+	if (drift)
+		cJSON_AddStringToObject(j, "kind", kind);
+	output_json_key(j, full, strlen(full));
+	if (v->way != VERIFY_MIRROR)
+		output_json_text(j, "path", key, keylen);
+	cJSON_AddStringToObject(j, "message", msg);
+	if ((s = cJSON_PrintUnformatted(j)) != NULL)
+		puts(s);
+	free(s);
+	cJSON_Delete(j);
+}
+
+void
+verify_report(struct verify *v, const char *kind, const char *key,
+    size_t keylen, const char *msg)
+{
+	char *full = verify_full_key(v, key, keylen);
+
+	if (strcmp(kind, "unchecked") == 0)
+		v->unchecked++;
+	else
+		v->drift++;
+	if (full == NULL)
+		return;
+	if (v->o->json) {
+		report_json(v, kind, full, key, keylen, msg);
+	} else {
+		/* the key is the server's or the tree's bytes: escaped */
+		printf("%-9s ", kind);
+		text_print(stdout, full, strlen(full));
+		printf(": %s\n", msg);
+	}
+	free(full);
+}
+
+/* Whether key is among the objects whose bytes are re-read. */
+static int
+sampled(const struct verify *v, const char *key, size_t keylen)
+{
+	double pct = v->o->sample_pct;
+
+	if (pct >= 100)
+		return 1;
+	if (pct <= 0)
+		return 0;
+	return (double)(XXH3_64bits_withSeed(key, keylen, v->seed) % 1000000) <
+	       pct * 10000;
+}
+
+/* What the two sides and the record say of one key present on both. */
+struct pair {
+	const char *key;
+	size_t keylen;
+	uint64_t ssize, dsize;
+	const char *setag, *detag;         /* listed ETags, or NULL (a file) */
+	const uint8_t *shash, *dhash;      /* scanned hashes, or NULL */
+	const struct manifest_remote *rec; /* or NULL */
+};
+
+/* The record's checks of a bucket DESTINATION: non-zero when drift. */
+static int
+check_object_record(struct verify *v, const struct pair *p)
+{
+	const struct manifest_remote *rec = p->rec;
+
+	if (strcmp(p->detag, rec->etag) != 0) {
+		verify_report(v, "etag", p->key, p->keylen,
+		    "the object's ETag is not the one the manifest recorded: "
+		    "it was replaced since ferry wrote it");
+		return 1;
+	}
+	if (p->shash && rec->has_hash && memcmp(p->shash, rec->hash, 16)) {
+		verify_report(v, "content", p->key, p->keylen,
+		    "the source file changed since it was sent");
+		return 1;
+	}
+	if (p->setag && rec->src_etag[0] &&
+	    strcmp(p->setag, rec->src_etag) != 0) {
+		verify_report(v, "content", p->key, p->keylen,
+		    "the source object changed since it was copied");
+		return 1;
+	}
+	return 0;
+}
+
+/* The same for a local DESTINATION (a pull). */
+static int
+check_file_record(struct verify *v, const struct pair *p)
+{
+	const struct manifest_remote *rec = p->rec;
+
+	if (strcmp(p->setag, rec->etag) != 0) {
+		verify_report(v, "content", p->key, p->keylen,
+		    "the source object changed since it was pulled");
+		return 1;
+	}
+	if (rec->has_hash && memcmp(p->dhash, rec->hash, 16) != 0) {
+		verify_report(v, "content", p->key, p->keylen,
+		    "the local file changed since ferry wrote it");
+		return 1;
+	}
+	return 0;
+}
+
+/* Checks one key present on both sides. */
+static ferry_err
+check_pair(struct verify *v, const struct pair *p)
+{
+	char msg[128];
+	int bad;
+
+	v->objects++;
+	if (p->ssize != p->dsize) {
+		snprintf(msg, sizeof(msg), "%llu bytes, the source has %llu",
+		    (unsigned long long)p->dsize, (unsigned long long)p->ssize);
+		verify_report(v, "size", p->key, p->keylen, msg);
+		return FERRY_OK;
+	}
+	if (v->way == VERIFY_MIRROR && p->rec == NULL &&
+	    etag_is_md5(p->setag) && etag_is_md5(p->detag) &&
+	    strcmp(p->setag, p->detag) != 0) {
+		verify_report(v, "etag", p->key, p->keylen,
+		    "the object's ETag is not the source's");
+		return FERRY_OK;
+	}
+	if (p->rec != NULL) {
+		bad = v->way == VERIFY_PULL ? check_file_record(v, p)
+		                            : check_object_record(v, p);
+		if (bad)
+			return FERRY_OK;
+	}
+	if (!sampled(v, p->key, p->keylen))
+		return FERRY_OK;
+	if (v->way == VERIFY_PULL)
+		return verify_file_bytes(v, p->key, p->keylen, p->setag,
+		    p->rec ? p->rec->part_size : 0, p->rec);
+	return verify_object_bytes(v, p->key, p->keylen, p->detag,
+	    p->rec ? p->rec->part_size : 0, p->shash);
+}
+
+/* A key on one side only: c < 0 the SOURCE's, > 0 the DESTINATION's. */
+static void
+one_side(struct verify *v, const char *key, size_t keylen, int c)
+{
+	if (c < 0) {
+		v->objects++;
+		verify_report(
+		    v, "missing", key, keylen, "not at the destination");
+		return;
+	}
+	v->extra++;
+	if (v->o->delete)
+		verify_report(v, "extra", key, keylen,
+		    "not in the source (a sync with --delete removes it)");
+}
+
+/* The pair at the heads of the streams, c being SOURCE against DEST. */
+static ferry_err
+head_pair(struct verify *v, struct pair *p, struct manifest_remote *rec)
+{
+	const struct remote_obj *lo = &v->mg.remote.obj;
+	const struct remote_obj *so = &v->src.obj;
+	ferry_err e;
+
+	memset(p, 0, sizeof(*p));
+	if (v->way == VERIFY_MIRROR) {
+		p->key = so->key;
+		p->keylen = so->keylen;
+		p->ssize = so->size;
+		p->setag = so->etag;
+	} else {
+		p->key = v->mg.lkey;
+		p->keylen = v->mg.lkeylen;
+	}
+	if (v->way == VERIFY_PUSH) {
+		p->ssize = v->mg.lrec.size;
+		p->shash = v->mg.lrec.hash;
+	} else if (v->way == VERIFY_PULL) {
+		p->dsize = v->mg.lrec.size;
+		p->dhash = v->mg.lrec.hash;
+		p->ssize = lo->size;
+		p->setag = lo->etag;
+	}
+	if (v->way != VERIFY_PULL) {
+		p->dsize = lo->size;
+		p->detag = lo->etag;
+	}
+	e = manifest_remote_get(v->m, p->key, p->keylen, rec);
+	p->rec = e == FERRY_OK ? rec : NULL;
+	return e == FERRY_ENOTFOUND ? FERRY_OK : e;
+}
+
+/* Checks the smallest key of the two streams and advances past it. */
+static ferry_err
+step(struct verify *v)
+{
+	struct manifest_remote rec;
+	struct pair p;
+	const struct remote_obj *lo = &v->mg.remote.obj;
+	ferry_err e = FERRY_OK;
+	int c, sc; /* c: the streams' order; sc: SOURCE against DEST */
+
+	if (v->way == VERIFY_MIRROR ? !merge_head_lists(&v->mg, &v->src, &c)
+	                            : !merge_head(&v->mg, &c))
+		return FERRY_OK;
+	sc = v->way == VERIFY_PULL ? -c : c;
+	if (c == 0 && (e = head_pair(v, &p, &rec)) == FERRY_OK)
+		e = check_pair(v, &p);
+	else if (c < 0)
+		one_side(v,
+		    v->way == VERIFY_MIRROR ? v->src.obj.key : v->mg.lkey,
+		    v->way == VERIFY_MIRROR ? v->src.obj.keylen : v->mg.lkeylen,
+		    sc);
+	else if (c > 0)
+		one_side(v, lo->key, lo->keylen, sc);
+	if (e != FERRY_OK)
+		return e;
+	if (c <= 0 && v->way == VERIFY_MIRROR)
+		e = merge_list_next(&v->src, v->o, 0, &v->mg.nlocal);
+	else if (c <= 0)
+		e = merge_next_local(&v->mg);
+	if (e == FERRY_OK && c >= 0)
+		e = merge_list_next(&v->mg.remote, v->o, 0, &v->mg.nremote);
+	return e;
+}
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(path);
+}
+
+/*
+ * The pair's manifest when there is one, for what it recorded; else one
+ * of our own in a temporary folder, for the scan and an unsorted listing.
+ */
+static ferry_err
+open_manifest(struct verify *v)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	ferry_err e;
+
+	if ((e = sync_manifest_find(v->o, dir, sizeof(dir))) != FERRY_OK)
+		return e;
+	e = manifest_open(dir, NULL, NULL, MANIFEST_INSPECT, &v->m);
+	if (e != FERRY_ENOTFOUND)
+		return e;
+	snprintf(v->scratch, sizeof(v->scratch), "%s/ferry-verify.XXXXXX",
+	    tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(v->scratch) == NULL) {
+		e = ferry_fail(FERRY_ESYS, "cannot make a folder in %s: %s",
+		    tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		v->scratch[0] = '\0';
+		return e;
+	}
+	log_info("no manifest for the pair: sizes and ETags only");
+	return manifest_open(v->scratch, "verify", "verify", 0, &v->m);
+}
+
+/* The local side's folder, opened. */
+static ferry_err
+open_root(struct verify *v, const char *path)
+{
+	v->rootfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (v->rootfd < 0)
+		return ferry_fail(
+		    FERRY_EUSAGE, "folder '%s': %s", path, strerror(errno));
+	return FERRY_OK;
+}
+
+static ferry_err
+open_sides(struct verify *v)
+{
+	const struct sync_opts *o = v->o;
+	ferry_err e;
+
+	if (v->way == VERIFY_PUSH) {
+		if ((e = open_root(v, o->src)) != FERRY_OK ||
+		    (e = remote_loc_parse(o->dst, &v->loc)) != FERRY_OK)
+			return e;
+		output_set_local(&v->out, v->loc.prefix);
+		return remote_new(&o->remote, &v->r);
+	}
+	if (v->way == VERIFY_PULL) {
+		if ((e = open_root(v, o->dst)) != FERRY_OK ||
+		    (e = remote_loc_parse(o->src, &v->sloc)) != FERRY_OK)
+			return e;
+		output_set_local(&v->out, v->sloc.prefix);
+		/* the listing's stream is the source's */
+		return remote_new(&o->remote, &v->r);
+	}
+	if ((e = remote_loc_parse(o->src, &v->sloc)) != FERRY_OK ||
+	    (e = remote_loc_parse(o->dst, &v->loc)) != FERRY_OK ||
+	    (e = remote_new(&o->remote, &v->r)) != FERRY_OK)
+		return e;
+	return remote_new_sharing(&o->src_remote, v->r, &v->sr);
+}
+
+/* Scans the local side (if any) and opens the streams. */
+static ferry_err
+start(struct verify *v)
+{
+	uint64_t errors = 0;
+	ferry_err e;
+
+	if ((e = open_sides(v)) != FERRY_OK)
+		return e;
+	remote_on_retry(v->r, output_retry, &v->out);
+	if ((e = open_manifest(v)) != FERRY_OK)
+		return e;
+	if (v->way == VERIFY_MIRROR) {
+		if ((e = merge_list_open(&v->src, v->m, MANIFEST_LISTED_SRC,
+		         v->sr, &v->sloc)) != FERRY_OK ||
+		    (e = merge_list_open(&v->mg.remote, v->m, MANIFEST_LISTED,
+		         v->r, &v->loc)) != FERRY_OK ||
+		    (e = merge_list_next(&v->src, v->o, 0, &v->mg.nlocal)) !=
+		        FERRY_OK)
+			return e;
+		return merge_list_next(&v->mg.remote, v->o, 0, &v->mg.nremote);
+	}
+	e = merge_scan(v->o, v->m, v->rootfd, &v->out, &v->counts, &errors);
+	if (e != FERRY_OK)
+		return e;
+	return merge_open(&v->mg, v->o, v->m, v->r,
+	    v->way == VERIFY_PULL ? &v->sloc : &v->loc, 0);
+}
+
+/* The last lines: the findings counted, and the run's summary. */
+static void
+finish(struct verify *v, int status)
+{
+	cJSON *j;
+	char *s;
+
+	if (!v->o->json) {
+		if (!v->o->quiet)
+			fprintf(stderr,
+			    "ferry: verified %llu objects, %llu re-read "
+			    "(%llu bytes): %llu drift, %llu unchecked, "
+			    "%llu failed\n",
+			    (unsigned long long)v->objects,
+			    (unsigned long long)v->counts.checked,
+			    (unsigned long long)v->bytes_read,
+			    (unsigned long long)v->drift,
+			    (unsigned long long)v->unchecked,
+			    (unsigned long long)v->counts.failed);
+		return;
+	}
+	if ((j = cJSON_CreateObject()) != NULL) {
+		cJSON_AddStringToObject(j, "type", "verified");
+		cJSON_AddNumberToObject(j, "objects", (double)v->objects);
+		cJSON_AddNumberToObject(j, "reread", (double)v->counts.checked);
+		cJSON_AddNumberToObject(j, "bytes_read", (double)v->bytes_read);
+		cJSON_AddNumberToObject(j, "drift", (double)v->drift);
+		cJSON_AddNumberToObject(j, "unchecked", (double)v->unchecked);
+		cJSON_AddNumberToObject(j, "extra", (double)v->extra);
+		if ((s = cJSON_PrintUnformatted(j)) != NULL)
+			puts(s);
+		free(s);
+		cJSON_Delete(j);
+	}
+	output_summary(
+	    &v->out, &v->counts, v->r ? remote_stats(v->r) : NULL, status);
+}
+
+static void
+verify_close(struct verify *v)
+{
+	merge_list_close(&v->src);
+	merge_close(&v->mg);
+	manifest_close(v->m);
+	if (v->scratch[0] != '\0')
+		nftw(v->scratch, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	remote_free(v->sr);
+	remote_free(v->r);
+	remote_loc_clear(&v->loc);
+	remote_loc_clear(&v->sloc);
+	if (v->rootfd >= 0)
+		close(v->rootfd);
+}
+
+/* The exit status of a verify that went to its end. */
+static int
+verdict(const struct verify *v)
+{
+	return v->drift || v->counts.failed ? EXIT_PARTIAL : EXIT_SYNCED;
+}
+
+int
+sync_verify(const struct sync_opts *o)
+{
+	struct verify v = {0};
+	ferry_err e;
+	int status;
+
+	v.o = o;
+	v.rootfd = -1;
+	v.way = !remote_is_url(o->src)   ? VERIFY_PUSH
+	        : !remote_is_url(o->dst) ? VERIFY_PULL
+	                                 : VERIFY_MIRROR;
+	v.seed = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL);
+	output_init(&v.out, o);
+	if (v.way == VERIFY_PUSH && !remote_is_url(o->dst)) {
+		e = ferry_fail(
+		    FERRY_EUSAGE, "one side must be s3://BUCKET[/PREFIX]");
+	} else if ((e = start(&v)) == FERRY_OK) {
+		while (!v.mg.done && !ferry_interrupted &&
+		       (e = step(&v)) == FERRY_OK)
+			;
+		if (e == FERRY_OK && ferry_interrupted)
+			e = ferry_fail(FERRY_ECANCEL, "interrupted");
+	}
+	if (e != FERRY_OK) {
+		output_error(&v.out, NULL, 0, e, ferry_errmsg());
+		status = sync_exit_for(e);
+	} else {
+		status = verdict(&v);
+	}
+	finish(&v, status);
+	verify_close(&v);
+	return status;
+}
