@@ -20,6 +20,7 @@ struct batch {
 	uint64_t sizes[DELETE_BATCH];
 	char etags[DELETE_BATCH][MANIFEST_ETAG_MAX];
 	size_t n;
+	int single; /* the server has no DeleteObjects: one DELETE a key */
 };
 
 /*
@@ -67,6 +68,45 @@ on_deleted(const char *key, size_t keylen, int ok, const char *code,
 		sync_manifest_warn();
 }
 
+/* Key i of b by DeleteObject, under the same ETag condition. */
+static ferry_err
+send_single(struct batch *b, size_t i)
+{
+	struct push *p = b->p;
+	struct remote_req *q;
+	ferry_err e;
+
+	if ((e = remote_delete_object(p->r, p->loc.bucket, b->keys[i],
+	         b->lens[i], b->etags[i], &q)) != FERRY_OK)
+		return e;
+	e = remote_perform(p->r, q, 0);
+	if (e == FERRY_OK || e == FERRY_ENOTFOUND)
+		on_deleted(b->keys[i], b->lens[i], 1, NULL, NULL, b);
+	else if (e != FERRY_ECANCEL)
+		on_deleted(b->keys[i], b->lens[i], 0,
+		    remote_req_resp(q)->status == 412 ? "PreconditionFailed"
+		                                      : "error",
+		    ferry_errmsg(), b);
+	remote_req_free(q);
+	return e == FERRY_ECANCEL ? e : FERRY_OK;
+}
+
+static ferry_err
+send_singles(struct batch *b)
+{
+	ferry_err e = FERRY_OK;
+	size_t i;
+
+	for (i = 0; i < b->n && e == FERRY_OK; i++)
+		e = send_single(b, i);
+	return e;
+}
+
+/*
+ * A server without DeleteObjects (GCS's XML API answers it 501
+ * NotImplemented) has the keys deleted one at a time, for the rest of
+ * the run.
+ */
 static ferry_err
 send_batch(struct batch *b)
 {
@@ -76,15 +116,26 @@ send_batch(struct batch *b)
 	ferry_err e;
 	size_t i;
 
+	if (b->single)
+		return send_singles(b);
 	for (i = 0; i < b->n; i++)
 		etags[i] = b->etags[i];
 	if ((e = remote_delete_objects(p->r, p->loc.bucket,
 	         (const char *const *)b->keys, b->lens, etags, b->n, &q)) !=
 	    FERRY_OK)
 		return e;
-	if ((e = remote_perform(p->r, q, 0)) == FERRY_OK)
-		e = remote_delete_objects_reply(q, on_deleted, b);
+	if ((e = remote_req_submit(q, NULL, NULL)) == FERRY_OK &&
+	    (e = remote_wait(p->r, q)) == FERRY_OK) {
+		b->single = remote_req_not_implemented(q);
+		e = b->single ? FERRY_OK
+		              : remote_delete_objects_reply(q, on_deleted, b);
+	}
 	remote_req_free(q);
+	if (e == FERRY_OK && b->single) {
+		log_info("the server has no DeleteObjects (NotImplemented): "
+		         "deleting one key at a time");
+		e = send_singles(b);
+	}
 	return e;
 }
 
