@@ -15,22 +15,13 @@
 #include "remote/req.h"
 #include "remote/sigv4.h"
 #include "remote/ssec.h"
+#include "remote/throttle.h"
 #include "remote/url.h"
 
 #define REMOTE_MAX_QUERY 8
 #define REMOTE_MAX_HEADERS 128 /* an object's metadata may take many */
 #define REMOTE_DEFAULT_RETRIES 10
 #define REMOTE_CONNECT_TIMEOUT 10 /* seconds */
-
-/* bwlimit.c: the token bucket of --bwlimit, for the whole loop. */
-struct bw_bucket {
-	struct remote_bwlimit table;
-	uint64_t rate; /* bytes a second now; 0: no limit */
-	double tokens; /* bytes that may move; below 0: a debt */
-	int64_t last_ns, checked_ns;
-	unsigned paused; /* transfers paused for it now */
-	uint64_t pauses; /* times a transfer was paused, told with -v */
-};
 
 /* The multi loop, shared by the clients of both sides of a mirror. */
 struct remote_loop {
@@ -63,26 +54,6 @@ struct remote_loop {
 	char untold_line[640];       /* the last of them, as a line */
 	struct bw_bucket *bw;        /* --bwlimit; NULL: none */
 };
-
-/* bwlimit.c */
-/* Sets up the loop's bucket for t (NULL or no slots: none). */
-ferry_err bw_open(
-    struct remote_loop *l, const struct remote_bwlimit *t) FERRY_WUR;
-void bw_close(struct remote_loop *l);
-/*
- * From a transfer's callback: non-zero when q must pause its direction
- * dir (CURLPAUSE_SEND, CURLPAUSE_RECV) for the bucket to refill.
- */
-int bw_hold(struct remote_req *q, int dir);
-/* Takes n bytes that moved from the bucket. */
-void bw_spend(struct remote_loop *l, size_t n);
-/* Forgets that q is paused (its handle is let go). */
-void bw_forget(struct remote_req *q);
-/*
- * Refills the bucket and resumes paused transfers when it allows; returns
- * the ms until it may allow them, or -1 when none waits.
- */
-int bw_tick(struct remote_loop *l);
 
 /* events.c: the loop's sockets in an epoll set. */
 ferry_err loop_events_init(struct remote_loop *l) FERRY_WUR;
