@@ -6,7 +6,11 @@
  * when there is something in it.  Bytes pass whole and the bucket may go
  * below zero, a debt paid back before anything moves again, so that over
  * any stretch of time the run moves what the rate allows, however many
- * transfers share it and whichever of them is busy.
+ * transfers share it and whichever of them is busy.  curl's per-handle
+ * CURLOPT_MAX_SEND_SPEED_LARGE and _RECV_ would need the rate divided
+ * again each time a transfer starts or ends, and would leave unused the
+ * share of a transfer waiting on its reply or its turn: the run would move
+ * less than the rate, and a handle's own averaging lets it burst above it.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -94,6 +94,8 @@ cli_store_take(struct sync_opts *o, int c, const char *arg)
 ferry_err
 cli_store_check(struct sync_opts *o)
 {
+	int mirror =
+	    o->src && o->dst && remote_is_url(o->src) && remote_is_url(o->dst);
 	ferry_err e;
 
 	if ((e = remote_store_check(&o->store)) != FERRY_OK)
@@ -102,16 +104,17 @@ cli_store_check(struct sync_opts *o)
 		return ferry_fail(FERRY_EUSAGE,
 		    "--sse and --sse-c-key: one kind of encryption at a time");
 	/* a mirror that would drop what it was told to set says so */
-	if (o->src && o->dst && remote_is_url(o->src) &&
-	    remote_is_url(o->dst) && remote_store_sets_meta(&o->store) &&
-	    !o->store.replace)
+	if (mirror && remote_store_sets_meta(&o->store) && !o->store.replace)
 		return ferry_fail(FERRY_EUSAGE,
 		    "a mirror carries the source's metadata and tags: "
 		    "--metadata-directive REPLACE to set them with --tags, "
 		    "--metadata, --cache-control or --content-type");
 	if (o->bwlimit.n > 0)
 		o->remote.bwlimit = &o->bwlimit;
+	/* a mirror reads a public bucket unsigned, and writes as itself */
 	o->src_remote.no_sign = o->remote.no_sign;
+	if (mirror)
+		o->remote.no_sign = 0;
 	o->src_remote.request_payer = o->remote.request_payer;
 	o->src_remote.sse_c_key = o->remote.sse_c_key;
 	o->src_remote.bwlimit = o->remote.bwlimit;

@@ -57,6 +57,17 @@ is "$(grep -c '^hdr .* authorization=-$' "$WORK/b.log")" "$all" \
 	"none carries an Authorization header"
 nocreds "$FERRY" sync "s3://$P/x" "$WORK/b2" -q 2>/dev/null
 is "$?" 3 "without the flag and credentials, the run cannot start"
+start_proxy b3 --rate 0 --log-headers authorization
+"$FERRY" sync "s3://$P/x" "s3://$B/pub" --endpoint-url "$PROXY" \
+	--no-sign-request -q
+is "$?" 0 "a mirror of the public bucket with --no-sign-request exits 0"
+stop_proxy
+is "$(grep -c "^hdr [A-Z]* /$P[/?].* authorization=-\$" "$WORK/b3.log")" \
+	"$(grep -c "^hdr [A-Z]* /$P[/?]" "$WORK/b3.log")" \
+	"the source is read unsigned"
+is "$(grep -c "^hdr [A-Z]* /$B[/?].* authorization=-\$" "$WORK/b3.log")" 0 \
+	"the destination is written signed"
+is "$(s3 ls "$B" pub/ | wc -l)" 6 "the copies are in the destination"
 s3 rm "$P" >/dev/null
 
 # (c) DeleteObjects answered 501 NotImplemented: single DELETEs, exactly
