@@ -25,7 +25,7 @@ const char cli_store_help[] =
     "Bandwidth and courtesy:\n"
     "  --bwlimit RATE|TIMETABLE  e.g. 2M, or '08:00,512K 19:00,off'\n"
     "  --no-sign-request        unsigned requests, for public buckets\n"
-    "  --request-payer          the requester pays (x-amz-request-payer)\n"
+    "  --request-payer          the requester pays, for such buckets\n"
     "\n";
 
 static ferry_err
