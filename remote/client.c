@@ -67,6 +67,23 @@ same_str(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/*
+ * The customer's key, for an https endpoint only: it goes in the clear
+ * with every request.
+ */
+static ferry_err
+take_ssec(struct remote *r, const struct remote_opts *o)
+{
+	if (o->sse_c_key == NULL)
+		return FERRY_OK;
+	if (!r->ep.https)
+		return ferry_fail(FERRY_EUSAGE,
+		    "--sse-c-key: the key goes with every request, so only "
+		    "over https; the endpoint is %s",
+		    r->cfg.endpoint);
+	return ssec_load(o->sse_c_key, &r->ssec);
+}
+
 ferry_err
 remote_new(const struct remote_opts *o, struct remote **out)
 {
@@ -90,6 +107,7 @@ remote_new_sharing(
 	f.region = o->region;
 	f.profile = o->profile;
 	f.path_style = o->path_style;
+	f.no_creds = o->no_sign;
 	if ((e = config_resolve(&f, NULL, &r->cfg)) != FERRY_OK)
 		goto out;
 	/* the two sides of a mirror often share a profile: said once */
@@ -104,7 +122,11 @@ remote_new_sharing(
 	r->read_timeout =
 	    o->read_timeout ? o->read_timeout : REMOTE_DEFAULT_READ_TIMEOUT;
 	r->no_verify_ssl = o->no_verify_ssl;
-	if ((e = setup_multi(r, o->max_connections, share)) != FERRY_OK)
+	r->no_sign = o->no_sign;
+	r->request_payer = o->request_payer;
+	if ((e = take_ssec(r, o)) != FERRY_OK ||
+	    (e = setup_multi(r, o->max_connections, share)) != FERRY_OK ||
+	    (share == NULL && (e = bw_open(r->loop, o->bwlimit)) != FERRY_OK))
 		goto out;
 	/* the loop's owner says how long a silent server is waited for */
 	if (share == NULL)
@@ -136,12 +158,14 @@ remote_free(struct remote *r)
 		r->loop->failed = NULL;
 	if (r->loop && --r->loop->refs == 0) {
 		stall_flush(r->loop);
+		bw_close(r->loop);
 		if (r->loop->multi)
 			curl_multi_cleanup(r->loop->multi);
 		loop_events_clear(r->loop);
 		free(r->loop);
 	}
 	creds_close(&r->creds);
+	ssec_clear(&r->ssec);
 	sigv4_algs_clear(&r->algs);
 	for (i = 0; i < r->nregions; i++) {
 		free(r->regions[i].bucket);
@@ -193,6 +217,8 @@ int
 remote_same_account(const struct remote *a, const struct remote *b)
 {
 	/* The keys may be refreshed: compared under their locks. */
+	if (a->no_sign || b->no_sign)
+		return a->no_sign && b->no_sign && same_service(a, b);
 	return same_service(a, b) &&
 	       creds_same((struct creds *)&a->creds, (struct creds *)&b->creds);
 }

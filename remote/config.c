@@ -651,7 +651,7 @@ config_resolve(const struct config_flags *f,
 	if ((e = dup_opt(ca, &c->ca_bundle)) != FERRY_OK ||
 	    (e = dup_opt(r.profile, &c->profile)) != FERRY_OK)
 		goto out;
-	e = resolve_creds(&r, c);
+	e = r.f->no_creds ? FERRY_OK : resolve_creds(&r, c);
 out:
 	resolve_free(&r);
 	if (e != FERRY_OK)

@@ -41,6 +41,7 @@ struct config_flags {
 	const char *region;
 	const char *profile;
 	int path_style; /* 1: forced by --path-style, 0: not given */
+	int no_creds;   /* requests go unsigned: no credentials resolved */
 };
 
 /* One set of keys.  Owned; free with config_keys_clear(). */

@@ -14,6 +14,8 @@
 #include "remote/remote.h"
 #include "remote/req.h"
 #include "remote/sigv4.h"
+#include "remote/ssec.h"
+#include "remote/throttle.h"
 #include "remote/url.h"
 
 #define REMOTE_MAX_QUERY 8
@@ -50,6 +52,7 @@ struct remote_loop {
 	int64_t told_ns;             /* the last retry line */
 	unsigned untold;             /* retries since then, not told yet */
 	char untold_line[640];       /* the last of them, as a line */
+	struct bw_bucket *bw;        /* --bwlimit; NULL: none */
 };
 
 /* replies.c */
@@ -110,7 +113,10 @@ struct remote {
 	struct sigv4_algs algs;
 	struct bucket_region *regions;
 	size_t nregions;
-	CURL **easy_pool; /* idle easy handles, reused */
+	struct ssec ssec;  /* --sse-c-key; wiped on free */
+	int no_sign;       /* requests go unsigned */
+	int request_payer; /* x-amz-request-payer on every request */
+	CURL **easy_pool;  /* idle easy handles, reused */
 	size_t npool;
 	size_t pool_cap;
 };
@@ -163,6 +169,7 @@ struct remote_req {
 	int inflight;  /* the easy handle is in the multi */
 	int submitted; /* submitted and not yet completed */
 	int completed;
+	int bw_paused; /* CURLPAUSE_ bits paused by the bandwidth limit */
 };
 
 /* client.c */

@@ -18,6 +18,7 @@ struct list_ent {
 	size_t key_off, keylen, etag_off;
 	uint64_t size;
 	int64_t last_modified;
+	const char *archived; /* remote_obj's: a string constant or NULL */
 };
 
 struct page {
@@ -47,6 +48,17 @@ struct remote_list {
 	int more;     /* another page is to be fetched */
 	int fetching; /* a page request is in flight */
 };
+
+/* The archive class c names, as a constant, or NULL for another class. */
+static const char *
+archive_class(const char *c)
+{
+	if (c != NULL && strcmp(c, "GLACIER") == 0)
+		return "GLACIER";
+	if (c != NULL && strcmp(c, "DEEP_ARCHIVE") == 0)
+		return "DEEP_ARCHIVE";
+	return NULL;
+}
 
 static ferry_err
 add_entry(struct page *p, const struct xml_list_entry *x)
@@ -79,6 +91,7 @@ add_entry(struct page *p, const struct xml_list_entry *x)
 		return e;
 	ne->size = x->size;
 	ne->last_modified = when;
+	ne->archived = archive_class(x->storage_class);
 	p->n++;
 	return FERRY_OK;
 }
@@ -307,6 +320,7 @@ found:
 	obj->etag = p->arena.data + x->etag_off;
 	obj->size = x->size;
 	obj->last_modified = x->last_modified;
+	obj->archived = x->archived;
 	return FERRY_OK;
 }
 

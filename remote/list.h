@@ -35,6 +35,9 @@ struct remote_obj {
 	uint64_t size;
 	const char *etag;
 	int64_t last_modified; /* seconds since the epoch */
+	/* "GLACIER" or "DEEP_ARCHIVE" for an object in an archive storage
+	 * class, which cannot be read until it is restored; NULL: readable */
+	const char *archived;
 };
 
 struct remote_list;

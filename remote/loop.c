@@ -338,6 +338,10 @@ remote_run(struct remote *r, int timeout_ms)
 	due = start_due(r);
 	if (due >= 0 && due < timeout_ms)
 		timeout_ms = due;
+	/* transfers paused for --bwlimit resume when the bucket allows */
+	due = bw_tick(r->loop);
+	if (due >= 0 && due < timeout_ms)
+		timeout_ms = due;
 	/* transfers added since the last run start here */
 	if ((e = loop_timer(r->loop)) != FERRY_OK)
 		return e;

@@ -84,7 +84,7 @@ remote_req_keep_meta(struct remote_req *q)
 }
 
 ferry_err
-remote_req_meta_headers(struct remote_req *q, const char *meta)
+remote_req_meta_headers(struct remote_req *q, const char *meta, int own_only)
 {
 	const char *line, *end, *next, *colon, *v;
 	char *name, *value;
@@ -96,7 +96,8 @@ remote_req_meta_headers(struct remote_req *q, const char *meta)
 		if (end == NULL)
 			end = next;
 		colon = memchr(line, ':', (size_t)(end - line));
-		if (colon == NULL || colon == line)
+		if (colon == NULL || colon == line ||
+		    (own_only && strncmp(line, "x-amz-meta-ferry-", 17) != 0))
 			continue;
 		v = colon + 1 < end && colon[1] == ' ' ? colon + 2 : colon + 1;
 		name = strndup(line, (size_t)(colon - line));

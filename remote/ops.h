@@ -26,6 +26,7 @@
 #define FERRY_REMOTE_OPS_H
 
 #include "remote/remote.h"
+#include "remote/store.h"
 
 /*
  * The metadata headers in which ferry stores a file's content hash (XXH3
@@ -74,6 +75,9 @@ struct remote_put {
 	/* only while it has this ETag (NULL or "": any); sent without its
 	 * quotes, the form Ceph's gateway compares */
 	const char *if_match;
+	/* where and how the object is stored, its tags, and metadata that
+	 * replaces or joins the above as store->replace says; NULL: none */
+	const struct remote_store *store;
 };
 
 /* The source of a server-side copy: an object, or a range of it. */
@@ -86,6 +90,10 @@ struct remote_copy_src {
 	const char *if_match;
 	uint64_t off; /* with len > 0: only bytes [off, off + len) */
 	uint64_t len; /* 0: the whole object */
+	/* CopyObject: where and how the copy is stored; with
+	 * store->replace, its metadata and tags are the store's instead of
+	 * the source's; NULL: the source's metadata and tags */
+	const struct remote_store *store;
 };
 
 /*
@@ -135,6 +143,11 @@ typedef void (*remote_deleted_fn)(const char *key, size_t keylen, int ok,
  */
 ferry_err remote_delete_objects_reply(
     struct remote_req *q, remote_deleted_fn fn, void *arg) FERRY_WUR;
+/*
+ * Whether the completed q was refused as an operation the server does not
+ * have (501, or NotImplemented): GCS's XML API answers DeleteObjects so.
+ */
+int remote_req_not_implemented(const struct remote_req *q);
 
 /* A multipart upload: its object and the id CreateMultipartUpload gave. */
 struct remote_upload {

@@ -10,6 +10,8 @@
 
 #include "remote/internal.h"
 #include "remote/ops.h"
+#include "remote/ssec.h"
+#include "remote/xml.h"
 
 ferry_err
 ops_new(struct remote *r, enum remote_kind kind, const char *method,
@@ -65,7 +67,12 @@ ferry_err
 remote_head_object(struct remote *r, const char *bucket, const char *key,
     size_t keylen, const char *etag, struct remote_req **out)
 {
-	return on_etag(r, REMOTE_HEAD, "HEAD", bucket, key, keylen, etag, out);
+	ferry_err e;
+
+	e = on_etag(r, REMOTE_HEAD, "HEAD", bucket, key, keylen, etag, out);
+	if (e == FERRY_OK)
+		e = ssec_headers(&r->ssec, *out, 0);
+	return ops_end(out, e);
 }
 
 ferry_err
@@ -85,6 +92,8 @@ remote_get_object(struct remote *r, const char *bucket, const char *key,
 		e = if_match(*out, g->if_match);
 	if (e == FERRY_OK && g && g->version_id && g->version_id[0])
 		e = remote_req_query(*out, "versionId", g->version_id);
+	if (e == FERRY_OK)
+		e = ssec_headers(&r->ssec, *out, 0);
 	return ops_end(out, e);
 }
 
@@ -102,23 +111,65 @@ put_if_match(struct remote_req *q, const char *etag)
 	return remote_req_header(q, "If-Match", tag);
 }
 
+/*
+ * The headers of where and how the object is stored; with meta, also its
+ * metadata, type and tags (what a CopyObject replaces).
+ */
+static ferry_err
+store_headers(struct remote_req *q, const struct remote_store *s, int meta)
+{
+	const char *const names[] = {"x-amz-storage-class",
+	    "x-amz-server-side-encryption",
+	    "x-amz-server-side-encryption-aws-kms-key-id", "x-amz-acl",
+	    "Cache-Control", "Content-Type"};
+	const char *values[] = {s->storage_class, s->sse, s->sse_kms_key_id,
+	    s->acl, s->cache_control, s->content_type};
+	size_t i, n = meta ? 6 : 4;
+	ferry_err e = FERRY_OK;
+
+	for (i = 0; i < n && e == FERRY_OK; i++)
+		if (values[i] != NULL)
+			e = remote_req_header(q, names[i], values[i]);
+	if (e == FERRY_OK && meta && s->ntags > 0)
+		e = remote_req_header(q, "x-amz-tagging", s->tagging.data);
+	if (e == FERRY_OK && meta && s->meta.len > 0)
+		e = remote_req_meta_headers(q, s->meta.data, 0);
+	return e;
+}
+
+/* ferry's content hash and mtime as metadata. */
+static ferry_err
+own_meta(struct remote_req *q, const struct remote_put *o)
+{
+	char hex[33], mt[32];
+	ferry_err e;
+
+	hex_encode(o->hash, 16, hex);
+	snprintf(mt, sizeof(mt), "%lld", (long long)o->mtime_ns);
+	if ((e = remote_req_header(q, REMOTE_META_HASH, hex)) == FERRY_OK)
+		e = remote_req_header(q, REMOTE_META_MTIME, mt);
+	return e;
+}
+
 ferry_err
 ops_object_meta(struct remote_req *q, const struct remote_put *o)
 {
-	char hex[33], mt[32];
+	const struct remote_store *s = o->store;
+	/* a file's guessed type, unless one is given; a source's metadata,
+	 * but for ferry's own, unless the store replaces it */
+	int given = o->meta == NULL || (s && s->replace);
 	ferry_err e = FERRY_OK;
 
-	if (o->content_type)
+	if (o->content_type && !(s && s->content_type))
 		e = remote_req_header(q, "Content-Type", o->content_type);
-	if (e == FERRY_OK && o->hash) {
-		hex_encode(o->hash, 16, hex);
-		snprintf(mt, sizeof(mt), "%lld", (long long)o->mtime_ns);
-		if ((e = remote_req_header(q, REMOTE_META_HASH, hex)) ==
-		    FERRY_OK)
-			e = remote_req_header(q, REMOTE_META_MTIME, mt);
-	}
+	if (e == FERRY_OK && o->hash)
+		e = own_meta(q, o);
 	if (e == FERRY_OK && o->meta)
-		e = remote_req_meta_headers(q, o->meta);
+		e = remote_req_meta_headers(q, o->meta, given);
+	if (e == FERRY_OK && s)
+		e = store_headers(q, s, given);
+	if (e == FERRY_OK)
+		e = ssec_headers(&q->r->ssec, q, 0);
 	return e;
 }
 
@@ -152,11 +203,32 @@ ops_copy_source(struct remote_req *q, const struct remote_copy_src *src)
 	    (e = remote_req_header(q, "x-amz-copy-if-match", src->if_match)) !=
 	        FERRY_OK)
 		return e;
+	if ((e = ssec_headers(&q->r->ssec, q, 1)) != FERRY_OK)
+		return e;
 	if (src->len == 0)
 		return FERRY_OK;
 	snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64, src->off,
 	    src->off + src->len - 1);
 	return remote_req_header(q, "x-amz-copy-source-range", range);
+}
+
+/*
+ * What a CopyObject's new object carries: where and how it is stored,
+ * and with replace, the store's metadata and tags instead of the source's.
+ */
+static ferry_err
+copy_store(struct remote_req *q, const struct remote_store *s)
+{
+	ferry_err e;
+
+	if (!s->replace)
+		return store_headers(q, s, 0);
+	if ((e = remote_req_header(q, "x-amz-metadata-directive", "REPLACE")) !=
+	        FERRY_OK ||
+	    (e = remote_req_header(q, "x-amz-tagging-directive", "REPLACE")) !=
+	        FERRY_OK)
+		return e;
+	return store_headers(q, s, 1);
 }
 
 ferry_err
@@ -168,6 +240,10 @@ remote_copy_object(struct remote *r, const char *bucket, const char *key,
 	e = ops_new(r, REMOTE_PUT, "PUT", bucket, key, keylen, out);
 	if (e == FERRY_OK)
 		e = ops_copy_source(*out, src);
+	if (e == FERRY_OK)
+		e = ssec_headers(&r->ssec, *out, 0);
+	if (e == FERRY_OK && src->store)
+		e = copy_store(*out, src->store);
 	return ops_end(out, e);
 }
 
@@ -230,4 +306,21 @@ remote_delete_objects_reply(
 	if ((e = remote_req_result(q, 1)) != FERRY_OK)
 		return e;
 	return remote_parse_deleted(q, fn, arg);
+}
+
+int
+remote_req_not_implemented(const struct remote_req *q)
+{
+	const struct remote_resp *s = &q->resp;
+	struct xml_error x = {0};
+	int no;
+
+	if (s->status == 501)
+		return 1;
+	if (s->status / 100 == 2 || s->body.len == 0 ||
+	    xml_error_parse(s->body.data, s->body.len, &x) != FERRY_OK)
+		return 0;
+	no = x.code && strcmp(x.code, "NotImplemented") == 0;
+	xml_error_clear(&x);
+	return no;
 }

@@ -7,6 +7,7 @@
 
 #include "remote/internal.h"
 #include "remote/ops.h"
+#include "remote/ssec.h"
 
 /* A request on the upload upload_id of bucket/key. */
 static ferry_err
@@ -60,7 +61,13 @@ ferry_err
 remote_upload_part(struct remote *r, const struct remote_upload *u,
     uint32_t number, struct remote_req **out)
 {
-	return part_new(r, u, number, out);
+	ferry_err e;
+
+	/* a part of an object encrypted with a customer's key carries it */
+	e = part_new(r, u, number, out);
+	if (e == FERRY_OK)
+		e = ssec_headers(&r->ssec, *out, 0);
+	return ops_end(out, e);
 }
 
 ferry_err
@@ -72,6 +79,8 @@ remote_upload_part_copy(struct remote *r, const struct remote_upload *u,
 	e = part_new(r, u, number, out);
 	if (e == FERRY_OK)
 		e = ops_copy_source(*out, src);
+	if (e == FERRY_OK)
+		e = ssec_headers(&r->ssec, *out, 0);
 	return ops_end(out, e);
 }
 

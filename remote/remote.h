@@ -29,6 +29,7 @@
 
 #include "common/common.h"
 #include "remote/bounds.h"
+#include "remote/bwlimit.h"
 #include "remote/list.h"
 #include "remote/loop.h"
 #include "remote/versions.h"
@@ -48,6 +49,15 @@ struct remote_opts {
 	/* seconds requests may wait with no answer from the server before
 	 * the run gives up on it; 0: the default, -1: never */
 	int stall_timeout;
+	/* requests unsigned, for public buckets: no credentials needed */
+	int no_sign;
+	/* x-amz-request-payer: requester on every request */
+	int request_payer;
+	/* a customer's key for SSE-C: "env:NAME" or a file's path; NULL:
+	 * none.  Refused unless the endpoint is https */
+	const char *sse_c_key;
+	/* the bandwidth limit of the run (its loop's owner's); NULL: none */
+	const struct remote_bwlimit *bwlimit;
 };
 #define REMOTE_DEFAULT_READ_TIMEOUT 60
 #define REMOTE_DEFAULT_STALL_TIMEOUT 180

@@ -33,11 +33,12 @@ ferry_err remote_req_header(
 ferry_err remote_req_copy_source(struct remote_req *q, const char *bucket,
     const char *key, size_t keylen) FERRY_WUR;
 /*
- * Adds the headers of meta, as resp.meta holds them, to q.  FERRY_EUSAGE
- * when q would have too many headers.
+ * Adds the headers of meta, as resp.meta holds them, to q; with own_only,
+ * only ferry's own x-amz-meta-ferry-*.  FERRY_EUSAGE when q would have
+ * too many headers.
  */
 ferry_err remote_req_meta_headers(
-    struct remote_req *q, const char *meta) FERRY_WUR;
+    struct remote_req *q, const char *meta, int own_only) FERRY_WUR;
 
 /*
  * Small bodies of S3 replies (complete, copy, initiate), checked for an

@@ -49,10 +49,24 @@ free_pairs(struct sigv4_pair *p, size_t n)
 {
 	size_t i;
 
+	/* a value may be a secret (an SSE-C key): wiped */
 	for (i = 0; i < n; i++) {
 		free((char *)p[i].name);
+		if (p[i].value)
+			explicit_bzero((char *)p[i].value, strlen(p[i].value));
 		free((char *)p[i].value);
 	}
+}
+
+/* Frees the header lines, wiped: they may carry a key. */
+static void
+slist_free(struct curl_slist *l)
+{
+	struct curl_slist *p;
+
+	for (p = l; p != NULL; p = p->next)
+		explicit_bzero(p->data, strlen(p->data));
+	curl_slist_free_all(l);
 }
 
 void
@@ -69,7 +83,7 @@ remote_req_free(struct remote_req *q)
 	free(q->body_owned);
 	buf_free(&q->resp.body);
 	buf_free(&q->resp.meta);
-	curl_slist_free_all(q->slist);
+	slist_free(q->slist);
 	req_release(q);
 	free(q);
 }
@@ -212,6 +226,8 @@ on_read(char *p, size_t size, size_t n, void *arg)
 	size_t len = size * n, left = q->body_len - q->body_off;
 	ssize_t got;
 
+	if (left > 0 && bw_hold(q, CURLPAUSE_SEND))
+		return CURL_READFUNC_PAUSE;
 	if (len > left)
 		len = left;
 	if (q->body_fd < 0) {
@@ -229,6 +245,7 @@ on_read(char *p, size_t size, size_t n, void *arg)
 	}
 	q->body_off += len;
 	q->r->stats.body_out += len;
+	bw_spend(q->r->loop, len);
 	/* a retry sending again what an attempt sent is no sign of life */
 	if (q->body_off > q->body_sent) {
 		q->r->loop->moved += q->body_off - q->body_sent;
@@ -294,7 +311,7 @@ struct signing {
 	struct buf host, path, query, auth, scratch;
 	struct creds_use cred;
 	char date[20];
-	struct sigv4_pair *hdr; /* room for the request's headers and 6 */
+	struct sigv4_pair *hdr; /* room for the request's headers and 8 */
 	size_t nhdr;
 };
 
@@ -326,6 +343,9 @@ collect_headers(struct remote_req *q, struct signing *s, const char *phash)
 	if (q->has_body && q->md5_b64[0])
 		s->hdr[s->nhdr++] =
 		    (struct sigv4_pair){"content-md5", q->md5_b64};
+	if (q->r->request_payer)
+		s->hdr[s->nhdr++] =
+		    (struct sigv4_pair){"x-amz-request-payer", "requester"};
 	for (i = 0; i < q->nheaders; i++)
 		s->hdr[s->nhdr++] = q->headers[i];
 }
@@ -340,8 +360,9 @@ sign(struct remote_req *q, struct signing *s)
 	const char *phash = q->has_body ? "UNSIGNED-PAYLOAD" : empty_hash;
 	ferry_err e;
 
-	if ((e = creds_get(&r->creds, s->date, q->region, &s->cred)) !=
-	    FERRY_OK)
+	/* a public bucket's requests go without credentials */
+	if (!r->no_sign && (e = creds_get(&r->creds, s->date, q->region,
+	                        &s->cred)) != FERRY_OK)
 		return e;
 	collect_headers(q, s, phash);
 	sr.method = q->method;
@@ -355,7 +376,8 @@ sign(struct remote_req *q, struct signing *s)
 	sr.region = q->region;
 	sr.service = "s3";
 	sr.algs = &r->algs;
-	if ((e = sigv4_canonical_query(&sr, &s->query)) != FERRY_OK)
+	if ((e = sigv4_canonical_query(&sr, &s->query)) != FERRY_OK ||
+	    r->no_sign)
 		return e;
 	return sigv4_authorization(
 	    &sr, s->cred.access_key, s->cred.signing_key, &s->auth);
@@ -409,7 +431,7 @@ build_slist(struct remote_req *q, struct signing *s)
 	ferry_err e = FERRY_OK;
 	size_t i;
 
-	curl_slist_free_all(q->slist);
+	slist_free(q->slist);
 	q->slist = NULL;
 	for (i = 0; i < s->nhdr && e == FERRY_OK; i++)
 		e = add_slist(q, &s->scratch, s->hdr[i].name, s->hdr[i].value);
@@ -478,6 +500,7 @@ req_release(struct remote_req *q)
 		curl_multi_remove_handle(r->loop->multi, q->easy);
 		q->inflight = 0;
 	}
+	bw_forget(q);
 	if (r->npool < r->pool_cap)
 		r->easy_pool[r->npool++] = q->easy;
 	else
@@ -577,7 +600,7 @@ req_start(struct remote_req *q)
 	buf_init(&s.auth, 32768);
 	buf_init(&s.scratch, 16384);
 	now_amz_date(s.date);
-	if ((s.hdr = calloc(q->nheaders + 6, sizeof(*s.hdr))) == NULL) {
+	if ((s.hdr = calloc(q->nheaders + 8, sizeof(*s.hdr))) == NULL) {
 		e = ferry_fail(FERRY_ENOMEM, "out of memory");
 		goto out;
 	}

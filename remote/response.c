@@ -155,6 +155,9 @@ req_on_write(char *p, size_t size, size_t n, void *arg)
 	size_t len = size * n;
 	long status = 0;
 
+	if (bw_hold(q, CURLPAUSE_RECV))
+		return CURL_WRITEFUNC_PAUSE;
+	bw_spend(q->r->loop, len);
 	curl_easy_getinfo(q->easy, CURLINFO_RESPONSE_CODE, &status);
 	q->r->stats.bytes_received += len;
 	if (status / 100 == 2)

@@ -130,7 +130,7 @@ on_version(const struct xml_version *x, void *arg)
 {
 	struct listing *l = arg;
 	struct xml_list_entry le = {
-	    x->key, x->key_len, x->size, x->etag, x->last_modified};
+	    x->key, x->key_len, x->size, x->etag, x->last_modified, ""};
 	struct remote_version v;
 
 	if (l->check.have_prev && l->check.prevlen == x->key_len &&

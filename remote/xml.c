@@ -16,7 +16,7 @@
 
 /* ListObjectsV2 */
 
-enum { L_KEY, L_SIZE, L_ETAG, L_MTIME, L_TRUNC, L_TOKEN };
+enum { L_KEY, L_SIZE, L_ETAG, L_MTIME, L_TRUNC, L_TOKEN, L_CLASS };
 
 struct xml_list {
 	struct xml_sax s;
@@ -41,6 +41,7 @@ list_record(struct xml_sax *s, int kind)
 		return e;
 	x.etag = xml_sax_str(s, L_ETAG);
 	x.last_modified = xml_sax_str(s, L_MTIME);
+	x.storage_class = xml_sax_str(s, L_CLASS);
 	if (p->fn(&x, p->arg) != 0)
 		return ferry_fail(
 		    FERRY_ECANCEL, "listing stopped by its reader");
@@ -52,6 +53,7 @@ static const struct xml_rule list_rules[] = {
     {"Contents/Size", L_SIZE, XML_FIELD_MAX, 0},
     {"Contents/ETag", L_ETAG, XML_FIELD_MAX, 0},
     {"Contents/LastModified", L_MTIME, XML_FIELD_MAX, 0},
+    {"Contents/StorageClass", L_CLASS, XML_FIELD_MAX, 0},
     {"IsTruncated", L_TRUNC, XML_FIELD_MAX, 0},
     {"NextContinuationToken", L_TOKEN, XML_FIELD_MAX, 0},
     {"EncodingType", XML_SAX_ENC, XML_FIELD_MAX, 0},
@@ -59,7 +61,8 @@ static const struct xml_rule list_rules[] = {
 
 static const struct xml_record list_records[] = {
     {"Contents", 0,
-        XML_BIT(L_KEY) | XML_BIT(L_SIZE) | XML_BIT(L_ETAG) | XML_BIT(L_MTIME)},
+        XML_BIT(L_KEY) | XML_BIT(L_SIZE) | XML_BIT(L_ETAG) | XML_BIT(L_MTIME) |
+            XML_BIT(L_CLASS)},
 };
 
 static const char *const list_roots[] = {"ListBucketResult", NULL};

@@ -23,6 +23,7 @@ struct xml_list_entry {
 	uint64_t size;
 	const char *etag;          /* as listed, quotes kept: "\"abc...\"" */
 	const char *last_modified; /* ISO 8601 as listed */
+	const char *storage_class; /* as listed; "" when not */
 };
 
 /* Returns non-zero to stop the parse with FERRY_ECANCEL. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sync/cli_store.h"
 #include "sync/internal.h"
 #include "sync/output.h"
 
@@ -102,6 +103,7 @@ static const struct option longopts[] = {
     {"fsync", no_argument, NULL, OPT_FSYNC},
     {"versions", no_argument, NULL, OPT_VERSIONS},
     {"at", required_argument, NULL, OPT_AT},
+    CLI_STORE_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -237,6 +239,7 @@ usage(FILE *f, const char *command)
 		fputs(h->what ? help_what : "", f);
 		fputs(h->how ? help_how : "", f);
 		fputs(h->where ? help_where : "", f);
+		fputs(h->what ? cli_store_help : "", f);
 		fputs(help_output, f);
 		fputs(help_exit, f);
 		return;
@@ -262,6 +265,7 @@ usage(FILE *f, const char *command)
 	fputs(help_what, f);
 	fputs(help_how, f);
 	fputs(help_where, f);
+	fputs(cli_store_help, f);
 	fputs(help_output, f);
 	fputs(help_exit, f);
 }
@@ -549,7 +553,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		printf("ferry %s\n", FERRY_VERSION);
 		return EXIT_SYNCED;
 	}
-	return bad("%s", "unknown option");
+	if (cli_store_take(o, c, arg) != FERRY_OK)
+		return bad("%s", ferry_errmsg());
+	return -1;
 }
 
 static int
@@ -801,6 +807,7 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
+	remote_store_init(&o->store);
 	o->jobs = 16;
 	o->part_size = 0;
 	o->multipart_threshold = 8ULL << 20;
@@ -858,7 +865,9 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	if (strcmp(o->command, "ls") != 0 &&
 	    shard_from_env(o->shard_arg, o->shards_arg, &o->shard) != FERRY_OK)
 		return bad("%s", ferry_errmsg());
-	return take_operands(o, argc, argv, optind);
+	if ((rc = take_operands(o, argc, argv, optind)) >= 0)
+		return rc;
+	return cli_store_check(o) == FERRY_OK ? -1 : bad("%s", ferry_errmsg());
 }
 
 void
@@ -866,4 +875,5 @@ cli_clear(struct sync_opts *o)
 {
 	filter_free(o->filter);
 	o->filter = NULL;
+	remote_store_clear(&o->store);
 }

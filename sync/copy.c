@@ -30,6 +30,7 @@ copy_src(
 	s->if_match = x->src_etag;
 	s->off = off;
 	s->len = len;
+	s->store = &x->p->o->store;
 }
 
 static void

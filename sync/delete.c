@@ -20,6 +20,12 @@ struct batch {
 	uint64_t sizes[DELETE_BATCH];
 	char etags[DELETE_BATCH][MANIFEST_ETAG_MAX];
 	size_t n;
+	int single; /* the server has no DeleteObjects: one DELETE a key */
+	struct single {
+		struct batch *b;
+		size_t i;
+	} singles[DELETE_BATCH]; /* the DELETEs' arguments */
+	size_t next, pending;    /* the next key to send; those in flight */
 };
 
 /*
@@ -67,6 +73,75 @@ on_deleted(const char *key, size_t keylen, int ok, const char *code,
 		sync_manifest_warn();
 }
 
+static void
+on_single(struct remote_req *q, void *arg)
+{
+	struct single *s = arg;
+	struct batch *b = s->b;
+	ferry_err e = remote_req_result(q, 0);
+
+	/* gone meanwhile is gone all the same */
+	if (e == FERRY_OK || e == FERRY_ENOTFOUND)
+		on_deleted(b->keys[s->i], b->lens[s->i], 1, NULL, NULL, b);
+	else
+		on_deleted(b->keys[s->i], b->lens[s->i], 0,
+		    remote_req_resp(q)->status == 412 ? "PreconditionFailed"
+		                                      : "error",
+		    ferry_errmsg(), b);
+	remote_req_free(q);
+	b->pending--;
+}
+
+/* The next key of b by DeleteObject, under the same ETag condition. */
+static ferry_err
+start_single(struct batch *b)
+{
+	struct push *p = b->p;
+	size_t i = b->next++;
+	struct remote_req *q;
+	ferry_err e;
+
+	b->singles[i] = (struct single){b, i};
+	if ((e = remote_delete_object(p->r, p->loc.bucket, b->keys[i],
+	         b->lens[i], b->etags[i], &q)) != FERRY_OK)
+		return e;
+	if ((e = remote_req_submit(q, on_single, &b->singles[i])) != FERRY_OK) {
+		remote_req_free(q);
+		return e;
+	}
+	b->pending++;
+	return FERRY_OK;
+}
+
+/* The keys of b, --jobs DELETEs in flight. */
+static ferry_err
+send_singles(struct batch *b)
+{
+	struct push *p = b->p;
+	ferry_err e = FERRY_OK;
+
+	b->next = 0;
+	while (e == FERRY_OK && (b->next < b->n || b->pending > 0)) {
+		while (
+		    e == FERRY_OK && b->next < b->n && b->pending < p->o->jobs)
+			e = start_single(b);
+		if (e == FERRY_OK && ferry_interrupted)
+			e = ferry_fail(FERRY_ECANCEL,
+			    "interrupted by signal %d", (int)ferry_interrupted);
+		else if (e == FERRY_OK && b->pending > 0)
+			e = remote_run(p->r, 1000);
+	}
+	/* a signal, or no memory: what is in flight ends, told as failed */
+	if (b->pending > 0)
+		remote_end_all(p->r);
+	return e;
+}
+
+/*
+ * A server without DeleteObjects (GCS's XML API answers it 501
+ * NotImplemented) has the keys deleted one at a time, for the rest of
+ * the run.
+ */
 static ferry_err
 send_batch(struct batch *b)
 {
@@ -76,15 +151,26 @@ send_batch(struct batch *b)
 	ferry_err e;
 	size_t i;
 
+	if (b->single)
+		return send_singles(b);
 	for (i = 0; i < b->n; i++)
 		etags[i] = b->etags[i];
 	if ((e = remote_delete_objects(p->r, p->loc.bucket,
 	         (const char *const *)b->keys, b->lens, etags, b->n, &q)) !=
 	    FERRY_OK)
 		return e;
-	if ((e = remote_perform(p->r, q, 0)) == FERRY_OK)
-		e = remote_delete_objects_reply(q, on_deleted, b);
+	if ((e = remote_req_submit(q, NULL, NULL)) == FERRY_OK &&
+	    (e = remote_wait(p->r, q)) == FERRY_OK) {
+		b->single = remote_req_not_implemented(q);
+		e = b->single ? FERRY_OK
+		              : remote_delete_objects_reply(q, on_deleted, b);
+	}
 	remote_req_free(q);
+	if (e == FERRY_OK && b->single) {
+		log_info("the server has no DeleteObjects (NotImplemented): "
+		         "deleting one key at a time");
+		e = send_singles(b);
+	}
 	return e;
 }
 

@@ -70,8 +70,10 @@ struct sync_opts {
 	/* the source's size and age a run keeps (max_size UINT64_MAX, ages -1:
 	 * no bound); the others are left alone on both sides */
 	uint64_t min_size, max_size;
-	int64_t min_age, max_age; /* seconds */
-	struct planfile *plan;    /* apply: the plan being run (planfile.h) */
+	int64_t min_age, max_age;  /* seconds */
+	struct planfile *plan;     /* apply: the plan being run (planfile.h) */
+	struct remote_store store; /* where and how new objects are stored */
+	struct remote_bwlimit bwlimit; /* --bwlimit */
 	/* --source-inventory: the source's S3 Inventory manifest.json */
 	const char *source_inventory;
 	/* verify: the share of objects whose bytes are re-read, 0 to 100 */

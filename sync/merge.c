@@ -38,6 +38,7 @@ list_read(struct merge_list *l)
 	o->size = l->rec.size;
 	o->etag = l->rec.etag;
 	o->last_modified = l->rec.last_modified;
+	o->archived = NULL;
 	return FERRY_OK;
 }
 

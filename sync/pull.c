@@ -323,6 +323,27 @@ dry_download(struct pull *p, const struct plan_decision *d, int c)
 	return FERRY_OK;
 }
 
+/*
+ * An object in an archive class cannot be read until it is restored: it
+ * is told and skipped, neither a failure nor a reason to delete its file.
+ */
+static ferry_err
+pull_skip_archived(struct pull *p)
+{
+	const struct remote_obj *o = &p->mg.remote.obj;
+	char *rel;
+
+	if ((rel = strndup(o->key, o->keylen)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	log_warn("s3://%s/%s%s: in storage class %s, it cannot be read until "
+	         "it is restored: skipped",
+	    p->loc.bucket, p->loc.prefix, rel, o->archived);
+	output_left_out(&p->out, rel, "archived");
+	free(rel);
+	p->counts.skipped++;
+	return FERRY_OK;
+}
+
 /* Acts on the decision for one key (c as in merge_step). */
 static ferry_err
 dispatch(struct pull *p, const struct plan_decision *d, int c)
@@ -336,6 +357,8 @@ dispatch(struct pull *p, const struct plan_decision *d, int c)
 		return gather_delete(p);
 	case PLAN_GET:
 	case PLAN_RANGED_GET:
+		if (p->mg.remote.obj.archived)
+			return pull_skip_archived(p);
 		if (p->o->dry_run)
 			return dry_download(p, d, c);
 		break;

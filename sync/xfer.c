@@ -153,6 +153,7 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
     struct remote_put *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->store = &x->p->o->store;
 	if (x->source != XS_FILE) {
 		o->meta = x->meta;
 		return;

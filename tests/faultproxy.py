@@ -26,6 +26,17 @@ request that matches --only-methods and --match, a seeded RNG decides, at
   stall  read the request, then answer nothing, holding the connection
          open until the client gives up on it, as a server that has
          stopped would; not part of "all"
+  501    reply 501 NotImplemented, without forwarding, as GCS's XML API
+         answers DeleteObjects (POST ?delete); not part of "all"
+
+With --log-headers NAME[,NAME], each request is logged as one line
+"hdr METHOD TARGET name=value ..." with the value of each named header
+("-" when absent), so that a test sees what reached the server.
+
+With --tls-cert CERT --tls-key KEY, the proxy speaks TLS to its clients
+(plain HTTP to the gateway, with X-Forwarded-Proto: https added, which a
+gateway told to trust it, rgw_trust_forwarded_https, takes as a secure
+connection: SSE-C needs one).
 
 
 With --kms, the proxy plays a bucket whose objects are encrypted with
@@ -74,6 +85,9 @@ whole and its <Contents> entries rewritten, per MODE:
             Express directory bucket (a name ending in "--x-s3") may list
             them: no order within a page nor across pages; the gateway
             takes such bucket names as they are
+  archive   the entries whose key holds "cold" listed in the storage
+            class GLACIER, and "deep" in DEEP_ARCHIVE, as objects moved
+            to an archive class are
 
 Modes joined by commas apply in turn ("repeat,unsorted": a repeated entry,
 then the page shuffled).  Each rewritten page is logged as one line
@@ -93,7 +107,8 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--bucket-region [BUCKET=]REGION]...
            [--wrong-region-reply 301|301-bare|400] [--kms]
            [--lie-reply KIND[,KIND]] [--cond-delete]
-           [--lie reverse|repeat|outside|hugesize|baddate|unsorted]
+           [--lie reverse|repeat|outside|hugesize|baddate|unsorted|archive]
+           [--log-headers NAME[,NAME]] [--tls-cert CERT --tls-key KEY]
 """
 import argparse
 import hashlib
@@ -104,6 +119,7 @@ import select
 import signal
 import socket
 import socketserver
+import ssl
 import struct
 import sys
 import threading
@@ -113,7 +129,7 @@ import urllib.parse
 import faultproxy_lies as lies
 
 KINDS = ("500", "503", "reset", "cut", "delay", "flip", "flipup",
-         "stall")
+         "stall", "501")
 ALL_KINDS = ("500", "503", "reset", "cut", "delay")
 MAX_HEAD = 64 << 10
 BLOCK = 64 << 10
@@ -123,6 +139,9 @@ ERRORS = {
     "500": ("500 Internal Server Error", "InternalError",
             "We encountered an internal error. Please try again."),
     "503": ("503 Slow Down", "SlowDown", "Please reduce your request rate."),
+    "501": ("501 Not Implemented", "NotImplemented",
+            "A header you provided implies functionality that is not "
+            "implemented"),
 }
 
 
@@ -457,7 +476,7 @@ class Lie:
     """A listing that lies: each page's <Contents> rewritten per mode."""
 
     MODES = ("reverse", "repeat", "outside", "hugesize", "baddate",
-             "unsorted")
+             "unsorted", "archive")
     CONTENTS = re.compile(rb"<Contents>.*?</Contents>", re.S)
     OUTSIDE = (b"<Contents><Key>zz-outside-the-prefix/x</Key>"
                b"<LastModified>2024-01-01T00:00:00.000Z</LastModified>"
@@ -500,6 +519,8 @@ class Lie:
             return ents[:mid + 1] + ents[mid:]
         if mode == "outside":
             return ents + [self.OUTSIDE]
+        if mode == "archive":
+            return [self.archived(e) for e in ents]
         if mode == "hugesize":
             ents[mid] = re.sub(rb"<Size>\d*</Size>",
                                b"<Size>18446744073709551615</Size>", ents[mid])
@@ -508,6 +529,18 @@ class Lie:
                                b"<LastModified>9999-12-31T23:59:59.000Z"
                                b"</LastModified>", ents[mid])
         return ents
+
+    @staticmethod
+    def archived(ent):
+        """An entry whose key has "cold" (or "deep") in an archive class."""
+        key = re.search(rb"<Key>([^<]*)</Key>", ent)
+        cls = b"GLACIER" if key and b"cold" in key.group(1) else \
+            b"DEEP_ARCHIVE" if key and b"deep" in key.group(1) else None
+        if cls is None:
+            return ent
+        ent = re.sub(rb"<StorageClass>[^<]*</StorageClass>", b"", ent)
+        return ent.replace(b"</Contents>", b"<StorageClass>" + cls +
+                           b"</StorageClass></Contents>")
 
     def body(self, target, body):
         found = list(self.CONTENTS.finditer(body))
@@ -608,6 +641,10 @@ class Handler(socketserver.BaseRequestHandler):
     connection opened on demand."""
 
     def setup(self):
+        if self.server.tls is not None:
+            self.request.settimeout(IO_TIMEOUT)
+            self.request = self.server.tls.wrap_socket(self.request,
+                                                       server_side=True)
         self.request.settimeout(IO_TIMEOUT)
         self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.client = Conn(self.request)
@@ -661,7 +698,8 @@ class Handler(socketserver.BaseRequestHandler):
                 self.request.sendall(answer)
                 return not req.close_after()
         kind, params = self.server.faults.decide(method, target)
-        if kind in ("500", "503"):
+        self.log_headers(req, method, target)
+        if kind in ("500", "503", "501"):
             self.drain_request(req)
             self.request.sendall(error_reply(kind, method, target,
                                              self.server.faults.count))
@@ -682,6 +720,15 @@ class Handler(socketserver.BaseRequestHandler):
                             params["fraction"] if kind == "flip" else None,
                             params["fraction"] if kind == "flipup" else None,
                             target)
+
+    def log_headers(self, req, method, target):
+        names = self.server.log_headers
+        if not names:
+            return
+        vals = ["%s=%s" % (n, req.header(n) or "-") for n in names]
+        self.server.faults.log.write("hdr %s %s %s\n" %
+                                     (method, target, " ".join(vals)))
+        self.server.faults.log.flush()
 
     def cond_delete(self, req, method, target):
         """The reply to a delete whose ETag condition fails, or None: the
@@ -753,7 +800,10 @@ class Handler(socketserver.BaseRequestHandler):
             pieces = [body]
             made = Kms.object_etag(body)
         up = self.upstream()
-        up.sock.sendall(req.raw)
+        raw = req.raw
+        if self.server.tls is not None:
+            raw = raw[:-2] + b"X-Forwarded-Proto: https\r\n\r\n"
+        up.sock.sendall(raw)
         at_up = int((req.length() or 0) * flip_up) \
             if flip_up is not None and not req.chunked() else -1
         for data in pieces:
@@ -888,6 +938,9 @@ def main():
     ap.add_argument("--lie-reply", default=None)
     ap.add_argument("--cond-delete", action="store_true")
     ap.add_argument("--lie", default=None)
+    ap.add_argument("--log-headers", default=None)
+    ap.add_argument("--tls-cert", default=None)
+    ap.add_argument("--tls-key", default=None)
     args = ap.parse_args()
 
     upstream = parse_upstream(args.upstream)
@@ -912,6 +965,12 @@ def main():
     srv.lies = lies.parse_lies(args.lie_reply)
     srv.cond_delete = args.cond_delete
     srv.lie = Lie(args.lie, args.seed, faults.log) if args.lie else None
+    srv.log_headers = [h.strip().lower() for h in
+                       (args.log_headers or "").split(",") if h.strip()]
+    srv.tls = None
+    if args.tls_cert:
+        srv.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        srv.tls.load_cert_chain(args.tls_cert, args.tls_key)
     port = srv.server_address[1]
     if args.port_file:
         tmp = args.port_file + ".tmp"

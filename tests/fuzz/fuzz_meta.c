@@ -67,7 +67,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	for (p = q->resp.meta.data; *p; p++)
 		lines += *p == '\n';
-	e = remote_req_meta_headers(out, q->resp.meta.data);
+	e = remote_req_meta_headers(out, q->resp.meta.data, 0);
 	if (e != FERRY_OK && !(e == FERRY_EUSAGE && lines > REMOTE_MAX_HEADERS))
 		abort();
 	if (e != FERRY_OK)

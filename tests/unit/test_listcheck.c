@@ -102,7 +102,7 @@ test_sequences(void **state)
 		for (j = 0; j < MAXE && c->e[j].key && bad < 0; j++) {
 			struct xml_list_entry x = {c->e[j].key,
 			    strlen(c->e[j].key), c->e[j].size, "\"e\"",
-			    c->e[j].date};
+			    c->e[j].date, NULL};
 			if (list_check_entry(&chk, &x, &when) != FERRY_OK)
 				bad = j;
 			else if (when < 0 || when > REMOTE_TIME_MAX)
@@ -126,8 +126,8 @@ test_sequences(void **state)
 static void
 test_across_pages(void **state)
 {
-	struct xml_list_entry a = {"p/m", 3, 1, "\"e\"", T0};
-	struct xml_list_entry b = {"p/a", 3, 1, "\"e\"", T0};
+	struct xml_list_entry a = {"p/m", 3, 1, "\"e\"", T0, NULL};
+	struct xml_list_entry b = {"p/a", 3, 1, "\"e\"", T0, NULL};
 	struct list_check page1, page2;
 	int64_t when;
 
