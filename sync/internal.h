@@ -72,6 +72,8 @@ struct sync_opts {
 	uint64_t min_size, max_size;
 	int64_t min_age, max_age; /* seconds */
 	struct planfile *plan;    /* apply: the plan being run (planfile.h) */
+	unsigned split;           /* plan --split N: parts to write, or 0 */
+	const char *split_prefix; /* their names, with 0 ... N-1 after */
 };
 
 /* cli.c */
