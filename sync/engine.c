@@ -102,6 +102,7 @@ push_run(struct push *p)
 	    step, advance, sweep, retry_put_off, &p->out, &p->counts,
 	    &p->planned, &p->planned_bytes, reads_pending};
 
+	output_expect(&p->out, p->o, p->m);
 	return sync_loop_run(&l);
 }
 

@@ -413,6 +413,7 @@ run_loop(struct pull *p)
 	    step, advance, sweep, NULL, &p->out, &p->counts, &p->planned,
 	    &p->planned_bytes, NULL};
 
+	output_expect(&p->out, p->o, p->m);
 	return sync_loop_run(&l);
 }
 
