@@ -329,6 +329,7 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 		so.filter_arg = (void *)o;
 	}
 	so.report_arg = &rep;
+	output_expect_scan(out, m);
 	t0 = now_mono_ns();
 	if ((e = manifest_scan(m, rootfd, &so, &st)) != FERRY_OK)
 		return e;

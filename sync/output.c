@@ -366,14 +366,28 @@ void
 output_scan_progress(
     struct output *o, uint64_t files, uint64_t bytes, uint64_t hashed)
 {
-	char line[160], size[32];
+	char line[160], size[32], of[32] = "";
 
 	if (!progress_due(o, 0))
 		return;
 	format_size(bytes, size, sizeof(size));
-	snprintf(line, sizeof(line), "scanning: %llu files, %s, %llu read",
-	    (unsigned long long)files, size, (unsigned long long)hashed);
+	/* the files the last scan found, while this one has fewer */
+	if (o->expect_files > files)
+		snprintf(of, sizeof(of), "/~%llu",
+		    (unsigned long long)o->expect_files);
+	snprintf(line, sizeof(line), "scanning: %llu%s files, %s, %llu read",
+	    (unsigned long long)files, of, size, (unsigned long long)hashed);
 	progress_show(o, line);
+}
+
+void
+output_expect_scan(struct output *o, struct manifest *m)
+{
+	uint64_t nlocal, nremote;
+
+	if (o->progress && m != NULL &&
+	    manifest_count(m, &nlocal, &nremote) == FERRY_OK)
+		o->expect_files = nlocal;
 }
 
 void

@@ -31,6 +31,7 @@ struct output {
 	const char *moved;          /* "uploaded", "downloaded" or "copied" */
 	const char *prefix;   /* see output_set_local(); NULL in a mirror */
 	uint64_t expect_keys; /* source keys the run goes through; 0: unknown */
+	uint64_t expect_files; /* the files the last scan found; 0: unknown */
 };
 
 /*
@@ -60,8 +61,15 @@ void output_progress(struct output *o, const struct sync_counts *c,
 void output_expect(
     struct output *o, const struct sync_opts *opts, struct manifest *m);
 /*
+ * Sets o->expect_files, before a scan with the manifest m, to the files
+ * its last scan found (its local table), for output_scan_progress().
+ * Nothing without a progress line.
+ */
+void output_expect_scan(struct output *o, struct manifest *m);
+/*
  * Redraws the progress line, at most five times a second, while the
- * local folder is scanned: files counted, their bytes, files read.
+ * local folder is scanned: files counted (out of o->expect_files, when
+ * known: "1200/~5469 files"), their bytes, files read.
  */
 void output_scan_progress(
     struct output *o, uint64_t files, uint64_t bytes, uint64_t hashed);

@@ -47,7 +47,7 @@ import json, sys
 whole = [l for l in open(sys.argv[1])]
 acts = [l for l in whole if json.loads(l)["type"] == "plan"]
 hdr = json.loads(whole[0])
-seen, loads, big = [], [], 0
+seen, loads, big, sent = [], [], 0, 0
 for i in range(4):
     lines = [json.loads(l) for l in open(sys.argv[2] + str(i))]
     raw = [l for l in open(sys.argv[2] + str(i))]
@@ -64,11 +64,13 @@ for i in range(4):
         n[l["action"]] += 1
     assert s["uploaded"] == n["upload"] and s["deleted"] == n["delete"], s
     assert s["bytes_sent"] == size and s["exit_status"] == 0, s
+    sent += s["bytes_sent"]
     w = [l["size"] * (l["action"] != "delete") + 262144
          for l in lines if l["type"] == "plan"]
     loads.append(sum(w))
     big = max([big] + w)
 assert sorted(seen) == sorted(acts), "actions lost or doubled"
+assert sent == json.loads(whole[-1])["bytes_sent"], sent
 assert max(loads) <= sum(loads) / 4 + big, loads
 ' "$WORK/whole.jsonl" "$P"
 grep -h '"type":"summary"' "$P"0 "$P"1 "$P"2 "$P"3 >"$WORK/summaries.jsonl"

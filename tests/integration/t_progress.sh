@@ -3,7 +3,8 @@
 # many keys the run goes through (a push's scan, the count a pull or a
 # mirror kept from its last run) and how far it is through them, with an
 # estimated ETA ("~") until the last key is planned, never an exact ETA
-# of what is planned so far.
+# of what is planned so far; a scan counts out of the files the last
+# one found.
 . "$(dirname "$0")/lib.sh"
 
 B=progress-$$
@@ -48,6 +49,11 @@ is "$(unkeyed "$WORK/push.err" "$N")" "" \
 	"... each says how many of the $N keys it went through"
 check "... and an estimated ETA" grep -q 'keys, ETA ~[0-9]*s' \
 	<(lines "$WORK/push.err")
+"$FERRY" sync "$T" "s3://$B/p" --progress 2>"$WORK/again.err"
+is "$?" 0 "an unchanged push with --progress exits 0"
+like "$(tr '\r' '\n' <"$WORK/again.err" | sed 's/^\x1b\[K//' |
+	grep -m 1 '^scanning')" "^scanning: [0-9]+/~$N files, " \
+	"... its scan counts out of the files the last scan found"
 
 # again NAME DST CHANGED: syncs s3://$B/p to DST once, changes CHANGED
 # files, then syncs again with --progress: every line planned in part
