@@ -21,6 +21,12 @@
 #   BENCH_BIG_SIZE   size of each large file in S5 and S7 (1G)
 #   BENCH_S8_COUNTS  file counts for S8 ("20000 200000")
 #   BENCH_S8_TOOLS   tools for S8 (BENCH_TOOLS less curl)
+#   BENCH_S10_COUNTS empty files for S10, the scan against find ("1000000";
+#                    small: "20000")
+#   BENCH_S10_DRY    1: S10's push is a --dry-run to an empty prefix, so
+#                    that the bucket need not hold the files first (the
+#                    scan is the same; the listing is not measured); 0: a
+#                    real unchanged push; default: 1 above 200000 files
 #   BENCH_BLUESTORE  size of the gateway's sparse block file (40G)
 #   BENCH_TIMEOUT    seconds before one tool run is killed (3600)
 #   BENCH_OUT        the results file (bench/RESULTS.md); BENCH_APPEND=1
@@ -53,7 +59,7 @@ SCALE=${BENCH_SCALE:-full}
 RUNS=${BENCH_RUNS:-3}
 JOBS=${BENCH_JOBS:-16}
 TOOLS=${BENCH_TOOLS:-"ferry rclone aws s3cmd curl"}
-SCENARIOS=${BENCH_SCENARIOS:-"S1 S2 S3 S4 S5 S6 S7 S8"}
+SCENARIOS=${BENCH_SCENARIOS:-"S1 S2 S3 S4 S5 S6 S7 S8 S10"}
 BLUESTORE=${BENCH_BLUESTORE:-40G}
 TIMEOUT=${BENCH_TIMEOUT:-3600}
 OUT=${BENCH_OUT:-$BENCH/RESULTS.md}
@@ -667,6 +673,80 @@ if want_scen S8; then
 	done
 fi
 
+# --- S10 scan: an unchanged push's folder scan against find ------------------------
+# The time ferry -v gives its scan ("scanned N files, hashed 0, in X s")
+# against find printing each file's size and mtime, on the same warm tree;
+# the ratio is ferry's stat rate over find's (at least 0.5 wanted).
+S10_COUNTS=${BENCH_S10_COUNTS:-$([ "$SCALE" = small ] && echo 20000 || echo 1000000)}
+S10_DRY=${BENCH_S10_DRY:-}
+if want_scen S10; then
+	S10="$W/s10.tsv"
+	: >"$S10"
+	for n in $S10_COUNTS; do
+		t10="$W/data/s10-$n"
+		m10="$W/s10-manifest-$n"
+		say "S10: generating $n empty files in $(((n + 999) / 1000)) folders"
+		"$PY" -c '
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    if i % 1000 == 0:
+        d = os.path.join(root, "d%05d" % (i // 1000))
+        os.makedirs(d)
+    os.close(os.open(os.path.join(d, "f%07d" % i), os.O_CREAT | os.O_WRONLY, 0o644))
+' "$t10" "$n" || die "S10: cannot generate the tree"
+		dry=${S10_DRY:-$([ "$n" -gt 200000 ] && echo 1 || echo 0)}
+		if [ "$dry" = 1 ]; then
+			S10_CMD=("$FERRY_BIN" sync "$t10" "s3://s10-$n/none" --dry-run -v --manifest "$m10")
+		else
+			S10_CMD=("$FERRY_BIN" sync "$t10" "s3://s10-$n/data" -v --manifest "$m10")
+		fi
+		mkbucket "s10-$n"
+		say "S10: first push of $n files (it hashes them all)"
+		"${S10_CMD[@]}" --jobs 64 >/dev/null 2>"$W/logs/S10-$n-first.log" ||
+			say "S10: the first push exited $? (see $W/logs/S10-$n-first.log)"
+		printf 'S10-%s\tferry\t%s\n' "$n" \
+			"$(printf '%q ' "${S10_CMD[@]}" | sed "s#$W#\$W#g")" >>"$CMDS"
+		for r in $(runs_of S10); do
+			/usr/bin/time -f %e -o "$W/logs/S10-find.time" \
+				find "$t10" -printf '%s %T@\n' >/dev/null
+			/usr/bin/time -f %e -o "$W/logs/S10-ferry.time" "${S10_CMD[@]}" \
+				>/dev/null 2>"$W/logs/S10-$n-$r.log"
+			rc=$?
+			scan=$(sed -n 's/.*scanned \([0-9]*\) files, hashed \([0-9]*\), in \([0-9.]*\) s.*/\1 \2 \3/p' \
+				"$W/logs/S10-$n-$r.log")
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$r" \
+				"$(tail -n 1 "$W/logs/S10-find.time")" "${scan:-- - -}" \
+				"$(tail -n 1 "$W/logs/S10-ferry.time")" "$rc" "$dry" >>"$S10"
+			say "S10 $n run $r: find $(tail -n 1 "$W/logs/S10-find.time")s, ferry scan ${scan:-?} (files, read, s), rc $rc"
+		done
+		rm -rf "$t10"
+	done
+	"$PY" -c '
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    n, r, find, scan, wall, rc, dry = line.rstrip("\n").split("\t")
+    f, h, t = scan.split(" ")
+    if rc == "0" and t != "-":
+        rows.setdefault((int(n), dry), []).append(
+            (float(find), float(t), int(h), float(wall)))
+print("S10: the scan of a warm manifest in an unchanged push (dry: a"
+      " --dry-run to an empty prefix, the same scan) against find printing"
+      " each file\x27s size and mtime, on the same warm tree; medians.")
+print()
+print("| files | push | find (s) | ferry scan (s) | files read | scan rate / find rate | whole push (s) |")
+print("|---:|---|---:|---:|---:|---:|---:|")
+for n, dry in sorted(rows):
+    x = rows[(n, dry)]
+    m = lambda k: statistics.median(v[k] for v in x)
+    print("| %d | %s | %.2f | %.2f | %d | %.2f | %.2f |" % (n,
+        dry == "1" and "dry" or "unchanged", m(0), m(1),
+        max(v[2] for v in x), m(0) / m(1), m(3)))
+' "$S10" >"$W/s10.md"
+	cat "$W/s10.md" >&2
+fi
+
 # --- report ----------------------------------------------------------------------------
 TABLE=$("$PY" "$BENCH/report.py" "$SCEN" "$RES")
 echo
@@ -693,6 +773,7 @@ echo "$TABLE"
 	echo
 	echo "$TABLE"
 	echo
+	[ -s "$W/s10.md" ] && { cat "$W/s10.md"; echo; }
 	echo "<details><summary>Exact commands (run 1; \$W is the work folder)</summary>"
 	echo
 	awk -F'\t' '{ printf "- %s %s: `%s`\n", $1, $2, $3 }' "$CMDS"

@@ -49,7 +49,9 @@ enum {
 	OPT_SAMPLE,
 	OPT_FSYNC,
 	OPT_VERSIONS,
-	OPT_AT
+	OPT_AT,
+	OPT_SPLIT,
+	OPT_SPLIT_PREFIX
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -67,6 +69,8 @@ static const struct option longopts[] = {
     {"max-size", required_argument, NULL, OPT_MAX_SIZE},
     {"min-age", required_argument, NULL, OPT_MIN_AGE},
     {"max-age", required_argument, NULL, OPT_MAX_AGE},
+    {"split", required_argument, NULL, OPT_SPLIT},
+    {"split-prefix", required_argument, NULL, OPT_SPLIT_PREFIX},
     {"jobs", required_argument, NULL, 'j'},
     {"part-size", required_argument, NULL, OPT_PART_SIZE},
     {"multipart-threshold", required_argument, NULL, OPT_THRESHOLD},
@@ -168,6 +172,12 @@ static const char help_output[] =
     "terminal\n"
     "  -q, --quiet  -v, --verbose  -h, --help  --version\n"
     "\n";
+static const char help_split[] =
+    "Plan only:\n"
+    "  --split N                also write the plan cut into N plans\n"
+    "                           of about equal work, to apply at once\n"
+    "  --split-prefix PREFIX    their names: PREFIX0 ... (\"plan.\")\n"
+    "\n";
 static const char help_exit[] =
     "Exit status: 0 in sync, 1 some objects failed, 2 usage or\n"
     "configuration error, 3 aborted, 4 another run of the pair holds\n"
@@ -236,6 +246,7 @@ usage(FILE *f, const char *command)
 			h = &command_helps[i];
 	if (h != NULL) {
 		fputs(h->text, f);
+		fputs(h == &command_helps[1] ? help_split : "", f);
 		fputs(h->what ? help_what : "", f);
 		fputs(h->how ? help_how : "", f);
 		fputs(h->where ? help_where : "", f);
@@ -262,6 +273,7 @@ usage(FILE *f, const char *command)
 	    "a plan, refusing actions whose source or destination changed.\n"
 	    "\n",
 	    f);
+	fputs(help_split, f);
 	fputs(help_what, f);
 	fputs(help_how, f);
 	fputs(help_where, f);
@@ -440,6 +452,11 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return take_age(arg, &o->min_age);
 	case OPT_MAX_AGE:
 		return take_age(arg, &o->max_age);
+	case OPT_SPLIT:
+		return take_count(arg, &o->split, 10000);
+	case OPT_SPLIT_PREFIX:
+		o->split_prefix = arg;
+		return -1;
 	case 'j':
 		return take_count(arg, &o->jobs, 1024);
 	case OPT_PART_SIZE:
@@ -859,6 +876,10 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->src_remote.path_style = o->remote.path_style;
 	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;
 	/* ls has no manifest and syncs nothing: no shard */
+	if ((o->split || o->split_prefix) && strcmp(o->command, "plan") != 0)
+		return bad("%s", "--split and --split-prefix are plan's");
+	if (o->split_prefix && !o->split)
+		return bad("%s", "--split-prefix goes with --split N");
 	if (strcmp(o->command, "ls") == 0 && (o->shard_arg || o->shards_arg))
 		return bad("%s", "ls lists every key: --shard and --shards do "
 		                 "not apply to it");

@@ -82,6 +82,7 @@ push_run(struct push *p)
 {
 	struct transfer_engine *eng = &p->eng;
 
+	output_expect(&p->out, p->o, p->m);
 	eng->planned_all = &p->mg.done;
 	eng->planner = p;
 	eng->plan_next = step;

@@ -11,6 +11,7 @@
 
 #include "sync/internal.h"
 #include "sync/output.h"
+#include "sync/planfile.h"
 
 /* A side's identity (at most 4096 bytes) and " shard I/N". */
 #define DST_ID_MAX (4096 + 8 + SHARD_NAME_MAX)
@@ -42,15 +43,18 @@ side_id(const char *arg, const struct remote_opts *ro, char *out, size_t n)
 /*
  * The destination as the manifest knows it: dst, followed for a sharded
  * run by " shard I/N", so that each shard has a folder of its own and a
- * shard's manifest is never taken for another's.
+ * shard's manifest is never taken for another's; likewise " part I/N"
+ * for the apply of a part of a split plan, which runs beside the others.
  */
 static void
 dst_identity(const struct sync_opts *o, const char *dst, char *out, size_t n)
 {
+	const char *part = o->plan ? planfile_header(o->plan)->part : "";
 	char name[SHARD_NAME_MAX];
 
 	shard_name(&o->shard, name, sizeof(name));
-	snprintf(out, n, "%s%s%s", dst, name[0] ? " shard " : "", name);
+	snprintf(out, n, "%s%s%s%s%s", dst, name[0] ? " shard " : "", name,
+	    part[0] ? " part " : "", part);
 }
 
 void

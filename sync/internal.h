@@ -78,10 +78,12 @@ struct sync_opts {
 	const char *source_inventory;
 	/* verify: the share of objects whose bytes are re-read, 0 to 100 */
 	double sample_pct;
-	int fsync;    /* a pull makes each file and the manifest durable */
-	int versions; /* ls: every version and delete marker */
-	int at_given; /* --at: a pull of the source as it was at that time */
-	int64_t at;   /* seconds since the epoch */
+	int fsync;      /* a pull makes each file and the manifest durable */
+	int versions;   /* ls: every version and delete marker */
+	int at_given;   /* --at: a pull of the source as it was at that time */
+	int64_t at;     /* seconds since the epoch */
+	unsigned split; /* plan --split N: parts to write, or 0 */
+	const char *split_prefix; /* their names, with 0 ... N-1 after */
 };
 
 /* cli.c */

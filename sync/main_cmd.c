@@ -8,6 +8,7 @@
 
 #include "sync/internal.h"
 #include "sync/output.h"
+#include "sync/planfile.h"
 #include "sync/sync.h"
 
 /*
@@ -60,6 +61,23 @@ close_std_streams(int rc)
 	return rc;
 }
 
+/* A sync or a plan: a push, pull or mirror by the sides. */
+static int
+run_sync(const struct sync_opts *o)
+{
+	if (remote_is_url(o->src) && remote_is_url(o->dst))
+		return sync_mirror(o);
+	if (remote_is_url(o->src))
+		return sync_pull(o);
+	if (!remote_is_url(o->dst)) {
+		ferry_fail(
+		    FERRY_EUSAGE, "one side must be s3://BUCKET[/PREFIX]");
+		output_failure(o->json, FERRY_EUSAGE);
+		return EXIT_USAGE;
+	}
+	return sync_push(o);
+}
+
 int
 sync_main(int argc, char **argv)
 {
@@ -80,17 +98,12 @@ sync_main(int argc, char **argv)
 		rc = sync_apply(&o);
 	} else if (strcmp(o.command, "verify") == 0) {
 		rc = sync_verify(&o);
-	} else if (remote_is_url(o.src) && remote_is_url(o.dst)) {
-		rc = sync_mirror(&o);
-	} else if (remote_is_url(o.src)) {
-		rc = sync_pull(&o);
-	} else if (!remote_is_url(o.dst)) {
-		ferry_fail(
-		    FERRY_EUSAGE, "one side must be s3://BUCKET[/PREFIX]");
-		output_failure(o.json, FERRY_EUSAGE);
-		rc = EXIT_USAGE;
+	} else if (o.split) {
+		if (o.split_prefix == NULL)
+			o.split_prefix = "plan.";
+		rc = sync_plan_split(&o, run_sync);
 	} else {
-		rc = sync_push(&o);
+		rc = run_sync(&o);
 	}
 	cli_clear(&o);
 	return close_std_streams(rc);

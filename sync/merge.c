@@ -316,6 +316,7 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 	struct scan_report rep = {out, c, errors};
 	struct manifest_scan_opts so = {0};
 	struct manifest_scan_stats st = {0};
+	int64_t t0;
 	ferry_err e;
 
 	so.checksum = o->checksum;
@@ -334,10 +335,13 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 		so.filter_arg = (void *)o;
 	}
 	so.report_arg = &rep;
+	output_expect_scan(out, m);
+	t0 = now_mono_ns();
 	if ((e = manifest_scan(m, rootfd, &so, &st)) != FERRY_OK)
 		return e;
-	log_info("scanned %llu files, hashed %llu",
-	    (unsigned long long)st.files, (unsigned long long)st.hashed);
+	log_info("scanned %llu files, hashed %llu, in %.3f s",
+	    (unsigned long long)st.files, (unsigned long long)st.hashed,
+	    (double)(now_mono_ns() - t0) / 1e9);
 	return manifest_commit(m);
 }
 

@@ -366,14 +366,82 @@ void
 output_scan_progress(
     struct output *o, uint64_t files, uint64_t bytes, uint64_t hashed)
 {
-	char line[160], size[32];
+	char line[160], size[32], of[32] = "";
 
 	if (!progress_due(o, 0))
 		return;
 	format_size(bytes, size, sizeof(size));
-	snprintf(line, sizeof(line), "scanning: %llu files, %s, %llu read",
-	    (unsigned long long)files, size, (unsigned long long)hashed);
+	/* the files the last scan found, while this one has fewer */
+	if (o->expect_files > files)
+		snprintf(of, sizeof(of), "/~%llu",
+		    (unsigned long long)o->expect_files);
+	snprintf(line, sizeof(line), "scanning: %llu%s files, %s, %llu read",
+	    (unsigned long long)files, of, size, (unsigned long long)hashed);
 	progress_show(o, line);
+}
+
+void
+output_expect_scan(struct output *o, struct manifest *m)
+{
+	uint64_t nlocal, nremote;
+
+	if (o->progress && m != NULL &&
+	    manifest_count(m, &nlocal, &nremote) == FERRY_OK)
+		o->expect_files = nlocal;
+}
+
+void
+output_expect(
+    struct output *o, const struct sync_opts *opts, struct manifest *m)
+{
+	uint64_t nlocal, nremote;
+
+	/* apply runs a plan's actions, not the keys of a listing */
+	if (!o->progress || opts->plan != NULL || m == NULL ||
+	    manifest_count(m, &nlocal, &nremote) != FERRY_OK)
+		return;
+	o->expect_keys = remote_is_url(opts->src) ? nremote : nlocal;
+}
+
+/* The larger of a and b. */
+static double
+max_of(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * While keys are still being planned, and o->expect_keys says how many
+ * there are: how far through them the run is, in keys (the ones skipped
+ * and the ones planned), and an estimate of the time left: the larger of
+ * the time the keys left take at the pace so far, and that of the
+ * transfers they would add if they ask for what the keys seen asked for.
+ */
+static void
+progress_keys(const struct output *o, const struct sync_counts *c,
+    uint64_t planned, uint64_t planned_bytes, double secs, char *keys,
+    char *eta, size_t n)
+{
+	uint64_t seen = c->skipped + planned, all = o->expect_keys;
+	uint64_t done = c->uploaded + c->downloaded + c->copied;
+	double frac, left;
+
+	if (all == 0)
+		return;
+	snprintf(keys, n, ", %llu/%llu%s keys", (unsigned long long)seen,
+	    (unsigned long long)(seen > all ? seen : all),
+	    seen > all ? "+" : "");
+	if (seen == 0 || seen >= all || secs <= 0)
+		return;
+	frac = (double)seen / (double)all;
+	left = secs * (1 - frac) / frac;
+	if (c->bytes > 0)
+		left = max_of(left, ((double)planned_bytes / frac - c->bytes) /
+		                        ((double)c->bytes / secs));
+	if (done > 0)
+		left = max_of(left,
+		    ((double)planned / frac - done) / ((double)done / secs));
+	snprintf(eta, n, ", ETA ~%.0fs", left);
 }
 
 void
@@ -382,7 +450,8 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
 {
 	double secs = (double)(now_mono_ns() - o->started_ns) / 1e9, rate;
 	uint64_t done = c->uploaded + c->downloaded + c->copied;
-	char bytes[32], total[32], speed[32], eta[32] = "", line[256];
+	char bytes[32], total[32], speed[32], eta[64] = "", keys[64] = "";
+	char line[384];
 	const char *more = planned_all ? "" : "+";
 
 	if (!progress_due(o, force))
@@ -391,14 +460,18 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
 	format_size(c->bytes, bytes, sizeof(bytes));
 	format_size(planned_bytes, total, sizeof(total));
 	format_size((uint64_t)rate, speed, sizeof(speed));
-	/* an ETA only once the total is known */
+	/* an ETA once the total is known; before, an estimate, if any */
 	if (planned_all && rate > 0 && planned_bytes > c->bytes)
 		snprintf(eta, sizeof(eta), ", ETA %.0fs",
 		    (double)(planned_bytes - c->bytes) / rate);
+	else if (!planned_all)
+		progress_keys(
+		    o, c, planned, planned_bytes, secs, keys, eta, sizeof(eta));
 	snprintf(line, sizeof(line),
-	    "%llu/%llu%s objects, %s/%s%s, %s/s%s, %llu deleted, %llu failed",
+	    "%llu/%llu%s objects, %s/%s%s, %s/s%s%s, %llu deleted, %llu "
+	    "failed",
 	    (unsigned long long)done, (unsigned long long)planned, more, bytes,
-	    total, more, speed, eta, (unsigned long long)c->deleted,
+	    total, more, speed, keys, eta, (unsigned long long)c->deleted,
 	    (unsigned long long)c->failed);
 	progress_show(o, line);
 }

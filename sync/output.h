@@ -29,7 +29,9 @@ struct output {
 	int progress_shown;         /* a line is on screen, to be cleared */
 	char shard[SHARD_NAME_MAX]; /* "I/N", or "" */
 	const char *moved;          /* "uploaded", "downloaded" or "copied" */
-	const char *prefix; /* see output_set_local(); NULL in a mirror */
+	const char *prefix;   /* see output_set_local(); NULL in a mirror */
+	uint64_t expect_keys; /* source keys the run goes through; 0: unknown */
+	uint64_t expect_files; /* the files the last scan found; 0: unknown */
 };
 
 /*
@@ -43,14 +45,31 @@ struct output {
  * Redraws the progress line (at most five times a second) with what c
  * counts so far and planned, the number of objects planned for transfer
  * and their bytes.  Until planned_all (nothing left to plan) those are
- * only what is planned so far: the line says so ("12+ objects") and
- * shows no ETA.
+ * only what is planned so far: the line says so ("12+ objects"), and
+ * when o->expect_keys is known it also shows the keys gone through out
+ * of those ("2969/5469 keys") and an estimated ETA ("ETA ~40s").
  */
 void output_progress(struct output *o, const struct sync_counts *c,
     uint64_t planned, uint64_t planned_bytes, int planned_all, int force);
 /*
+ * Sets o->expect_keys, for the progress line, from the manifest m of the
+ * run of opts (not an apply), before its keys are planned: a push's
+ * local files (as the scan just counted them), else the objects a pull
+ * or mirror recorded, its count of the last run.  Nothing without a
+ * progress line.
+ */
+void output_expect(
+    struct output *o, const struct sync_opts *opts, struct manifest *m);
+/*
+ * Sets o->expect_files, before a scan with the manifest m, to the files
+ * its last scan found (its local table), for output_scan_progress().
+ * Nothing without a progress line.
+ */
+void output_expect_scan(struct output *o, struct manifest *m);
+/*
  * Redraws the progress line, at most five times a second, while the
- * local folder is scanned: files counted, their bytes, files read.
+ * local folder is scanned: files counted (out of o->expect_files, when
+ * known: "1200/~5469 files"), their bytes, files read.
  */
 void output_scan_progress(
     struct output *o, uint64_t files, uint64_t bytes, uint64_t hashed);

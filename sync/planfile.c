@@ -4,6 +4,7 @@
  * back.  The file comes from outside: every line is checked whole before
  * any action is run.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -128,6 +129,27 @@ parse_side(const cJSON *obj, const char *name, struct planfile_side *out)
 	return parse_hex16(h->valuestring, out->hash);
 }
 
+/* The optional "part": "I/N", I < N, of a part of a split plan. */
+static ferry_err
+parse_part(const cJSON *obj, struct planfile_header *h)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(obj, "part");
+	const char *v, *slash;
+	unsigned i, n;
+	int end = 0;
+
+	if (d == NULL)
+		return FERRY_OK;
+	v = cJSON_IsString(d) ? d->valuestring : "";
+	slash = strchr(v, '/');
+	if (!isdigit((unsigned char)v[0]) || slash == NULL ||
+	    !isdigit((unsigned char)slash[1]) ||
+	    sscanf(v, "%u/%u%n", &i, &n, &end) != 2 || v[end] != '\0' || i >= n)
+		return ferry_fail(FERRY_EPARSE, "\"part\" is not \"I/N\"");
+	snprintf(h->part, sizeof(h->part), "%u/%u", i, n);
+	return FERRY_OK;
+}
+
 static ferry_err
 parse_header(const cJSON *obj, struct planfile_header *h)
 {
@@ -158,6 +180,8 @@ parse_header(const cJSON *obj, struct planfile_header *h)
 		return ferry_fail(
 		    FERRY_EPARSE, "\"follow_symlinks\" is not a boolean");
 	h->follow_symlinks = cJSON_IsTrue(d);
+	if ((e = parse_part(obj, h)) != FERRY_OK)
+		return e;
 	if ((e = get_str(obj, "src", h->src, sizeof(h->src))) != FERRY_OK ||
 	    (e = get_str(obj, "dst", h->dst, sizeof(h->dst))) != FERRY_OK ||
 	    (e = get_uint(obj, "part_size", &h->part_size)) != FERRY_OK ||

@@ -51,6 +51,8 @@ struct planfile_header {
 	int follow_symlinks; /* -L (absent in a plan: false) */
 	uint64_t part_size;
 	uint64_t multipart_threshold;
+	/* "I/N": part I of a plan cut into N (ferry plan --split), or "" */
+	char part[24];
 };
 
 /* One parsed line; which members are set depends on kind. */
@@ -118,5 +120,32 @@ struct cJSON *planfile_header_json(const char *src, const char *dst, int delete,
  */
 void planfile_add_sides(struct cJSON *obj, const struct plan_entry *src,
     const struct plan_entry *dst);
+
+/*
+ * Splitting a plan (plansplit.c).  The weight of an action when parts
+ * are balanced: its bytes (none for a delete) and a fixed cost for its
+ * requests.  Pure.
+ */
+uint64_t planfile_split_weight(enum planfile_action a, uint64_t size);
+/* The index of the least of load[0..n) (n > 0), the first of equals. */
+size_t planfile_split_pick(const uint64_t *load, size_t n);
+/*
+ * Checks the plan file at path as ferry apply does, then writes n plan
+ * files, prefix0 ... prefix(n-1): each the header, a share of the actions
+ * in the plan's order (each dealt to the part with the least weight so
+ * far: a part holds at most the average weight and one action more), and
+ * a summary counting its own actions.  On failure no part is left.
+ */
+ferry_err planfile_split(
+    const char *path, unsigned n, const char *prefix) FERRY_WUR;
+/*
+ * ferry plan --split: runs run(o) (the plan) with stdout in a temporary
+ * file beside o->split_prefix, splits what it wrote into o->split parts
+ * when the plan finished, and copies the whole plan to stdout.  Returns
+ * run's exit status, or that of the failure to split.
+ */
+struct sync_opts;
+int sync_plan_split(
+    const struct sync_opts *o, int (*run)(const struct sync_opts *));
 
 #endif

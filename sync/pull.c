@@ -419,6 +419,7 @@ step(void *arg)
 static ferry_err
 run_loop(struct pull *p)
 {
+	output_expect(&p->out, p->o, p->m);
 	p->eng.planned_all = &p->mg.done;
 	p->eng.planner = p;
 	p->eng.plan_next = step;

@@ -24,7 +24,10 @@ check_line(const uint8_t *data, size_t size)
 	    (l.keylen == 0 || l.keylen > MANIFEST_KEY_MAX ||
 	        strlen(l.key) != l.keylen || l.action > PLANFILE_DELETE))
 		abort();
-	if (l.kind == PLANFILE_HEADER && l.hdr.version != PLANFILE_VERSION)
+	if (l.kind == PLANFILE_HEADER &&
+	    (l.hdr.version != PLANFILE_VERSION ||
+	        memchr(l.hdr.part, '\0', sizeof(l.hdr.part)) == NULL ||
+	        (l.hdr.part[0] != '\0' && strchr(l.hdr.part, '/') == NULL)))
 		abort();
 }
 
