@@ -104,6 +104,7 @@ remote_new_sharing(
 	r->read_timeout =
 	    o->read_timeout ? o->read_timeout : REMOTE_DEFAULT_READ_TIMEOUT;
 	r->no_verify_ssl = o->no_verify_ssl;
+	r->list_ranges = o->max_connections ? o->max_connections : 1;
 	if ((e = setup_multi(r, o->max_connections, share)) != FERRY_OK)
 		goto out;
 	/* the loop's owner says how long a silent server is waited for */

@@ -79,6 +79,10 @@ Modes joined by commas apply in turn ("repeat,unsorted": a repeated entry,
 then the page shuffled).  Each rewritten page is logged as one line
 "lie MODE TARGET".
 
+With --list-delay SECONDS, each ListObjectsV2 request (a GET on a bucket
+with list-type=2) waits that long before it is forwarded, as a far-away
+server answers a page, and is logged as one line "list GET TARGET".
+
 Each fault is logged as one line "fault KIND METHOD TARGET" to --log FILE,
 else to stderr.  The port is printed on stdout as "PORT <n>" once the proxy
 listens, and written to --port-file if given.  The proxy exits on SIGTERM,
@@ -94,6 +98,7 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--wrong-region-reply 301|301-bare|400] [--kms]
            [--lie-reply KIND[,KIND]] [--cond-delete]
            [--lie reverse|repeat|outside|hugesize|baddate|unsorted]
+           [--list-delay SECONDS]
 """
 import argparse
 import hashlib
@@ -660,6 +665,11 @@ class Handler(socketserver.BaseRequestHandler):
             if answer is not None:
                 self.request.sendall(answer)
                 return not req.close_after()
+        if self.server.list_delay is not None and \
+                Lie.applies(method, target, 200):
+            self.server.faults.log.write("list %s %s\n" % (method, target))
+            self.server.faults.log.flush()
+            time.sleep(self.server.list_delay)
         kind, params = self.server.faults.decide(method, target)
         if kind in ("500", "503"):
             self.drain_request(req)
@@ -888,6 +898,7 @@ def main():
     ap.add_argument("--lie-reply", default=None)
     ap.add_argument("--cond-delete", action="store_true")
     ap.add_argument("--lie", default=None)
+    ap.add_argument("--list-delay", type=float, default=None)
     args = ap.parse_args()
 
     upstream = parse_upstream(args.upstream)
@@ -911,6 +922,7 @@ def main():
     srv.kms = Kms(faults.log) if args.kms else None
     srv.lies = lies.parse_lies(args.lie_reply)
     srv.cond_delete = args.cond_delete
+    srv.list_delay = args.list_delay
     srv.lie = Lie(args.lie, args.seed, faults.log) if args.lie else None
     port = srv.server_address[1]
     if args.port_file:
