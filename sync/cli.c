@@ -42,7 +42,9 @@ enum {
 	OPT_MIN_SIZE,
 	OPT_MAX_SIZE,
 	OPT_MIN_AGE,
-	OPT_MAX_AGE
+	OPT_MAX_AGE,
+	OPT_SHARD_RANGES,
+	OPT_RANGES
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -89,6 +91,8 @@ static const struct option longopts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"shards", required_argument, NULL, OPT_SHARDS},
+    {"shard-ranges", required_argument, NULL, OPT_SHARD_RANGES},
+    {"ranges", required_argument, NULL, OPT_RANGES},
     {"follow-symlinks", no_argument, NULL, 'L'},
     {NULL, 0, NULL, 0},
 };
@@ -117,6 +121,8 @@ static const char help_what[] =
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
+    "  --shard-ranges FILE      shards by key range, as FILE cuts them\n"
+    "                           (ferry ls --ranges N writes it)\n"
     "\n";
 static const char help_how[] =
     "How:\n"
@@ -181,9 +187,12 @@ static const struct command_help {
         0, 1, 1},
     {"ls",
         "usage: ferry ls s3://BUCKET[/PREFIX] [options]\n"
+        "       ferry ls s3://BUCKET[/PREFIX] --ranges N > RANGES\n"
         "       ferry ls s3:// [options]\n\n"
         "Lists the objects under the prefix: size, time and key, or JSON\n"
-        "lines with --json.  \"s3://\" alone lists the buckets.\n\n",
+        "lines with --json.  \"s3://\" alone lists the buckets.  --ranges\n"
+        "N writes instead the cuts of N key ranges holding as many keys\n"
+        "each, for --shard-ranges.\n\n",
         0, 0, 1},
     {"manifest",
         "usage: ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
@@ -453,6 +462,11 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_SHARDS:
 		o->shards_arg = arg;
 		return -1;
+	case OPT_SHARD_RANGES:
+		o->shard_ranges_arg = arg;
+		return -1;
+	case OPT_RANGES:
+		return take_count(arg, &o->ranges, SHARD_COUNT_MAX);
 	case OPT_FORCE:
 		o->force = 1;
 		return -1;
@@ -767,11 +781,20 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->src_remote.path_style = o->remote.path_style;
 	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;
 	/* ls has no manifest and syncs nothing: no shard */
-	if (strcmp(o->command, "ls") == 0 && (o->shard_arg || o->shards_arg))
-		return bad("%s", "ls lists every key: --shard and --shards do "
-		                 "not apply to it");
+	if (strcmp(o->command, "ls") == 0 &&
+	    (o->shard_arg || o->shards_arg || o->shard_ranges_arg))
+		return bad("%s", "ls lists every key: --shard, --shards and "
+		                 "--shard-ranges do not apply to it");
 	if (strcmp(o->command, "ls") != 0 &&
 	    shard_from_env(o->shard_arg, o->shards_arg, &o->shard) != FERRY_OK)
+		return bad("%s", ferry_errmsg());
+	if (o->ranges && strcmp(o->command, "ls") != 0)
+		return bad("%s", "--ranges is an option of ls");
+	if (o->shard_ranges_arg && o->shard.count == 0)
+		return bad(
+		    "%s", "--shard-ranges needs --shard I/N or --shards N");
+	if (o->shard_ranges_arg &&
+	    shard_ranges_load(&o->shard, o->shard_ranges_arg) != FERRY_OK)
 		return bad("%s", ferry_errmsg());
 	return take_operands(o, argc, argv, optind);
 }
@@ -781,4 +804,5 @@ cli_clear(struct sync_opts *o)
 {
 	filter_free(o->filter);
 	o->filter = NULL;
+	shard_clear(&o->shard);
 }

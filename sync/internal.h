@@ -72,6 +72,10 @@ struct sync_opts {
 	uint64_t min_size, max_size;
 	int64_t min_age, max_age; /* seconds */
 	struct planfile *plan;    /* apply: the plan being run (planfile.h) */
+	/* --shard-ranges FILE: the shard is a range of keys (shard.h) */
+	const char *shard_ranges_arg;
+	/* ls --ranges N: the cuts of N range shards, not the listing */
+	unsigned ranges;
 };
 
 /* cli.c */

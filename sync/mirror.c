@@ -159,10 +159,10 @@ start(struct push *p)
 	ferry_err e;
 
 	merge_plan_opts(&p->popts, p->o);
-	if ((e = merge_list_open(&p->src, p->m, MANIFEST_LISTED_SRC, p->sr,
-	         &p->sloc)) != FERRY_OK ||
-	    (e = merge_list_open(&p->mg.remote, p->m, MANIFEST_LISTED, p->r,
-	         &p->loc)) != FERRY_OK)
+	if ((e = merge_list_open(&p->src, p->o, p->m, MANIFEST_LISTED_SRC,
+	         p->sr, &p->sloc)) != FERRY_OK ||
+	    (e = merge_list_open(&p->mg.remote, p->o, p->m, MANIFEST_LISTED,
+	         p->r, &p->loc)) != FERRY_OK)
 		return e;
 	if ((e = next_source(p)) != FERRY_OK)
 		return e;
