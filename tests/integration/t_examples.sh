@@ -202,7 +202,7 @@ is "$(completions ferry sy)" "sync" "the completion completes commands"
 mkdir -p "$WORK/cwd/photos"
 is "$(cd "$WORK/cwd" && completions ferry sync --dry-run ph)" "photos" \
 	"the completion completes local folders"
-comp_opts=$( (completions ferry --; completions ferry sync -) |
+comp_opts=$( (completions ferry --; completions ferry sync -; completions ferry ls -) |
 	grep -E '^-' | sort -u)
 only_man=$(comm -23 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
 only_comp=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
