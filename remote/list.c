@@ -18,8 +18,10 @@
 #include "remote/xml.h"
 
 #define LIST_ARENA_LIMIT (8u << 20)
-/* the ranges past the one read that may hold pages, per connection */
+/* the ranges from the one read on that may hold pages: per connection,
+ * and in all, so that memory stays bounded whatever --jobs is */
 #define LIST_LOOKAHEAD 4
+#define LIST_AHEAD_MAX 64
 
 enum page_state { PAGE_EMPTY, PAGE_FETCHING, PAGE_READY, PAGE_CONSUMING };
 
@@ -311,7 +313,7 @@ pump(struct remote_list *l)
 
 	for (rg = l->head;
 	     rg != NULL && l->err == FERRY_OK && l->fetching < l->window &&
-	     ahead < l->window * LIST_LOOKAHEAD;
+	     ahead < l->window * LIST_LOOKAHEAD && ahead < LIST_AHEAD_MAX;
 	     rg = rg->next, ahead++)
 		range_prefetch(rg);
 }

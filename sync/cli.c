@@ -121,8 +121,7 @@ static const char help_what[] =
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
-    "  --shard-ranges FILE      shards by key range, as FILE cuts them\n"
-    "                           (ferry ls --ranges N writes it)\n"
+    "  --shard-ranges FILE      shards by key range, cut as in FILE\n"
     "\n";
 static const char help_how[] =
     "How:\n"
@@ -149,6 +148,7 @@ static const char help_where[] =
 static const char help_output[] =
     "Output:\n"
     "  --json                   one JSON object per line on stdout\n"
+    "  --ranges N               ls: the --shard-ranges of N shards\n"
     "  --progress               the progress line even when stderr is no "
     "terminal\n"
     "  -q, --quiet  -v, --verbose  -h, --help  --version\n"
@@ -187,12 +187,9 @@ static const struct command_help {
         0, 1, 1},
     {"ls",
         "usage: ferry ls s3://BUCKET[/PREFIX] [options]\n"
-        "       ferry ls s3://BUCKET[/PREFIX] --ranges N > RANGES\n"
         "       ferry ls s3:// [options]\n\n"
         "Lists the objects under the prefix: size, time and key, or JSON\n"
-        "lines with --json.  \"s3://\" alone lists the buckets.  --ranges\n"
-        "N writes instead the cuts of N key ranges holding as many keys\n"
-        "each, for --shard-ranges.\n\n",
+        "lines with --json.  \"s3://\" alone lists the buckets.\n\n",
         0, 0, 1},
     {"manifest",
         "usage: ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
@@ -781,20 +778,15 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->src_remote.path_style = o->remote.path_style;
 	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;
 	/* ls has no manifest and syncs nothing: no shard */
-	if (strcmp(o->command, "ls") == 0 &&
-	    (o->shard_arg || o->shards_arg || o->shard_ranges_arg))
-		return bad("%s", "ls lists every key: --shard, --shards and "
-		                 "--shard-ranges do not apply to it");
+	if (strcmp(o->command, "ls") == 0 && (o->shard_arg || o->shards_arg))
+		return bad("%s", "ls lists every key: --shard and --shards do "
+		                 "not apply to it");
 	if (strcmp(o->command, "ls") != 0 &&
 	    shard_from_env(o->shard_arg, o->shards_arg, &o->shard) != FERRY_OK)
 		return bad("%s", ferry_errmsg());
 	if (o->ranges && strcmp(o->command, "ls") != 0)
 		return bad("%s", "--ranges is an option of ls");
-	if (o->shard_ranges_arg && o->shard.count == 0)
-		return bad(
-		    "%s", "--shard-ranges needs --shard I/N or --shards N");
-	if (o->shard_ranges_arg &&
-	    shard_ranges_load(&o->shard, o->shard_ranges_arg) != FERRY_OK)
+	if (shard_ranges_load(&o->shard, o->shard_ranges_arg) != FERRY_OK)
 		return bad("%s", ferry_errmsg());
 	return take_operands(o, argc, argv, optind);
 }

@@ -282,6 +282,11 @@ shard_ranges_load(struct shard *s, const char *path)
 	ferry_err e;
 	char msg[512];
 
+	if (path == NULL)
+		return FERRY_OK;
+	if (s->count == 0)
+		return ferry_fail(FERRY_EUSAGE,
+		    "--shard-ranges needs --shard I/N or --shards N");
 	if ((e = filter_file_read(path, &b)) == FERRY_OK) {
 		e = b.len > SHARD_RANGES_MAX
 		        ? ferry_fail(FERRY_EUSAGE, "larger than %u bytes",

@@ -78,7 +78,10 @@ int shard_match(const struct shard *s, const char *key, size_t keylen);
  */
 ferry_err shard_ranges_parse(
     struct shard *s, const char *text, size_t len) FERRY_WUR;
-/* The same from the file at path. */
+/*
+ * The same from the file at path (NULL: FERRY_OK, s unchanged); s must be
+ * sharded (FERRY_EUSAGE otherwise).
+ */
 ferry_err shard_ranges_load(struct shard *s, const char *path) FERRY_WUR;
 void shard_clear(struct shard *s);
 /*

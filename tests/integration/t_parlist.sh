@@ -11,7 +11,7 @@
 export LC_ALL=C
 
 B=parlist-$$
-N=$(mib 3000 2200)
+N=3000
 mkbucket "$B"
 # the flat prefix: N keys in one folder; the deep one: N in folders
 mkdir -p "$WORK/flat"
