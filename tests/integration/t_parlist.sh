@@ -163,7 +163,7 @@ check "... and their listings took $got pages: one listing's $one, and at most o
 start_proxy hash --rate 0 --list-delay 0.05
 LOG=$WORK/hash.log
 for i in 0 1 2 3; do
-	FERRY_LIST_SERIAL=1 "$FERRY" sync -q --shard "$i/4" \
+	FERRY_LIST_SERIAL=1 "$FERRY" sync -q -n --shard "$i/4" \
 		--endpoint-url "$PROXY" "s3://$B/flat" "$WORK/hs$i"
 done
 is "$(pages 0)" "$((4 * one))" "hash shards each list the whole prefix"
