@@ -104,8 +104,9 @@ list_into_table(struct merge_list *l, const struct remote_loc *loc)
 	return e == FERRY_ENOTFOUND ? FERRY_OK : e;
 }
 
-/* Keys a range of a listing starts with: about a page. */
-#define MERGE_RANGE_KEYS 1000
+/* Keys a range of a listing starts with: one page (of 1000) even when
+ * the prefix has grown a tenth since */
+#define MERGE_RANGE_KEYS 900
 /* Under this many keys (two pages) a listing is not cut. */
 #define MERGE_SMALL_KEYS 2000
 /* Ranges a listing starts with at most, per request in flight. */
@@ -119,14 +120,15 @@ struct merge_hint {
 
 /*
  * Picks the cuts of a listing of about count keys into ranges (of
- * MERGE_RANGE_KEYS keys or more, at most MERGE_RANGES_PER_JOB per job):
+ * MERGE_RANGE_KEYS keys at most, at most MERGE_RANGES_PER_JOB per job):
  * evenly spaced keys of m's table t, read in key order.
  */
 static ferry_err
 hint_cuts(struct merge_hint *mh, struct manifest *m, enum manifest_table t,
     uint64_t count, unsigned jobs)
 {
-	uint64_t ranges = count / MERGE_RANGE_KEYS, i = 0, want;
+	uint64_t ranges = (count + MERGE_RANGE_KEYS - 1) / MERGE_RANGE_KEYS;
+	uint64_t i = 0, want;
 	struct manifest_iter *it;
 	struct manifest_remote rrec;
 	struct manifest_local lrec;

@@ -79,9 +79,10 @@ Modes joined by commas apply in turn ("repeat,unsorted": a repeated entry,
 then the page shuffled).  Each rewritten page is logged as one line
 "lie MODE TARGET".
 
-With --list-delay SECONDS, each ListObjectsV2 request (a GET on a bucket
-with list-type=2) waits that long before it is forwarded, as a far-away
-server answers a page, and is logged as one line "list GET TARGET".
+With --list-delay SECONDS, each listing request (ListObjectsV2 or v1: a
+GET on a bucket, path style, with no other subresource) waits that long
+before it is forwarded, as a far-away server answers a page, and is
+logged as one line "list GET TARGET".
 
 Each fault is logged as one line "fault KIND METHOD TARGET" to --log FILE,
 else to stderr.  The port is printed on stdout as "PORT <n>" once the proxy
@@ -666,7 +667,7 @@ class Handler(socketserver.BaseRequestHandler):
                 self.request.sendall(answer)
                 return not req.close_after()
         if self.server.list_delay is not None and \
-                Lie.applies(method, target, 200):
+                is_listing(method, target):
             self.server.faults.log.write("list %s %s\n" % (method, target))
             self.server.faults.log.flush()
             time.sleep(self.server.list_delay)
@@ -871,6 +872,22 @@ def parse_upstream(url):
     if host not in ("127.0.0.1", "localhost", "::1"):
         sys.exit("faultproxy: the upstream must be on loopback")
     return host, u.port or 80
+
+
+# Query names that make a GET on a bucket something other than a listing.
+BUCKET_SUBRESOURCES = {"acl", "cors", "encryption", "lifecycle", "location",
+                       "logging", "notification", "object-lock", "policy",
+                       "replication", "tagging", "uploads", "versioning",
+                       "versions", "website"}
+
+
+def is_listing(method, target):
+    """A ListObjectsV2 or ListObjects (v1) request: a GET on a bucket
+    (path style: one segment) with no other subresource."""
+    u = urllib.parse.urlsplit(target)
+    names = {kv.split("=")[0] for kv in u.query.split("&") if kv}
+    return method == "GET" and u.path.strip("/") != "" and \
+        "/" not in u.path.strip("/") and not names & BUCKET_SUBRESOURCES
 
 
 def main():
