@@ -107,7 +107,7 @@ list_into_table(struct merge_list *l, const struct remote_loc *loc)
 /* Keys a range of a listing starts with: one page (of 1000) even when
  * the prefix has grown a tenth since */
 #define MERGE_RANGE_KEYS 900
-/* Under this many keys (two pages) a listing is not cut. */
+/* Up to this many keys (two pages) a listing is not cut. */
 #define MERGE_SMALL_KEYS 2000
 /* Ranges a listing starts with at most, per request in flight. */
 #define MERGE_RANGES_PER_JOB 4
@@ -179,12 +179,12 @@ merge_hint_make(struct merge_hint *mh, const struct sync_opts *o,
 	if ((e = manifest_count(m, &nlocal, &nremote)) != FERRY_OK)
 		return e;
 	/* a listing known small is not cut: it costs no more requests */
-	if (nremote + nlocal > 0 && nremote < MERGE_SMALL_KEYS &&
-	    nlocal < MERGE_SMALL_KEYS) {
+	if (nremote + nlocal > 0 && nremote <= MERGE_SMALL_KEYS &&
+	    nlocal <= MERGE_SMALL_KEYS) {
 		mh->h.no_split = 1;
 		return FERRY_OK;
 	}
-	if (nremote >= MERGE_SMALL_KEYS)
+	if (nremote > MERGE_SMALL_KEYS)
 		return hint_cuts(mh, m, MANIFEST_REMOTE, nremote, jobs);
 	return hint_cuts(mh, m, MANIFEST_LOCAL, nlocal, jobs);
 }
