@@ -14,13 +14,17 @@
 #                    BENCH_RUNS_S1 ... BENCH_RUNS_S8 override it per scenario
 #   BENCH_JOBS       requests in flight for every tool that has a knob (16)
 #   BENCH_TOOLS      which tools, from "ferry rclone aws s3cmd curl"
-#   BENCH_SCENARIOS  which scenarios, from "S1 S2 S3 S4 S5 S6 S7 S8"
+#   BENCH_SCENARIOS  which scenarios, from "S1 S2 S3 S4 S5 S6 S7 S8 S9"
 #   BENCH_S1_FILES, BENCH_S1_DIRS, BENCH_S1_MIN, BENCH_S1_MAX
 #                    the S1 tree (10000 files in 100 folders, 1K to 64K)
 #   BENCH_CHANGE_PCT percent of files changed in S4 (1)
 #   BENCH_BIG_SIZE   size of each large file in S5 and S7 (1G)
 #   BENCH_S8_COUNTS  file counts for S8 ("20000 200000")
 #   BENCH_S8_TOOLS   tools for S8 (BENCH_TOOLS less curl)
+#   BENCH_S9_COUNTS  key counts for S9, each as a deep and a flat tree
+#                    ("100000"; small: "2000")
+#   BENCH_S9_DELAY   seconds the proxy holds each listing page in S9 (0.25)
+#   BENCH_S9_TOOLS   tools for S9 (BENCH_S8_TOOLS)
 #   BENCH_S10_COUNTS empty files for S10, the scan against find ("1000000";
 #                    small: "20000")
 #   BENCH_S10_DRY    1: S10's push is a --dry-run to an empty prefix, so
@@ -59,16 +63,16 @@ SCALE=${BENCH_SCALE:-full}
 RUNS=${BENCH_RUNS:-3}
 JOBS=${BENCH_JOBS:-16}
 TOOLS=${BENCH_TOOLS:-"ferry rclone aws s3cmd curl"}
-SCENARIOS=${BENCH_SCENARIOS:-"S1 S2 S3 S4 S5 S6 S7 S8 S10"}
+SCENARIOS=${BENCH_SCENARIOS:-"S1 S2 S3 S4 S5 S6 S7 S8 S9 S10"}
 BLUESTORE=${BENCH_BLUESTORE:-40G}
 TIMEOUT=${BENCH_TIMEOUT:-3600}
 OUT=${BENCH_OUT:-$BENCH/RESULTS.md}
 case $SCALE in
 small)
-	d_files=500 d_dirs=10 d_big=64M d_s8="2000"
+	d_files=500 d_dirs=10 d_big=64M d_s8="2000" d_s9="2000"
 	;;
 full)
-	d_files=10000 d_dirs=100 d_big=1G d_s8="20000 200000"
+	d_files=10000 d_dirs=100 d_big=1G d_s8="20000 200000" d_s9="100000"
 	;;
 *)
 	echo "bench: BENCH_SCALE must be small or full" >&2
@@ -747,6 +751,89 @@ for n, dry in sorted(rows):
 	cat "$W/s10.md" >&2
 fi
 
+# --- S9 far-away listing: S8-style trees behind a proxy that holds each
+# listing page, unchanged push, pull and mirror ------------------------------
+# Each tool gets its own copies first, made by itself and untimed: a
+# bucket pushed from the tree, a folder pulled from it, a bucket mirrored
+# from it.  Then each unchanged rerun goes through
+# tests/faultproxy.py --list-delay, which holds every ListObjectsV2 page
+# for the delay before forwarding it (a server far away): a listing of P
+# pages read as one stream takes at least P x delay.
+if want_scen S9; then
+	S9_COUNTS=${BENCH_S9_COUNTS:-$d_s9}
+	S9_DELAY=${BENCH_S9_DELAY:-0.25}
+	S9_TOOLS=${BENCH_S9_TOOLS:-$S8_TOOLS}
+	rm -f "$W/cfg/s9.port"
+	"$PY" "$TOP/tests/faultproxy.py" --upstream "$EP" --rate 0 \
+		--list-delay "$S9_DELAY" --lifetime 86400 --port-file "$W/cfg/s9.port" \
+		--log "$W/logs/s9-proxy.log" >/dev/null 2>"$W/logs/s9-proxy.err" &
+	S9_PROXY=$!
+	for _ in $(seq 100); do [ -s "$W/cfg/s9.port" ] && break; sleep 0.1; done
+	PX="http://127.0.0.1:$(cat "$W/cfg/s9.port" 2>/dev/null)"
+	sed "s#${EP#http://}#${PX#http://}#" "$W/cfg/s3cmd.cfg" >"$W/cfg/s3cmd-s9.cfg"
+	# s9_cmd TOOL SRC DST: sync_cmd's CMD, through the proxy
+	s9_cmd() {
+		sync_cmd "$@"
+		CMD=("${CMD[@]/#"$EP"/"$PX"}")
+		CMD=("${CMD[@]/#"$W/cfg/s3cmd.cfg"/"$W/cfg/s3cmd-s9.cfg"}")
+		case $1 in
+		ferry) CMD+=(--endpoint-url "$PX") ;;
+		rclone) CMD=(env "RCLONE_CONFIG_X_ENDPOINT=$PX" "${CMD[@]}") ;;
+		esac
+	}
+	for n in $S9_COUNTS; do
+		pages=$(((n + 999) / 1000))
+		one=$(echo "$pages * $S9_DELAY" | bc)
+		for shape in deep flat; do
+			dirs=1
+			[ "$shape" = deep ] && dirs=$((n / 200 > 1 ? n / 200 : 1))
+			t9="$W/data/s9-$shape-$n"
+			say "S9: generating $n files of 1 KiB in $dirs folders"
+			"$PY" "$GEN" tree "$t9" "$n" "$dirs" 1K 1K 9
+			sc="S9-$shape-$n"
+			scenario "$sc-push" "unchanged push, $n keys in $dirs folders, ${S9_DELAY} s a listing page (one stream: $pages pages, $one s)"
+			scenario "$sc-pull" "unchanged pull of the same (one stream: $one s)"
+			scenario "$sc-mirror" "unchanged mirror of the same (one stream of each side: $one s)"
+			for tool in $S9_TOOLS; do
+				b="s9-$shape-$n-$tool"
+				mkbucket "$b"
+				mkbucket "$b-m"
+				# through the proxy too: ferry's manifest is that of
+				# the endpoint it syncs with
+				say "S9: $tool makes its copies of the $shape tree"
+				s9_cmd "$tool" "$t9" "s3://$b/data"
+				"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
+				s9_cmd "$tool" "s3://$b/data" "$W/data/$b-pull"
+				"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
+				s9_cmd "$tool" "s3://$b/data" "s3://$b-m/data"
+				"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
+			done
+			for r in $(runs_of S9); do
+				for tool in $(rotated "$r" $S9_TOOLS); do
+					b="s9-$shape-$n-$tool"
+					s9_cmd "$tool" "$t9" "s3://$b/data"
+					timed "$sc-push" "$tool" "$r" "${CMD[@]}"
+					record "$sc-push" "$tool" "$r" ""
+					s9_cmd "$tool" "s3://$b/data" "$W/data/$b-pull"
+					timed "$sc-pull" "$tool" "$r" "${CMD[@]}"
+					record "$sc-pull" "$tool" "$r" ""
+					s9_cmd "$tool" "s3://$b/data" "s3://$b-m/data"
+					timed "$sc-mirror" "$tool" "$r" "${CMD[@]}"
+					record "$sc-mirror" "$tool" "$r" ""
+				done
+			done
+			for tool in $S9_TOOLS; do
+				rm -rf "$W/data/s9-$shape-$n-$tool-pull"
+				dropbucket "s9-$shape-$n-$tool"
+				dropbucket "s9-$shape-$n-$tool-m"
+			done
+			rm -rf "$t9"
+		done
+	done
+	kill "$S9_PROXY" 2>/dev/null
+	wait "$S9_PROXY" 2>/dev/null
+fi
+
 # --- report ----------------------------------------------------------------------------
 TABLE=$("$PY" "$BENCH/report.py" "$SCEN" "$RES")
 echo
@@ -754,7 +841,7 @@ echo "$TABLE"
 
 {
 	runs_note="$RUNS run(s) per cell"
-	for sc in S1 S2 S3 S4 S5 S6 S7 S8; do
+	for sc in S1 S2 S3 S4 S5 S6 S7 S8 S9; do
 		v="BENCH_RUNS_$sc"
 		[ -n "${!v:-}" ] && runs_note="$runs_note, $sc: ${!v}"
 	done
@@ -764,7 +851,7 @@ echo "$TABLE"
 	echo "- gateway: Ceph $(ceph --version 2>/dev/null | awk '{ print $3 }') radosgw, bluestore $BLUESTORE, on 127.0.0.1 (tests/server/s3server)"
 	echo "- ferry: $FERRY_VERSION, commit $FERRY_COMMIT"
 	echo "- peers: $(peer_versions)"
-	echo "- data: S1 tree $S1_FILES files of $S1_MIN-$S1_MAX in $S1_DIRS folders (digest: $S1_DIGEST); large files $BIG_SIZE; S8 counts: $S8_COUNTS"
+	echo "- data: S1 tree $S1_FILES files of $S1_MIN-$S1_MAX in $S1_DIRS folders (digest: $S1_DIGEST); large files $BIG_SIZE; S8 counts: $S8_COUNTS; S9 counts: ${S9_COUNTS:-none}, ${S9_DELAY:-0} s a listing page"
 	echo "- scenarios run: $SCENARIOS; tools: $TOOLS"
 	echo
 	echo "Medians over the runs that succeeded. CPU = user + sys of the client."

@@ -10,6 +10,14 @@
 # own keys, so the 8 tasks never touch the same object.  The array must
 # number its tasks one by one (0-7 or 1-8, without a step).
 #
+# Range shards: with FERRY_SHARD_RANGES naming a file that "ferry ls
+# --ranges 8" wrote, task I holds the I-th of 8 ranges of keys instead
+# and lists only that range of the bucket, so the 8 tasks together list
+# it about once (hash shards each list all of it):
+#
+#   ferry ls s3://archive/results --ranges 8 > ranges.json
+#   FERRY_SHARD_RANGES=$PWD/ranges.json sbatch slurm-array.sh ...
+#
 #   sbatch slurm-array.sh /scratch/project/results s3://archive/results
 #   sacct -j JOBID --format=JobID,State,ExitCode
 #
@@ -43,9 +51,14 @@ events=events-${SLURM_ARRAY_JOB_ID:-$$}-$task.jsonl
 # (a lost manifest costs one slower run, never data).
 export FERRY_STATE_DIR=${FERRY_SHARD_STATE:-$HOME/.local/state/ferry}
 
+ranges=()
+if [ -n "${FERRY_SHARD_RANGES:-}" ]; then
+	ranges=(--shard-ranges "$FERRY_SHARD_RANGES")
+fi
+
 echo "task $task of $SLURM_ARRAY_TASK_COUNT: $src -> $dst on $(hostname)"
 "$FERRY" sync --jobs "$((4 * ${SLURM_CPUS_PER_TASK:-2}))" --memory 512M \
-	--json "$@" "$src" "$dst" >"$events"
+	--json "${ranges[@]}" "$@" "$src" "$dst" >"$events"
 status=$?
 
 # The summary goes to the task's log; the events stay in their file.

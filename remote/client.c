@@ -122,6 +122,7 @@ remote_new_sharing(
 	r->read_timeout =
 	    o->read_timeout ? o->read_timeout : REMOTE_DEFAULT_READ_TIMEOUT;
 	r->no_verify_ssl = o->no_verify_ssl;
+	r->list_ranges = o->max_connections ? o->max_connections : 1;
 	r->no_sign = o->no_sign;
 	r->request_payer = o->request_payer;
 	if ((e = take_ssec(r, o)) != FERRY_OK ||

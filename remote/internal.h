@@ -107,6 +107,7 @@ struct remote {
 	unsigned retries;
 	unsigned read_timeout; /* seconds without a byte that end an attempt */
 	int no_verify_ssl;
+	unsigned list_ranges;     /* ranges a listing fetches at once */
 	remote_retry_fn on_retry; /* remote_on_retry() */
 	void *on_retry_arg;
 	struct creds creds; /* what requests are signed with */

@@ -1,16 +1,27 @@
 /*
- * list.c: ListObjectsV2 as an ordered stream.  Two pages at most are held:
- * the one being consumed and the next, fetched on the multi loop while the
- * caller works through the first.
+ * list.c: ListObjectsV2 as one ordered stream.  The key space is cut into
+ * ranges (low, high], each listed with start-after=low and ended at the
+ * first key past high, several fetched at once (up to the client's
+ * connections) and read in key order.  A listing starts as one range; the
+ * cuts come from the caller (where the keys were last time) or from a
+ * range's first page, when it is truncated and shows the rest of the range
+ * to hold more than two pages (listsplit.h).  Each range holds two pages
+ * at most: the one being read and the next; only the ranges just ahead of
+ * the one read fetch, so memory stays bounded.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "remote/internal.h"
 #include "remote/listcheck.h"
+#include "remote/listsplit.h"
 #include "remote/xml.h"
 
 #define LIST_ARENA_LIMIT (8u << 20)
+/* the ranges from the one read on that may hold pages: per connection,
+ * and in all, so that memory stays bounded whatever --jobs is */
+#define LIST_LOOKAHEAD 4
+#define LIST_AHEAD_MAX 64
 
 enum page_state { PAGE_EMPTY, PAGE_FETCHING, PAGE_READY, PAGE_CONSUMING };
 
@@ -21,24 +32,28 @@ struct list_ent {
 	const char *archived; /* remote_obj's: a string constant or NULL */
 };
 
+struct range;
+
 struct page {
 	enum page_state state;
 	struct buf arena;
 	struct list_ent *ent;
 	size_t n, cap;
+	int past_high; /* a key past the range's high was listed */
 	ferry_err err;
 	char errmsg[1024]; /* the detail, kept until the caller reaches it */
-	struct list_check check; /* the listing's, as this page goes */
-	struct remote_list *l;
+	struct list_check check; /* the range's, as this page goes */
+	struct range *rg;
 	struct remote_req *q;
 	struct xml_list *parser;
 };
 
-struct remote_list {
-	struct remote *r;
-	char *bucket;
-	char *prefix;
-	size_t prefixlen;
+/* One range of the key space: (low, high], whole keys; NULL: open. */
+struct range {
+	struct remote_list *l;
+	struct range *next; /* the range after it in key order */
+	char *low, *high;
+	size_t lowlen, highlen;
 	struct list_check check; /* as of the last page read whole */
 	struct page pages[2];
 	int consume; /* the page being read */
@@ -47,6 +62,7 @@ struct remote_list {
 	char *next_token;
 	int more;     /* another page is to be fetched */
 	int fetching; /* a page request is in flight */
+	int fetched;  /* pages read whole */
 };
 
 /* The archive class c names, as a constant, or NULL for another class. */
@@ -60,16 +76,46 @@ archive_class(const char *c)
 	return NULL;
 }
 
+struct remote_list {
+	struct remote *r;
+	char *bucket;
+	char *prefix;
+	size_t prefixlen;
+	unsigned window;   /* requests in flight at most */
+	unsigned fetching; /* requests in flight */
+	int may_split;     /* dense ranges are cut further */
+	ferry_err err;     /* the first range that failed, ending all */
+	char errmsg[1024];
+	struct range *head; /* the range being read */
+};
+
+static int
+key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c != 0 ? c : (alen > blen) - (alen < blen);
+}
+
 static ferry_err
 add_entry(struct page *p, const struct xml_list_entry *x)
 {
-	struct remote_list *l = p->l;
+	struct range *rg = p->rg;
+	struct remote_list *l = rg->l;
 	struct list_ent *ne;
 	int64_t when;
 	ferry_err e;
 
+	if (p->past_high)
+		return FERRY_OK;
 	if ((e = list_check_entry(&p->check, x, &when)) != FERRY_OK)
 		return e;
+	/* the next range's first key: this range ends here */
+	if (rg->high != NULL &&
+	    key_cmp(x->key, x->key_len, rg->high, rg->highlen) > 0) {
+		p->past_high = 1;
+		return FERRY_OK;
+	}
 	if (x->key_len == l->prefixlen)
 		return FERRY_OK; /* the folder marker of the prefix itself */
 	if (p->n == p->cap) {
@@ -124,7 +170,7 @@ on_data(const char *data, size_t len, void *arg)
 	return p->err != FERRY_OK;
 }
 
-static void prefetch(struct remote_list *l);
+static void page_reset(struct page *p);
 
 /* A page cut off mid-body is fetched again from its start. */
 static void
@@ -132,21 +178,28 @@ on_restart(void *arg)
 {
 	struct page *p = arg;
 
-	p->n = 0;
-	p->err = FERRY_OK;
-	p->errmsg[0] = '\0';
-	p->check = p->l->check;
-	buf_reset(&p->arena);
+	page_reset(p);
 	xml_list_free(p->parser);
 	p->parser = NULL;
 	if (xml_list_new(on_entry, p, &p->parser) != FERRY_OK)
 		p->err = ferry_fail(FERRY_ENOMEM, "out of memory");
 }
 
+static void
+page_reset(struct page *p)
+{
+	p->n = 0;
+	p->past_high = 0;
+	p->err = FERRY_OK;
+	p->errmsg[0] = '\0';
+	p->check = p->rg->check;
+	buf_reset(&p->arena);
+}
+
 static ferry_err
 page_finish(struct page *p)
 {
-	struct remote_list *l = p->l;
+	struct range *rg = p->rg;
 	struct xml_list_info info = {0};
 	ferry_err e;
 
@@ -157,51 +210,66 @@ page_finish(struct page *p)
 	if ((e = xml_list_feed(p->parser, NULL, 0, 1)) != FERRY_OK ||
 	    (e = xml_list_finish(p->parser, &info)) != FERRY_OK)
 		return e;
-	free(l->next_token);
-	l->next_token = info.next_token;
-	l->more = info.truncated;
-	l->check = p->check;
-	if (l->more && l->next_token == NULL)
+	free(rg->next_token);
+	rg->next_token = info.next_token;
+	rg->more = info.truncated && !p->past_high;
+	rg->check = p->check;
+	rg->fetched++;
+	if (info.truncated && rg->next_token == NULL)
 		return ferry_fail(FERRY_EPARSE,
 		    "listing truncated without a continuation token");
 	return FERRY_OK;
+}
+
+static void pump(struct remote_list *l);
+static void range_split(struct range *rg, const struct page *p);
+
+/* Ends the listing with the page's failure, the first one kept. */
+static void
+list_failed(struct remote_list *l, struct page *p)
+{
+	if (p->errmsg[0] == '\0')
+		snprintf(p->errmsg, sizeof(p->errmsg), "%s", ferry_errmsg());
+	p->rg->more = 0;
+	if (l->err != FERRY_OK)
+		return;
+	l->err = p->err;
+	snprintf(l->errmsg, sizeof(l->errmsg), "%s", p->errmsg);
 }
 
 static void
 on_page(struct remote_req *q, void *arg)
 {
 	struct page *p = arg;
-	struct remote_list *l = p->l;
+	struct range *rg = p->rg;
+	struct remote_list *l = rg->l;
 
 	(void)q;
-	l->fetching = 0;
+	rg->fetching = 0;
+	l->fetching--;
 	p->err = page_finish(p);
-	if (p->err != FERRY_OK) {
-		if (p->errmsg[0] == '\0')
-			snprintf(
-			    p->errmsg, sizeof(p->errmsg), "%s", ferry_errmsg());
-		l->more = 0;
-	}
+	if (p->err != FERRY_OK)
+		list_failed(l, p);
 	remote_req_free(p->q);
 	p->q = NULL;
 	xml_list_free(p->parser);
 	p->parser = NULL;
 	p->state = PAGE_READY;
-	if (p->err == FERRY_OK)
-		prefetch(l);
+	/* a range's first page tells how dense the rest of it is */
+	if (p->err == FERRY_OK && rg->fetched == 1 && rg->more &&
+	    l->may_split && p->n > 0)
+		range_split(rg, p);
+	pump(l);
 }
 
 static ferry_err
-start_fetch(struct remote_list *l, struct page *p)
+start_fetch(struct range *rg, struct page *p)
 {
+	struct remote_list *l = rg->l;
 	struct remote_req *q;
 	ferry_err e;
 
-	p->n = 0;
-	p->err = FERRY_OK;
-	p->errmsg[0] = '\0';
-	p->check = l->check;
-	buf_reset(&p->arena);
+	page_reset(p);
 	q = remote_req_new(l->r, REMOTE_LIST, "GET", l->bucket, NULL, 0);
 	if (q == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
@@ -212,15 +280,18 @@ start_fetch(struct remote_list *l, struct page *p)
 	    (e = remote_req_query(q, "max-keys", "1000")) != FERRY_OK ||
 	    (l->prefixlen &&
 	        (e = remote_req_query(q, "prefix", l->prefix)) != FERRY_OK) ||
-	    (l->next_token && (e = remote_req_query(q, "continuation-token",
-	                           l->next_token)) != FERRY_OK))
+	    (rg->next_token && (e = remote_req_query(q, "continuation-token",
+	                            rg->next_token)) != FERRY_OK) ||
+	    (!rg->next_token && rg->low &&
+	        (e = remote_req_query(q, "start-after", rg->low)) != FERRY_OK))
 		goto out;
 	remote_req_sink(q, on_data, p);
 	remote_req_sink_restart(q, on_restart);
 	if ((e = remote_req_submit(q, on_page, p)) != FERRY_OK)
 		goto out;
 	p->state = PAGE_FETCHING;
-	l->fetching = 1;
+	rg->fetching = 1;
+	l->fetching++;
 	return FERRY_OK;
 out:
 	remote_req_free(q);
@@ -230,29 +301,236 @@ out:
 	return e;
 }
 
-/* Starts fetching the next page when there is one and a free slot. */
+/* Starts fetching rg's next page when there is one and a free slot. */
 static void
-prefetch(struct remote_list *l)
+range_prefetch(struct range *rg)
 {
-	struct page *p = &l->pages[l->fill];
+	struct page *p = &rg->pages[rg->fill];
 
-	if (!l->more || l->fetching || p->state != PAGE_EMPTY)
+	if (!rg->more || rg->fetching || p->state != PAGE_EMPTY)
 		return;
 	/* pages are filled in turn, so that they are consumed in order */
-	l->fill ^= 1;
-	if ((p->err = start_fetch(l, p)) != FERRY_OK) {
-		snprintf(p->errmsg, sizeof(p->errmsg), "%s", ferry_errmsg());
+	rg->fill ^= 1;
+	if ((p->err = start_fetch(rg, p)) != FERRY_OK) {
 		p->state = PAGE_READY;
-		l->more = 0;
+		list_failed(rg->l, p);
 	}
 }
 
+/* Fetches for the ranges nearest the one read, while slots are free. */
+static void
+pump(struct remote_list *l)
+{
+	struct range *rg;
+	unsigned ahead = 0;
+
+	for (rg = l->head;
+	     rg != NULL && l->err == FERRY_OK && l->fetching < l->window &&
+	     ahead < l->window * LIST_LOOKAHEAD && ahead < LIST_AHEAD_MAX;
+	     rg = rg->next, ahead++)
+		range_prefetch(rg);
+}
+
+/* A key of n bytes as a NUL-terminated copy; NULL when out of memory. */
+static char *
+key_dup(const char *k, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s != NULL) {
+		memcpy(s, k, n);
+		s[n] = '\0';
+	}
+	return s;
+}
+
+static void
+range_free(struct range *rg)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		remote_req_free(rg->pages[i].q);
+		xml_list_free(rg->pages[i].parser);
+		buf_free(&rg->pages[i].arena);
+		free(rg->pages[i].ent);
+	}
+	free(rg->next_token);
+	free(rg->low);
+	free(rg->high);
+	free(rg);
+}
+
+/*
+ * A new range (low, high] of l (whole keys; NULL and 0: open), not linked;
+ * NULL when out of memory.
+ */
+static struct range *
+range_new(struct remote_list *l, const char *low, size_t lowlen,
+    const char *high, size_t highlen)
+{
+	struct range *rg = calloc(1, sizeof(*rg));
+	int i;
+
+	if (rg == NULL)
+		return NULL;
+	rg->l = l;
+	rg->more = 1;
+	list_check_init(&rg->check, l->prefix, remote_bucket_sorted(l->bucket));
+	for (i = 0; i < 2; i++) {
+		rg->pages[i].rg = rg;
+		buf_init(&rg->pages[i].arena, LIST_ARENA_LIMIT);
+	}
+	if ((low != NULL && (rg->low = key_dup(low, lowlen)) == NULL) ||
+	    (high != NULL && (rg->high = key_dup(high, highlen)) == NULL)) {
+		range_free(rg);
+		return NULL;
+	}
+	rg->lowlen = lowlen;
+	rg->highlen = highlen;
+	if (low != NULL)
+		list_check_after(&rg->check, low, lowlen);
+	return rg;
+}
+
+/*
+ * Cuts the rest of rg, whose first page p was just read, into ranges
+ * inserted after it, when it is dense.  Out of memory, it stays whole.
+ */
+static void
+range_split(struct range *rg, const struct page *p)
+{
+	struct remote_list *l = rg->l;
+	const struct list_ent *first = &p->ent[0];
+	char key[XML_KEY_MAX + 1];
+	struct list_cut *cuts;
+	struct list_alphabet a;
+	struct range *nr;
+	char *high;
+	size_t n, i;
+
+	if (l->prefixlen + first->keylen > XML_KEY_MAX ||
+	    (cuts = malloc(LIST_SPLIT_MAX * sizeof(*cuts))) == NULL)
+		return;
+	memcpy(key, l->prefix, l->prefixlen);
+	memcpy(
+	    key + l->prefixlen, p->arena.data + first->key_off, first->keylen);
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i < p->n; i++)
+		list_alphabet_add(
+		    &a, p->arena.data + p->ent[i].key_off, p->ent[i].keylen);
+	n = list_split_after(l->prefix, &a, key, l->prefixlen + first->keylen,
+	    rg->check.prev, rg->check.prevlen, rg->high, rg->highlen, l->window,
+	    cuts);
+	/* from the last cut on, each new range ends where rg did */
+	for (i = n; i-- > 0;) {
+		if ((high = key_dup(cuts[i].key, cuts[i].len)) == NULL)
+			break;
+		nr = range_new(
+		    l, cuts[i].key, cuts[i].len, rg->high, rg->highlen);
+		if (nr == NULL) {
+			free(high);
+			break;
+		}
+		nr->next = rg->next;
+		rg->next = nr;
+		free(rg->high);
+		rg->high = high;
+		rg->highlen = cuts[i].len;
+	}
+	if (n > 0)
+		log_debug("listing s3://%s/%s: a dense range cut in %zu",
+		    l->bucket, l->prefix, n + 1);
+	free(cuts);
+}
+
+/* Whether listings are to be read as one range: FERRY_LIST_SERIAL=1. */
+static int
+list_serial(void)
+{
+	const char *s = getenv("FERRY_LIST_SERIAL");
+
+	return s != NULL && strcmp(s, "1") == 0;
+}
+
+/* key (relative to l's prefix) as a whole key, malloc'd; NULL: no memory */
+static char *
+whole_key(const struct remote_list *l, const char *key, size_t *len)
+{
+	size_t n = strlen(key);
+	char *s = malloc(l->prefixlen + n + 1);
+
+	if (s != NULL) {
+		memcpy(s, l->prefix, l->prefixlen);
+		memcpy(s + l->prefixlen, key, n + 1);
+		*len = l->prefixlen + n;
+	}
+	return s;
+}
+
+/*
+ * Appends to *tail the range from low (whole, owned by the caller; NULL:
+ * the start) to the key rel (relative; NULL: the end).  Returns the new
+ * range, or NULL when out of memory.
+ */
+static struct range *
+range_append(struct remote_list *l, struct range **tail, const char *low,
+    size_t lowlen, const char *rel)
+{
+	struct range *rg;
+	char *high = NULL;
+	size_t highlen = 0;
+
+	if (rel != NULL && (high = whole_key(l, rel, &highlen)) == NULL)
+		return NULL;
+	rg = range_new(l, low, lowlen, high, highlen);
+	free(high);
+	if (rg != NULL) {
+		*tail = rg;
+		rg->next = NULL;
+	}
+	return rg;
+}
+
+/* The ranges of h: from after to upto, cut at h's cuts that lie between. */
+static ferry_err
+list_ranges(struct remote_list *l, const struct remote_list_hint *h)
+{
+	struct range **tail = &l->head, *rg;
+	const char *low = NULL, *upto = h ? h->upto : NULL;
+	size_t lowlen = 0, i, n = l->may_split && h ? h->ncuts : 0;
+	char *start = NULL;
+	ferry_err e = FERRY_OK;
+
+	if (h != NULL && h->after != NULL &&
+	    (low = start = whole_key(l, h->after, &lowlen)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		if ((h->after && strcmp(h->cuts[i], h->after) <= 0) ||
+		    (upto && strcmp(h->cuts[i], upto) >= 0) ||
+		    (i > 0 && strcmp(h->cuts[i], h->cuts[i - 1]) <= 0))
+			continue; /* not between the bounds, or out of order */
+		if ((rg = range_append(l, tail, low, lowlen, h->cuts[i])) ==
+		    NULL)
+			goto out;
+		tail = &rg->next;
+		low = rg->high;
+		lowlen = rg->highlen;
+	}
+	rg = range_append(l, tail, low, lowlen, upto);
+out:
+	free(start);
+	if (rg == NULL)
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+	return e;
+}
+
 ferry_err
-remote_list_open(struct remote *r, const char *bucket, const char *prefix,
-    struct remote_list **out)
+remote_list_open_hint(struct remote *r, const char *bucket, const char *prefix,
+    const struct remote_list_hint *h, struct remote_list **out)
 {
 	struct remote_list *l;
-	int i;
+	ferry_err e;
 
 	*out = NULL;
 	if ((l = calloc(1, sizeof(*l))) == NULL)
@@ -265,47 +543,67 @@ remote_list_open(struct remote *r, const char *bucket, const char *prefix,
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
 	l->prefixlen = strlen(l->prefix);
-	list_check_init(&l->check, l->prefix, remote_bucket_sorted(bucket));
-	for (i = 0; i < 2; i++) {
-		l->pages[i].l = l;
-		buf_init(&l->pages[i].arena, LIST_ARENA_LIMIT);
+	l->window = r->list_ranges ? r->list_ranges : 1;
+	l->may_split = remote_bucket_sorted(bucket) && l->window > 1 &&
+	               !list_serial() && !(h && h->no_split);
+	/* an unsorted listing cannot be cut by key: the caller filters it */
+	if (!remote_bucket_sorted(bucket))
+		h = NULL;
+	if ((e = list_ranges(l, h)) != FERRY_OK) {
+		remote_list_free(l);
+		return e;
 	}
-	l->more = 1;
-	prefetch(l);
+	pump(l);
 	*out = l;
 	return FERRY_OK;
 }
 
 ferry_err
+remote_list_open(struct remote *r, const char *bucket, const char *prefix,
+    struct remote_list **out)
+{
+	return remote_list_open_hint(r, bucket, prefix, NULL, out);
+}
+
+ferry_err
 remote_list_next(struct remote_list *l, struct remote_obj *obj)
 {
+	struct range *rg;
 	struct page *p;
 	struct list_ent *x;
 	ferry_err e;
 
 	for (;;) {
-		p = &l->pages[l->consume];
+		/* a range that failed ends the listing at once */
+		if (l->err != FERRY_OK)
+			return ferry_fail(l->err, "listing s3://%s/%s: %s",
+			    l->bucket, l->prefix, l->errmsg);
+		if ((rg = l->head) == NULL)
+			return FERRY_ENOTFOUND;
+		p = &rg->pages[rg->consume];
 		switch (p->state) {
 		case PAGE_CONSUMING:
-			if (l->pos < p->n)
+			if (rg->pos < p->n)
 				goto found;
 			p->state = PAGE_EMPTY;
-			l->consume ^= 1;
-			l->pos = 0;
-			prefetch(l);
+			rg->consume ^= 1;
+			rg->pos = 0;
+			pump(l);
 			continue;
 		case PAGE_READY:
-			if (p->err != FERRY_OK)
-				return ferry_fail(p->err,
-				    "listing s3://%s/%s: %s", l->bucket,
-				    l->prefix, p->errmsg);
 			p->state = PAGE_CONSUMING;
-			l->pos = 0;
+			rg->pos = 0;
 			continue;
 		case PAGE_EMPTY:
-			if (!l->more && !l->fetching)
-				return FERRY_ENOTFOUND;
-			prefetch(l);
+			if (!rg->more && !rg->fetching) {
+				l->head = rg->next;
+				range_free(rg);
+				pump(l);
+				continue;
+			}
+			pump(l);
+			if (l->fetching == 0)
+				continue;
 			/* FALLTHROUGH */
 		case PAGE_FETCHING:
 			if ((e = remote_run_once(l->r)) != FERRY_OK)
@@ -314,7 +612,7 @@ remote_list_next(struct remote_list *l, struct remote_obj *obj)
 		}
 	}
 found:
-	x = &p->ent[l->pos++];
+	x = &p->ent[rg->pos++];
 	obj->key = p->arena.data + x->key_off;
 	obj->keylen = x->keylen;
 	obj->etag = p->arena.data + x->etag_off;
@@ -337,17 +635,14 @@ remote_bucket_sorted(const char *bucket)
 void
 remote_list_free(struct remote_list *l)
 {
-	int i;
+	struct range *rg;
 
 	if (l == NULL)
 		return;
-	for (i = 0; i < 2; i++) {
-		remote_req_free(l->pages[i].q);
-		xml_list_free(l->pages[i].parser);
-		buf_free(&l->pages[i].arena);
-		free(l->pages[i].ent);
+	while ((rg = l->head) != NULL) {
+		l->head = rg->next;
+		range_free(rg);
 	}
-	free(l->next_token);
 	free(l->bucket);
 	free(l->prefix);
 	free(l);

@@ -41,8 +41,35 @@ struct remote_obj {
 };
 
 struct remote_list;
+/*
+ * Opens the listing of bucket/prefix, one range that is cut further when
+ * its pages show it dense, so that a large listing is fetched several
+ * pages at once (as many as the client's connections).  The environment's
+ * FERRY_LIST_SERIAL=1 lists one page at a time.  Returns FERRY_OK with
+ * *out owned by the caller (remote_list_free()), or the failure.
+ */
 ferry_err remote_list_open(struct remote *r, const char *bucket,
     const char *prefix, struct remote_list **out) FERRY_WUR;
+
+/* Where a listing starts and ends, and where to cut it at first. */
+struct remote_list_hint {
+	const char *after; /* list keys after this one (relative); NULL: all */
+	const char *upto;  /* and up to this one, included; NULL: to the end */
+	/* keys (relative, ascending) where the key space is cut at first:
+	 * where the last listing had its quantiles; those not between after
+	 * and upto, or not ascending, are passed over */
+	const char *const *cuts;
+	size_t ncuts;
+	int no_split; /* the listing is known small: never cut */
+};
+/*
+ * remote_list_open() with h (NULL: none), which the caller keeps: the
+ * listing holds the keys in (after, upto] only.  A bucket that lists
+ * unsorted (remote_bucket_sorted()) is listed whole, h ignored.
+ */
+ferry_err remote_list_open_hint(struct remote *r, const char *bucket,
+    const char *prefix, const struct remote_list_hint *h,
+    struct remote_list **out) FERRY_WUR;
 /*
  * Returns FERRY_OK with *obj valid until the next call, FERRY_ENOTFOUND at
  * the end of the listing, or the failure (a bucket that does not exist is

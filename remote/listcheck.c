@@ -20,6 +20,16 @@ list_check_init(struct list_check *c, const char *prefix, int sorted)
 	c->sorted = sorted;
 }
 
+void
+list_check_after(struct list_check *c, const char *low, size_t lowlen)
+{
+	if (lowlen > sizeof(c->prev))
+		lowlen = sizeof(c->prev);
+	memcpy(c->prev, low, lowlen);
+	c->prevlen = lowlen;
+	c->have_prev = 1;
+}
+
 static int
 quote_len(size_t n)
 {

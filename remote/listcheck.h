@@ -25,6 +25,12 @@ struct list_check {
 void list_check_init(struct list_check *c, const char *prefix, int sorted);
 
 /*
+ * Starts c for a range of the listing listed after the whole key low
+ * (lowlen bytes, up to XML_KEY_MAX): its keys must come after low.
+ */
+void list_check_after(struct list_check *c, const char *low, size_t lowlen);
+
+/*
  * Checks the listed entry x after those c has passed.  Returns FERRY_OK
  * with its LastModified in *when (seconds since the epoch) and x's key
  * kept as the previous one; or FERRY_EPARSE, c unchanged, with a message

@@ -51,7 +51,9 @@ enum {
 	OPT_VERSIONS,
 	OPT_AT,
 	OPT_SPLIT,
-	OPT_SPLIT_PREFIX
+	OPT_SPLIT_PREFIX,
+	OPT_SHARD_RANGES,
+	OPT_RANGES
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -101,6 +103,8 @@ static const struct option longopts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"shards", required_argument, NULL, OPT_SHARDS},
+    {"shard-ranges", required_argument, NULL, OPT_SHARD_RANGES},
+    {"ranges", required_argument, NULL, OPT_RANGES},
     {"follow-symlinks", no_argument, NULL, 'L'},
     {"full", no_argument, NULL, OPT_FULL},
     {"sample", required_argument, NULL, OPT_SAMPLE},
@@ -137,6 +141,7 @@ static const char help_what[] =
     "                           (2026-11-01T00:00:00Z; versioned buckets)\n"
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
+    "  --shard-ranges FILE      shards by key range, cut as in FILE\n"
     "\n";
 static const char help_how[] =
     "How:\n"
@@ -168,6 +173,7 @@ static const char help_where[] =
 static const char help_output[] =
     "Output:\n"
     "  --json                   one JSON object per line on stdout\n"
+    "  --ranges N               ls: the --shard-ranges of N shards\n"
     "  --progress               the progress line even when stderr is no "
     "terminal\n"
     "  -q, --quiet  -v, --verbose  -h, --help  --version\n"
@@ -525,6 +531,11 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_SHARDS:
 		o->shards_arg = arg;
 		return -1;
+	case OPT_SHARD_RANGES:
+		o->shard_ranges_arg = arg;
+		return -1;
+	case OPT_RANGES:
+		return take_count(arg, &o->ranges, SHARD_COUNT_MAX);
 	case OPT_FORCE:
 		o->force = 1;
 		return -1;
@@ -886,6 +897,10 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	if (strcmp(o->command, "ls") != 0 &&
 	    shard_from_env(o->shard_arg, o->shards_arg, &o->shard) != FERRY_OK)
 		return bad("%s", ferry_errmsg());
+	if (o->ranges && strcmp(o->command, "ls") != 0)
+		return bad("%s", "--ranges is an option of ls");
+	if (shard_ranges_load(&o->shard, o->shard_ranges_arg) != FERRY_OK)
+		return bad("%s", ferry_errmsg());
 	if ((rc = take_operands(o, argc, argv, optind)) >= 0)
 		return rc;
 	return cli_store_check(o) == FERRY_OK ? -1 : bad("%s", ferry_errmsg());
@@ -897,4 +912,5 @@ cli_clear(struct sync_opts *o)
 	filter_free(o->filter);
 	o->filter = NULL;
 	remote_store_clear(&o->store);
+	shard_clear(&o->shard);
 }

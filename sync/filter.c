@@ -562,12 +562,8 @@ filter_lines(
 	return FERRY_OK;
 }
 
-/*
- * Reads the file at path whole into b (initialised here; the caller
- * frees it), up to FILTER_FILE_MAX bytes.  FERRY_EUSAGE naming the file.
- */
-static ferry_err
-file_read(const char *path, struct buf *b)
+ferry_err
+filter_file_read(const char *path, struct buf *b)
 {
 	char chunk[65536];
 	FILE *fp;
@@ -612,7 +608,7 @@ filter_add_file(struct filter *f, const char *path, int include)
 
 	if (f == NULL || path == NULL)
 		return ferry_fail(FERRY_EUSAGE, "no filter or no file");
-	if ((e = file_read(path, &b)) == FERRY_OK)
+	if ((e = filter_file_read(path, &b)) == FERRY_OK)
 		e = filter_lines(b.data, b.len, path, take_pattern, &a);
 	buf_free(&b);
 	return e;
@@ -706,7 +702,7 @@ filter_files_from(struct filter *f, const char *path)
 
 	if (f == NULL || path == NULL)
 		return ferry_fail(FERRY_EUSAGE, "no filter or no file");
-	if ((e = file_read(path, &b)) != FERRY_OK) {
+	if ((e = filter_file_read(path, &b)) != FERRY_OK) {
 		buf_free(&b);
 		return e;
 	}

@@ -50,6 +50,11 @@ ferry_err filter_add(
 #define FILTER_LINE_MAX 4096
 /* The largest --*-from file read, in bytes. */
 #define FILTER_FILE_MAX (1ULL << 30)
+/*
+ * Reads the file at path whole into b (initialised here; the caller
+ * frees it), up to FILTER_FILE_MAX bytes.  FERRY_EUSAGE naming the file.
+ */
+ferry_err filter_file_read(const char *path, struct buf *b) FERRY_WUR;
 
 /* Called with each line of a file; FERRY_EUSAGE and a message refuses it. */
 typedef ferry_err (*filter_line_fn)(void *arg, char *line);

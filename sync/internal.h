@@ -84,6 +84,10 @@ struct sync_opts {
 	int64_t at;     /* seconds since the epoch */
 	unsigned split; /* plan --split N: parts to write, or 0 */
 	const char *split_prefix; /* their names, with 0 ... N-1 after */
+	/* --shard-ranges FILE: the shard is a range of keys (shard.h) */
+	const char *shard_ranges_arg;
+	/* ls --ranges N: the cuts of N range shards, not the listing */
+	unsigned ranges;
 };
 
 /* cli.c */

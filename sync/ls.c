@@ -162,6 +162,30 @@ ls_buckets(const struct sync_opts *o)
 	return status;
 }
 
+/*
+ * ls --ranges N: the cuts of N ranges of l's keys with as many keys each,
+ * as --shard-ranges reads them, on stdout.  Returns FERRY_ENOTFOUND once
+ * written, or the failure.
+ */
+static ferry_err
+ls_ranges(const struct sync_opts *o, struct remote_list *l)
+{
+	struct shard_sketch *sk = calloc(1, sizeof(*sk));
+	struct remote_obj obj;
+	ferry_err e;
+
+	if (sk == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	while ((e = remote_list_next(l, &obj)) == FERRY_OK &&
+	       (e = shard_sketch_add(sk, obj.key, obj.keylen)) == FERRY_OK)
+		;
+	if (e == FERRY_ENOTFOUND)
+		e = shard_sketch_write(sk, o->ranges, stdout);
+	shard_sketch_free(sk);
+	free(sk);
+	return e == FERRY_OK ? FERRY_ENOTFOUND : e;
+}
+
 int
 sync_ls(const struct sync_opts *o)
 {
@@ -186,9 +210,14 @@ sync_ls(const struct sync_opts *o)
 	}
 	if ((e = remote_list_open(r, loc.bucket, loc.prefix, &l)) != FERRY_OK)
 		goto out;
-	/* a reader that went away (ferry ls | head) ends the listing */
-	while (!ferror(stdout) && (e = remote_list_next(l, &obj)) == FERRY_OK)
-		print_obj(o, loc.prefix, &obj);
+	if (o->ranges) {
+		e = ls_ranges(o, l);
+	} else {
+		/* a reader that went away (ferry ls | head) ends the listing */
+		while (!ferror(stdout) &&
+		       (e = remote_list_next(l, &obj)) == FERRY_OK)
+			print_obj(o, loc.prefix, &obj);
+	}
 	if (e == FERRY_ENOTFOUND || e == FERRY_OK) {
 		e = FERRY_OK;
 		status = EXIT_SYNCED;

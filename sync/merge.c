@@ -3,6 +3,7 @@
  * of the tree into the manifest, and the guard on the deletes.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -104,15 +105,118 @@ list_into_table(struct merge_list *l, const struct remote_loc *loc)
 	return e == FERRY_ENOTFOUND ? FERRY_OK : e;
 }
 
-ferry_err
-merge_list_open(struct merge_list *l, struct manifest *m, enum manifest_table t,
-    struct remote *r, const struct remote_loc *loc)
+/* Keys a range of a listing starts with: one page (of 1000) even when
+ * the prefix has grown a tenth since */
+#define MERGE_RANGE_KEYS 900
+/* Up to this many keys (two pages) a listing is not cut. */
+#define MERGE_SMALL_KEYS 2000
+/* Ranges a listing starts with at most, per request in flight. */
+#define MERGE_RANGES_PER_JOB 4
+
+/* Where a listing starts cut: keys of the manifest's last run. */
+struct merge_hint {
+	struct remote_list_hint h;
+	char *cuts[MERGE_RANGES_PER_JOB * 1024];
+};
+
+/*
+ * Picks the cuts of a listing of about count keys into ranges (of
+ * MERGE_RANGE_KEYS keys at most, at most MERGE_RANGES_PER_JOB per job):
+ * evenly spaced keys of m's table t, read in key order.
+ */
+static ferry_err
+hint_cuts(struct merge_hint *mh, struct manifest *m, enum manifest_table t,
+    uint64_t count, unsigned jobs)
 {
+	uint64_t ranges = (count + MERGE_RANGE_KEYS - 1) / MERGE_RANGE_KEYS;
+	uint64_t i = 0, want;
+	struct manifest_iter *it;
+	struct manifest_remote rrec;
+	struct manifest_local lrec;
+	const char *key;
+	size_t keylen;
 	ferry_err e;
 
-	if ((e = remote_list_open(r, loc->bucket, loc->prefix, &l->list)) !=
-	        FERRY_OK ||
-	    remote_bucket_sorted(loc->bucket))
+	if (ranges > (uint64_t)jobs * MERGE_RANGES_PER_JOB)
+		ranges = (uint64_t)jobs * MERGE_RANGES_PER_JOB;
+	if (ranges < 2 || (e = manifest_iter_new(m, t, &it)) != FERRY_OK)
+		return FERRY_OK; /* no cuts: the listing cuts itself */
+	want = count / ranges;
+	for (;;) {
+		e = t == MANIFEST_LOCAL
+		        ? manifest_iter_local(it, &key, &keylen, &lrec)
+		        : manifest_iter_remote(it, &key, &keylen, &rrec);
+		if (e != FERRY_OK || mh->h.ncuts + 1 >= ranges)
+			break;
+		if (++i % want != 0)
+			continue;
+		if ((mh->cuts[mh->h.ncuts] = strdup(key)) == NULL) {
+			e = ferry_fail(FERRY_ENOMEM, "out of memory");
+			break;
+		}
+		mh->h.ncuts++;
+	}
+	manifest_iter_free(it);
+	return e == FERRY_ENOTFOUND ? FERRY_OK : e;
+}
+
+/*
+ * The hint of a listing of a run of o: its shard's range, and where the
+ * keys were, from m's record of the last listing or, before the first, of
+ * the scanned tree (m NULL: none).  merge_hint_clear() frees it.
+ */
+static ferry_err
+merge_hint_make(struct merge_hint *mh, const struct sync_opts *o,
+    struct manifest *m, unsigned jobs)
+{
+	uint64_t nlocal = 0, nremote = 0;
+	ferry_err e;
+
+	memset(mh, 0, sizeof(*mh));
+	mh->h.cuts = (const char *const *)mh->cuts;
+	shard_range(&o->shard, &mh->h.after, &mh->h.upto);
+	if (m == NULL || jobs < 2)
+		return FERRY_OK;
+	if ((e = manifest_count(m, &nlocal, &nremote)) != FERRY_OK)
+		return e;
+	/* a listing known small is not cut: it costs no more requests */
+	if (nremote + nlocal > 0 && nremote <= MERGE_SMALL_KEYS &&
+	    nlocal <= MERGE_SMALL_KEYS) {
+		mh->h.no_split = 1;
+		return FERRY_OK;
+	}
+	if (nremote > MERGE_SMALL_KEYS)
+		return hint_cuts(mh, m, MANIFEST_REMOTE, nremote, jobs);
+	return hint_cuts(mh, m, MANIFEST_LOCAL, nlocal, jobs);
+}
+
+static void
+merge_hint_clear(struct merge_hint *mh)
+{
+	size_t i;
+
+	for (i = 0; i < mh->h.ncuts; i++)
+		free(mh->cuts[i]);
+	mh->h.ncuts = 0;
+}
+
+ferry_err
+merge_list_open(struct merge_list *l, const struct sync_opts *o,
+    struct manifest *m, enum manifest_table t, struct remote *r,
+    const struct remote_loc *loc)
+{
+	struct merge_hint *mh;
+	ferry_err e;
+
+	if ((mh = malloc(sizeof(*mh))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	e = merge_hint_make(mh, o, m, o->jobs);
+	if (e == FERRY_OK)
+		e = remote_list_open_hint(
+		    r, loc->bucket, loc->prefix, &mh->h, &l->list);
+	merge_hint_clear(mh);
+	free(mh);
+	if (e != FERRY_OK || remote_bucket_sorted(loc->bucket))
 		return e;
 	log_info("s3://%s lists unsorted (a directory bucket): sorting its "
 	         "listing in the manifest",
@@ -153,7 +257,8 @@ merge_open(struct merge *mg, const struct sync_opts *o, struct manifest *m,
 		e = merge_list_open_at(
 		    &mg->remote, m, MANIFEST_LISTED, r, loc, o->at);
 	else
-		e = merge_source_open(&mg->remote, o, m, MANIFEST_LISTED, r, loc);
+		e = merge_source_open(
+		    &mg->remote, o, m, MANIFEST_LISTED, r, loc);
 	if (e != FERRY_OK)
 		return e;
 	e = merge_list_next(&mg->remote, o, all_in_shard, &mg->nremote);

@@ -52,13 +52,17 @@ ferry_err merge_open(struct merge *mg, const struct sync_opts *o,
     int all_in_shard) FERRY_WUR;
 void merge_close(struct merge *mg);
 /*
- * Opens l on the listing of loc through r.  A bucket that lists unsorted
+ * Opens l on the listing of loc through r: of the keys in o's shard's
+ * range (a range shard), cut at first into ranges listed at once where
+ * m's record of the last listing, or of the scanned tree, had its keys
+ * (m may be NULL: the listing then cuts itself as its pages come).  A
+ * listing m knows small is never cut.  A bucket that lists unsorted
  * (remote_bucket_sorted()) is listed whole into m's table t (emptied
  * first), to be read from there in key order: a key listed twice is then
  * FERRY_EPARSE.  merge_list_close() frees l, before m is closed.
  */
-ferry_err merge_list_open(struct merge_list *l, struct manifest *m,
-    enum manifest_table t, struct remote *r,
+ferry_err merge_list_open(struct merge_list *l, const struct sync_opts *o,
+    struct manifest *m, enum manifest_table t, struct remote *r,
     const struct remote_loc *loc) FERRY_WUR;
 void merge_list_close(struct merge_list *l);
 /*

@@ -49,7 +49,7 @@ merge_source_open(struct merge_list *l, const struct sync_opts *o,
 
 	/* a push's listing is its destination's */
 	if (o->source_inventory == NULL || !remote_is_url(o->src))
-		return merge_list_open(l, m, t, r, loc);
+		return merge_list_open(l, o, m, t, r, loc);
 	l->m = m;
 	l->table = t;
 	if ((e = manifest_listed_clear(m, t)) != FERRY_OK)

@@ -159,8 +159,8 @@ start(struct push *p)
 	merge_plan_opts(&p->popts, p->o);
 	if ((e = merge_source_open(&p->src, p->o, p->m, MANIFEST_LISTED_SRC,
 	         p->sr, &p->sloc)) != FERRY_OK ||
-	    (e = merge_list_open(&p->mg.remote, p->m, MANIFEST_LISTED, p->r,
-	         &p->loc)) != FERRY_OK)
+	    (e = merge_list_open(&p->mg.remote, p->o, p->m, MANIFEST_LISTED,
+	         p->r, &p->loc)) != FERRY_OK)
 		return e;
 	merge_plan_inventory(&p->popts, &p->src);
 	if ((e = next_source(p)) != FERRY_OK)

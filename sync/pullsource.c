@@ -74,8 +74,8 @@ pull_list_first(struct pull *p)
 	if (!remote_bucket_sorted(p->loc.bucket) || p->o->source_inventory ||
 	    p->o->at_given)
 		return FERRY_OK;
-	e = remote_list_open(
-	    p->r, p->loc.bucket, p->loc.prefix, &p->mg.remote.list);
+	e = merge_list_open(
+	    &p->mg.remote, p->o, NULL, MANIFEST_LISTED, p->r, &p->loc);
 	if (e == FERRY_OK)
 		e = merge_list_next(&p->mg.remote, p->o, 0, &p->mg.nremote);
 	if (e == FERRY_OK && !p->mg.remote.have)

@@ -6,9 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
+#include <cJSON.h>
 #include <xxhash.h>
 
+#include "sync/filter.h"
 #include "sync/internal.h"
+
+#define SHARD_KEY_MAX 1024 /* the longest key S3 stores */
 
 /*
  * Reads the decimal number s[0..len) (digits only: no sign, no spaces)
@@ -148,11 +154,24 @@ shard_from_env(const char *spec, const char *count, struct shard *out)
 	return shard_resolve(spec, count, &env, out);
 }
 
+/* Whether key (keylen bytes) comes after the string bound. */
+static int
+key_after(const char *key, size_t keylen, const char *bound)
+{
+	size_t n = strlen(bound);
+	int c = memcmp(key, bound, keylen < n ? keylen : n);
+
+	return c > 0 || (c == 0 && keylen > n);
+}
+
 int
 shard_match(const struct shard *s, const char *key, size_t keylen)
 {
 	if (s->count == 0)
 		return 1;
+	if (s->by_range)
+		return (s->after == NULL || key_after(key, keylen, s->after)) &&
+		       (s->upto == NULL || !key_after(key, keylen, s->upto));
 	return XXH3_64bits(key, keylen) % s->count == s->index;
 }
 
@@ -181,4 +200,171 @@ sync_scan_wanted(const char *path, int is_dir, void *opts)
 	if (is_dir)
 		return filter_match(o->filter, path, 1);
 	return sync_key_wanted(o, path, strlen(path));
+}
+
+void
+shard_clear(struct shard *s)
+{
+	free(s->after);
+	free(s->upto);
+	s->after = s->upto = NULL;
+	s->by_range = 0;
+}
+
+void
+shard_range(const struct shard *s, const char **after, const char **upto)
+{
+	*after = s->by_range ? s->after : NULL;
+	*upto = s->by_range ? s->upto : NULL;
+}
+
+/* The i-th cut of a, checked: up to 1024 bytes, not before prev. */
+static const char *
+ranges_cut(const cJSON *a, int i, const char *prev)
+{
+	const cJSON *c = cJSON_GetArrayItem(a, i);
+	const char *k = cJSON_IsString(c) ? c->valuestring : NULL;
+
+	if (k == NULL || strlen(k) > SHARD_KEY_MAX ||
+	    (prev != NULL && strcmp(k, prev) < 0))
+		return NULL;
+	return k;
+}
+
+ferry_err
+shard_ranges_parse(struct shard *s, const char *text, size_t len)
+{
+	cJSON *j = cJSON_ParseWithLength(text, len);
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "shards");
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "cuts");
+	const char *k = NULL, *prev = NULL;
+	ferry_err e = FERRY_OK;
+	int i;
+
+	if (!cJSON_IsNumber(n) || n->valuedouble != (double)s->count ||
+	    !cJSON_IsArray(a) || cJSON_GetArraySize(a) != (int)s->count - 1) {
+		e = ferry_fail(FERRY_EUSAGE,
+		    "--shard-ranges: want {\"shards\": %u, \"cuts\": [%u "
+		    "keys]}",
+		    s->count, s->count - 1);
+		goto out;
+	}
+	for (i = 0; i < (int)s->count - 1; i++, prev = k)
+		if ((k = ranges_cut(a, i, prev)) == NULL) {
+			e = ferry_fail(FERRY_EUSAGE,
+			    "--shard-ranges: cut %d is not a key of up to %d "
+			    "bytes, at or after the one before",
+			    i + 1, SHARD_KEY_MAX);
+			goto out;
+		}
+	shard_clear(s);
+	s->by_range = 1;
+	if ((s->index > 0 &&
+	        (s->after = strdup(
+	             cJSON_GetArrayItem(a, (int)s->index - 1)->valuestring)) ==
+	            NULL) ||
+	    (s->index + 1 < s->count &&
+	        (s->upto = strdup(
+	             cJSON_GetArrayItem(a, (int)s->index)->valuestring)) ==
+	            NULL)) {
+		shard_clear(s);
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+out:
+	cJSON_Delete(j);
+	return e;
+}
+
+ferry_err
+shard_ranges_load(struct shard *s, const char *path)
+{
+	struct buf b;
+	ferry_err e;
+	char msg[512];
+
+	if (path == NULL)
+		return FERRY_OK;
+	if (s->count == 0)
+		return ferry_fail(FERRY_EUSAGE,
+		    "--shard-ranges needs --shard I/N or --shards N");
+	if ((e = filter_file_read(path, &b)) == FERRY_OK) {
+		e = b.len > SHARD_RANGES_MAX
+		        ? ferry_fail(FERRY_EUSAGE, "larger than %u bytes",
+		              SHARD_RANGES_MAX)
+		        : shard_ranges_parse(s, b.data ? b.data : "", b.len);
+		snprintf(msg, sizeof(msg), "%s", ferry_errmsg());
+		if (e != FERRY_OK)
+			ferry_fail(e, "%s: %s", path, msg);
+	}
+	buf_free(&b);
+	return e;
+}
+
+ferry_err
+shard_sketch_add(struct shard_sketch *sk, const char *key, size_t keylen)
+{
+	size_t i;
+
+	if (sk->stride == 0)
+		sk->stride = 1;
+	if (sk->seen++ % sk->stride != 0)
+		return FERRY_OK;
+	if (sk->n == SHARD_KEPT) {
+		/* every other kept key goes: the rest are 2 strides apart */
+		for (i = 0; i < SHARD_KEPT / 2; i++) {
+			free(sk->kept[2 * i + 1]);
+			sk->kept[i] = sk->kept[2 * i];
+		}
+		sk->n = SHARD_KEPT / 2;
+		sk->stride *= 2;
+		if ((sk->seen - 1) % sk->stride != 0)
+			return FERRY_OK;
+	}
+	if ((sk->kept[sk->n] = malloc(keylen + 1)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	memcpy(sk->kept[sk->n], key, keylen);
+	sk->kept[sk->n++][keylen] = '\0';
+	return FERRY_OK;
+}
+
+ferry_err
+shard_sketch_write(struct shard_sketch *sk, unsigned count, FILE *f)
+{
+	cJSON *j = cJSON_CreateObject(), *a = cJSON_CreateArray();
+	char *text = NULL;
+	ferry_err e = FERRY_OK;
+	unsigned i;
+
+	if (j == NULL || a == NULL || !cJSON_AddItemToObject(j, "cuts", a)) {
+		cJSON_Delete(a);
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		goto out;
+	}
+	cJSON_AddNumberToObject(j, "shards", count);
+	/* the same cut twice (fewer keys than shards) leaves a shard empty */
+	for (i = 1; i < count; i++) {
+		const char *k =
+		    sk->n ? sk->kept[(size_t)i * sk->n / count] : "";
+		cJSON_AddItemToArray(a, cJSON_CreateString(k));
+	}
+	if ((text = cJSON_PrintUnformatted(j)) == NULL)
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+	else if (fprintf(f, "%s\n", text) < 0 || fflush(f) != 0)
+		e = ferry_fail(
+		    FERRY_ESYS, "writing the ranges: %s", strerror(errno));
+out:
+	free(text);
+	cJSON_Delete(j);
+	shard_sketch_free(sk);
+	return e;
+}
+
+void
+shard_sketch_free(struct shard_sketch *sk)
+{
+	size_t i;
+
+	for (i = 0; i < sk->n; i++)
+		free(sk->kept[i]);
+	sk->n = 0;
 }

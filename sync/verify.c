@@ -361,10 +361,10 @@ start(struct verify *v)
 	if ((e = open_manifest(v)) != FERRY_OK)
 		return e;
 	if (v->way == VERIFY_MIRROR) {
-		if ((e = merge_list_open(&v->src, v->m, MANIFEST_LISTED_SRC,
-		         v->sr, &v->sloc)) != FERRY_OK ||
-		    (e = merge_list_open(&v->mg.remote, v->m, MANIFEST_LISTED,
-		         v->r, &v->loc)) != FERRY_OK ||
+		if ((e = merge_list_open(&v->src, v->o, v->m,
+		         MANIFEST_LISTED_SRC, v->sr, &v->sloc)) != FERRY_OK ||
+		    (e = merge_list_open(&v->mg.remote, v->o, v->m,
+		         MANIFEST_LISTED, v->r, &v->loc)) != FERRY_OK ||
 		    (e = merge_list_next(&v->src, v->o, 0, &v->mg.nlocal)) !=
 		        FERRY_OK)
 			return e;

@@ -93,6 +93,11 @@ Modes joined by commas apply in turn ("repeat,unsorted": a repeated entry,
 then the page shuffled).  Each rewritten page is logged as one line
 "lie MODE TARGET".
 
+With --list-delay SECONDS, each listing request (ListObjectsV2 or v1: a
+GET on a bucket, path style, with no other subresource) waits that long
+before it is forwarded, as a far-away server answers a page, and is
+logged as one line "list GET TARGET".
+
 Each fault is logged as one line "fault KIND METHOD TARGET" to --log FILE,
 else to stderr.  The port is printed on stdout as "PORT <n>" once the proxy
 listens, and written to --port-file if given.  The proxy exits on SIGTERM,
@@ -109,6 +114,7 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--lie-reply KIND[,KIND]] [--cond-delete]
            [--lie reverse|repeat|outside|hugesize|baddate|unsorted|archive]
            [--log-headers NAME[,NAME]] [--tls-cert CERT --tls-key KEY]
+           [--list-delay SECONDS]
 """
 import argparse
 import hashlib
@@ -697,6 +703,11 @@ class Handler(socketserver.BaseRequestHandler):
             if answer is not None:
                 self.request.sendall(answer)
                 return not req.close_after()
+        if self.server.list_delay is not None and \
+                is_listing(method, target):
+            self.server.faults.log.write("list %s %s\n" % (method, target))
+            self.server.faults.log.flush()
+            time.sleep(self.server.list_delay)
         kind, params = self.server.faults.decide(method, target)
         self.log_headers(req, method, target)
         if kind in ("500", "503", "501"):
@@ -913,6 +924,22 @@ def parse_upstream(url):
     return host, u.port or 80
 
 
+# Query names that make a GET on a bucket something other than a listing.
+BUCKET_SUBRESOURCES = {"acl", "cors", "encryption", "lifecycle", "location",
+                       "logging", "notification", "object-lock", "policy",
+                       "replication", "tagging", "uploads", "versioning",
+                       "versions", "website"}
+
+
+def is_listing(method, target):
+    """A ListObjectsV2 or ListObjects (v1) request: a GET on a bucket
+    (path style: one segment) with no other subresource."""
+    u = urllib.parse.urlsplit(target)
+    names = {kv.split("=")[0] for kv in u.query.split("&") if kv}
+    return method == "GET" and u.path.strip("/") != "" and \
+        "/" not in u.path.strip("/") and not names & BUCKET_SUBRESOURCES
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--upstream", required=True)
@@ -941,6 +968,7 @@ def main():
     ap.add_argument("--log-headers", default=None)
     ap.add_argument("--tls-cert", default=None)
     ap.add_argument("--tls-key", default=None)
+    ap.add_argument("--list-delay", type=float, default=None)
     args = ap.parse_args()
 
     upstream = parse_upstream(args.upstream)
@@ -964,6 +992,7 @@ def main():
     srv.kms = Kms(faults.log) if args.kms else None
     srv.lies = lies.parse_lies(args.lie_reply)
     srv.cond_delete = args.cond_delete
+    srv.list_delay = args.list_delay
     srv.lie = Lie(args.lie, args.seed, faults.log) if args.lie else None
     srv.log_headers = [h.strip().lower() for h in
                        (args.log_headers or "").split(",") if h.strip()]

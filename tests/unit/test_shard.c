@@ -136,7 +136,7 @@ test_match_pinned(void **state)
 	    {"", 0x2d06800538d394c2ULL},
 	};
 	static const unsigned counts[] = {1, 2, 4, 7, 1000000};
-	struct shard s;
+	struct shard s = {0};
 	size_t i, j;
 
 	(void)state;
@@ -167,7 +167,7 @@ test_match_pinned(void **state)
 static void
 test_match_distribution(void **state)
 {
-	struct shard s;
+	struct shard s = {0};
 	unsigned per[NSHARDS] = {0}, in, total = 0;
 	char key[64];
 	int i, n;
@@ -200,7 +200,7 @@ test_match_distribution(void **state)
 static void
 test_name(void **state)
 {
-	struct shard s = {0, 0};
+	struct shard s = {0};
 	char buf[SHARD_NAME_MAX];
 
 	(void)state;
@@ -212,6 +212,70 @@ test_name(void **state)
 	assert_string_equal(buf, "999999/1000000");
 }
 
+/* Range shards: the file's cuts, the keys each range holds. */
+static void
+test_ranges(void **state)
+{
+	static const char file[] =
+	    "{\"shards\": 3, \"cuts\": [\"b\", \"d/e\"]}";
+	static const struct {
+		unsigned index;
+		const char *in, *out;
+	} rcases[] = {
+	    {0, "a", "b0"},
+	    {0, "b", "c"},
+	    {1, "b0", "b"},
+	    {1, "d/e", "d/e0"},
+	    {2, "d/e0", "d/e"},
+	    {2, "zzz", "d"},
+	};
+	struct shard s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rcases) / sizeof(rcases[0]); i++) {
+		s = (struct shard){.index = rcases[i].index, .count = 3};
+		assert_int_equal(
+		    shard_ranges_parse(&s, file, strlen(file)), FERRY_OK);
+		assert_true(
+		    shard_match(&s, rcases[i].in, strlen(rcases[i].in)));
+		assert_false(
+		    shard_match(&s, rcases[i].out, strlen(rcases[i].out)));
+		shard_clear(&s);
+	}
+	s = (struct shard){.index = 0, .count = 4};
+	assert_int_equal(
+	    shard_ranges_parse(&s, file, strlen(file)), FERRY_EUSAGE);
+	assert_false(s.by_range);
+}
+
+/* The cuts ls --ranges writes: evenly spaced in a sorted stream. */
+static void
+test_sketch(void **state)
+{
+	static struct shard_sketch sk;
+	char key[16], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int i, cut[3];
+
+	(void)state;
+	assert_non_null(f);
+	for (i = 0; i < 100000; i++) {
+		snprintf(key, sizeof(key), "k%06d", i);
+		assert_int_equal(shard_sketch_add(&sk, key, 7), FERRY_OK);
+	}
+	assert_int_equal(shard_sketch_write(&sk, 4, f), FERRY_OK);
+	fclose(f);
+	/* each within a tenth of a percent of the quarter */
+	assert_int_equal(sscanf(text, "{\"cuts\":[\"k%d\",\"k%d\",\"k%d\"]",
+	                     &cut[0], &cut[1], &cut[2]),
+	    3);
+	for (i = 0; i < 3; i++)
+		assert_true(abs(cut[i] - 25000 * (i + 1)) <= 100);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -220,6 +284,8 @@ main(void)
 	    cmocka_unit_test(test_match_pinned),
 	    cmocka_unit_test(test_match_distribution),
 	    cmocka_unit_test(test_name),
+	    cmocka_unit_test(test_ranges),
+	    cmocka_unit_test(test_sketch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
