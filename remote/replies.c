@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "remote/internal.h"
+#include "remote/markers.h"
 #include "remote/xml.h"
 
 /* Records an <Error> that came with a 200 as the failure. */

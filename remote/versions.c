@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "remote/internal.h"
+#include "remote/markers.h"
 #include "remote/listcheck.h"
 #include "remote/xml.h"
 #include "remote/xml_sax.h"

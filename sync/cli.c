@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sync/cli_args.h"
 #include "sync/cli_store.h"
 #include "sync/internal.h"
 #include "sync/output.h"
@@ -288,65 +289,7 @@ usage(FILE *f, const char *command)
 	fputs(help_exit, f);
 }
 
-/*
- * Whether the command line has --json, set before it is parsed so that a
- * usage error is told as a JSON line too.  Read-only once set.
- */
-static int usage_json;
-
-static int
-bad(const char *fmt, const char *arg)
-{
-	char msg[512];
-
-	/* what the command line said, escaped; shown whatever the level */
-	snprintf(msg, sizeof(msg), fmt, arg);
-	if (usage_json)
-		output_json_error(FERRY_EUSAGE, msg);
-	fputs("ferry: ", stderr);
-	text_print(stderr, msg, strlen(msg));
-	fputs("\nTry 'ferry --help'.\n", stderr);
-	return EXIT_USAGE;
-}
-
 static const char part_range[] = "--part-size must be between 5M and 5G";
-
-static int
-take_size(const char *arg, uint64_t *out)
-{
-	if (parse_size(arg, out) != FERRY_OK)
-		return bad("invalid size '%s'", arg);
-	return -1;
-}
-
-static int
-take_count(const char *arg, unsigned *out, unsigned max)
-{
-	char *end;
-	unsigned long v = strtoul(arg, &end, 10);
-
-	if (*arg == '\0' || *end != '\0' || v == 0 || v > max)
-		return bad("invalid number '%s'", arg);
-	*out = (unsigned)v;
-	return -1;
-}
-
-/* --stall-timeout: seconds, or 0 for never (-1 to remote). */
-static int
-take_stall(const char *arg, int *out)
-{
-	unsigned v;
-	int rc;
-
-	if (strcmp(arg, "0") == 0) {
-		*out = -1;
-		return -1;
-	}
-	if ((rc = take_count(arg, &v, 7 * 86400)) >= 0)
-		return rc;
-	*out = (int)v;
-	return -1;
-}
 
 /* What add_rule() adds: a pattern, a file of them, or a list of paths. */
 enum rule_kind { RULE_PATTERN, RULE_FILE, RULE_LIST };
@@ -357,7 +300,7 @@ add_rule(struct sync_opts *o, const char *arg, int include, enum rule_kind k)
 	ferry_err e;
 
 	if (o->filter == NULL && (o->filter = filter_new()) == NULL)
-		return bad("%s", "out of memory");
+		return cli_bad("%s", "out of memory");
 	if (k == RULE_PATTERN)
 		e = filter_add(o->filter, arg, include);
 	else if (k == RULE_FILE)
@@ -365,69 +308,7 @@ add_rule(struct sync_opts *o, const char *arg, int include, enum rule_kind k)
 	else
 		e = filter_files_from(o->filter, arg);
 	if (e != FERRY_OK)
-		return bad("%s", ferry_errmsg());
-	return -1;
-}
-
-/*
- * --min-age, --max-age: seconds, or a count of s, m, h, d or w (as
- * rclone's), into *out.
- */
-static int
-take_age(const char *arg, int64_t *out)
-{
-	static const char units[] = "smhdw";
-	static const int64_t secs[] = {1, 60, 3600, 86400, 7 * 86400};
-	const char *u;
-	char *end;
-	unsigned long long v;
-
-	if (arg[0] < '0' || arg[0] > '9')
-		return bad("invalid age '%s'", arg);
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	u = *end != '\0' ? strchr(units, *end) : units;
-	if (errno != 0 || u == NULL || (*end != '\0' && end[1] != '\0') ||
-	    v > (unsigned long long)(INT64_MAX / secs[u - units]))
-		return bad("invalid age '%s' (30s, 15m, 2h, 7d, 2w)", arg);
-	*out = (int64_t)v * secs[u - units];
-	return -1;
-}
-
-/* "N" (a count) or "N%" (of the destination's objects). */
-static int
-take_max_delete(struct sync_opts *o, const char *arg)
-{
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 10);
-
-	if (end == arg || (*end != '\0' && strcmp(end, "%") != 0) ||
-	    (*end == '%' && v > 100))
-		return bad("invalid --max-delete '%s'", arg);
-	if (*end == '%') {
-		o->max_delete_pct = (int)v;
-	} else {
-		o->max_delete_pct = -1;
-		o->max_delete = v;
-	}
-	return -1;
-}
-
-/* --sample P%: a share of the objects, above 0 and at most 100. */
-static int
-take_sample(struct sync_opts *o, const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || errno != 0 || (*end != '\0' && strcmp(end, "%")) ||
-	    !(v > 0 && v <= 100))
-		return bad("invalid --sample '%s' (a share above 0%%, at most "
-		           "100%%)",
-		    arg);
-	o->sample_pct = v;
+		return cli_bad("%s", ferry_errmsg());
 	return -1;
 }
 
@@ -451,32 +332,32 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_FILES_FROM:
 		return add_rule(o, arg, 1, RULE_LIST);
 	case OPT_MIN_SIZE:
-		return take_size(arg, &o->min_size);
+		return cli_take_size(arg, &o->min_size);
 	case OPT_MAX_SIZE:
-		return take_size(arg, &o->max_size);
+		return cli_take_size(arg, &o->max_size);
 	case OPT_MIN_AGE:
-		return take_age(arg, &o->min_age);
+		return cli_take_age(arg, &o->min_age);
 	case OPT_MAX_AGE:
-		return take_age(arg, &o->max_age);
+		return cli_take_age(arg, &o->max_age);
 	case OPT_SPLIT:
-		return take_count(arg, &o->split, 10000);
+		return cli_take_count(arg, &o->split, 10000);
 	case OPT_SPLIT_PREFIX:
 		o->split_prefix = arg;
 		return -1;
 	case 'j':
-		return take_count(arg, &o->jobs, 1024);
+		return cli_take_count(arg, &o->jobs, 1024);
 	case OPT_PART_SIZE:
 		if (strcmp(arg, "auto") == 0) {
 			o->part_size = 0;
 			return -1;
 		}
-		if (take_size(arg, &o->part_size) != -1)
-			return EXIT_USAGE; /* said by take_size() */
-		return o->part_size == 0 ? bad("%s", part_range) : -1;
+		if (cli_take_size(arg, &o->part_size) != -1)
+			return EXIT_USAGE; /* said by cli_take_size() */
+		return o->part_size == 0 ? cli_bad("%s", part_range) : -1;
 	case OPT_THRESHOLD:
-		return take_size(arg, &o->multipart_threshold);
+		return cli_take_size(arg, &o->multipart_threshold);
 	case OPT_MEMORY:
-		return take_size(arg, &o->memory);
+		return cli_take_size(arg, &o->memory);
 	case 'c':
 		o->checksum = 1;
 		return -1;
@@ -517,11 +398,11 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		o->remote.no_verify_ssl = 1;
 		return -1;
 	case OPT_RETRIES:
-		return take_count(arg, &o->remote.retries, 100);
+		return cli_take_count(arg, &o->remote.retries, 100);
 	case OPT_READ_TIMEOUT:
-		return take_count(arg, &o->remote.read_timeout, 3600);
+		return cli_take_count(arg, &o->remote.read_timeout, 3600);
 	case OPT_STALL_TIMEOUT:
-		return take_stall(arg, &o->remote.stall_timeout);
+		return cli_take_stall(arg, &o->remote.stall_timeout);
 	case OPT_MANIFEST:
 		o->manifest_dir = arg;
 		return -1;
@@ -535,17 +416,17 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		o->shard_ranges_arg = arg;
 		return -1;
 	case OPT_RANGES:
-		return take_count(arg, &o->ranges, SHARD_COUNT_MAX);
+		return cli_take_count(arg, &o->ranges, SHARD_COUNT_MAX);
 	case OPT_FORCE:
 		o->force = 1;
 		return -1;
 	case OPT_MAX_DELETE:
-		return take_max_delete(o, arg);
+		return cli_take_max_delete(o, arg);
 	case OPT_FULL:
 		o->sample_pct = 100;
 		return -1;
 	case OPT_SAMPLE:
-		return take_sample(o, arg);
+		return cli_take_sample(o, arg);
 	case OPT_FSYNC:
 		o->fsync = 1;
 		return -1;
@@ -556,7 +437,7 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		o->at = remote_parse_time_zoned(arg);
 		o->at_given = 1;
 		return o->at < 0
-		           ? bad("invalid time '%s' (2026-11-01T00:00:00Z)",
+		           ? cli_bad("invalid time '%s' (2026-11-01T00:00:00Z)",
 		                 arg)
 		           : -1;
 	case OPT_REBUILD:
@@ -582,7 +463,7 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return EXIT_SYNCED;
 	}
 	if (cli_store_take(o, c, arg) != FERRY_OK)
-		return bad("%s", ferry_errmsg());
+		return cli_bad("%s", ferry_errmsg());
 	return -1;
 }
 
@@ -591,18 +472,20 @@ check_sizes(struct sync_opts *o)
 {
 	if (o->part_size != 0 &&
 	    (o->part_size < SYNC_MIN_PART || o->part_size > SYNC_MAX_PART))
-		return bad("%s", part_range);
+		return cli_bad("%s", part_range);
 	if (o->min_size > o->max_size)
-		return bad("%s", "--min-size is above --max-size: nothing "
-		                 "would be synced");
+		return cli_bad("%s", "--min-size is above --max-size: nothing "
+		                     "would be synced");
 	if (o->max_age >= 0 && o->min_age > o->max_age)
-		return bad("%s", "--min-age is above --max-age: nothing would "
-		                 "be synced");
+		return cli_bad("%s",
+		    "--min-age is above --max-age: nothing would "
+		    "be synced");
 	if (o->multipart_threshold == 0)
-		return bad("%s", "--multipart-threshold must be at least 1");
+		return cli_bad(
+		    "%s", "--multipart-threshold must be at least 1");
 	/* auto parts are SYNC_AUTO_PART_MIN at least */
 	if (o->memory < (o->part_size ? o->part_size : SYNC_AUTO_PART_MIN))
-		return bad("%s", "--memory must hold at least one part");
+		return cli_bad("%s", "--memory must hold at least one part");
 	return -1;
 }
 
@@ -611,7 +494,8 @@ static int
 take_manifest_operands(struct sync_opts *o, int argc, char **argv, int i)
 {
 	if (argc - i < 1 || strcmp(argv[i], "info") != 0)
-		return bad("%s", "manifest takes: info [SOURCE DESTINATION]");
+		return cli_bad(
+		    "%s", "manifest takes: info [SOURCE DESTINATION]");
 	i++;
 	if (argc - i == 2) {
 		o->src = argv[i];
@@ -620,8 +504,8 @@ take_manifest_operands(struct sync_opts *o, int argc, char **argv, int i)
 	}
 	if (argc - i == 0 && o->manifest_dir)
 		return -1;
-	return bad("%s", "manifest info takes --manifest DIR, or SOURCE "
-	                 "DESTINATION");
+	return cli_bad("%s", "manifest info takes --manifest DIR, or SOURCE "
+	                     "DESTINATION");
 }
 
 static int
@@ -636,29 +520,32 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 		return take_manifest_operands(o, argc, argv, i);
 	if (argc - i != want) {
 		if (two)
-			return bad(
+			return cli_bad(
 			    "%s takes a SOURCE and a DESTINATION", o->command);
 		if (strcmp(o->command, "apply") == 0)
-			return bad("%s", "apply takes one PLAN file");
-		return bad("%s", "ls takes one s3://BUCKET[/PREFIX], or s3:// "
-		                 "for the buckets");
+			return cli_bad("%s", "apply takes one PLAN file");
+		return cli_bad("%s",
+		    "ls takes one s3://BUCKET[/PREFIX], or s3:// "
+		    "for the buckets");
 	}
 	o->src = argv[i];
 	o->dst = want == 2 ? argv[i + 1] : NULL;
 	if (o->source_inventory &&
 	    (!two || !remote_is_url(o->src) ||
 	        strncmp(o->source_inventory, "s3://", 5) != 0))
-		return bad("%s", "--source-inventory s3://BUCKET/.../"
-		                 "manifest.json: only for a pull or a mirror, "
-		                 "whose source is a bucket");
+		return cli_bad("%s",
+		    "--source-inventory s3://BUCKET/.../"
+		    "manifest.json: only for a pull or a mirror, "
+		    "whose source is a bucket");
 	if (o->at_given && (!two || strcmp(o->command, "verify") == 0 ||
 	                       !remote_is_url(o->src) || remote_is_url(o->dst)))
-		return bad("%s", "--at: only a pull (a bucket to a folder) "
-		                 "reads a past time");
+		return cli_bad("%s", "--at: only a pull (a bucket to a folder) "
+		                     "reads a past time");
 	if (o->follow_symlinks && (!two || remote_is_url(o->src)))
-		return bad("%s", "-L, --follow-symlinks: only a push from a "
-		                 "folder walks symlinks (apply takes it from "
-		                 "its plan)");
+		return cli_bad("%s",
+		    "-L, --follow-symlinks: only a push from a "
+		    "folder walks symlinks (apply takes it from "
+		    "its plan)");
 	return -1;
 }
 
@@ -677,52 +564,6 @@ known_command(const char *c)
 	return 0;
 }
 
-/*
- * The edit distance (insertions, deletions, substitutions) between
- * a[0..an) and b, or SUGGEST_MAX + 1 when it is larger than SUGGEST_MAX
- * or the words are too long to be worth a suggestion.
- */
-#define SUGGEST_MAX 2
-#define SUGGEST_LEN 40
-static size_t
-distance(const char *a, size_t an, const char *b)
-{
-	size_t bn = strlen(b), row[SUGGEST_LEN + 1], i, j, diag, up;
-
-	if (an > SUGGEST_LEN || bn > SUGGEST_LEN ||
-	    (an > bn ? an - bn : bn - an) > SUGGEST_MAX)
-		return SUGGEST_MAX + 1;
-	for (j = 0; j <= bn; j++)
-		row[j] = j;
-	for (i = 1; i <= an; i++) {
-		diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= bn; j++) {
-			up = row[j];
-			row[j] = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < row[j])
-				row[j] = up + 1;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			diag = up;
-		}
-	}
-	return row[bn];
-}
-
-/* Keeps in *best the name closer to word[0..n) than *bestd edits. */
-static void
-suggest(const char *word, size_t n, const char *name, const char **best,
-    size_t *bestd)
-{
-	size_t d = distance(word, n, name);
-
-	if (d < *bestd) {
-		*bestd = d;
-		*best = name;
-	}
-}
-
 /* An option getopt_long() refused; it has said why. */
 static int
 bad_option(const char *arg)
@@ -732,12 +573,12 @@ bad_option(const char *arg)
 	size_t n, bestd = SUGGEST_MAX + 1;
 
 	if (optopt != 0 || arg == NULL || strncmp(arg, "--", 2) != 0)
-		return bad("%s", "invalid option");
+		return cli_bad("%s", "invalid option");
 	n = strcspn(arg + 2, "=");
 	for (o = longopts; o->name != NULL; o++)
-		suggest(arg + 2, n, o->name, &best, &bestd);
-	return best ? bad("did you mean --%s?", best)
-	            : bad("%s", "invalid option");
+		cli_suggest(arg + 2, n, o->name, &best, &bestd);
+	return best ? cli_bad("did you mean --%s?", best)
+	            : cli_bad("%s", "invalid option");
 }
 
 static int
@@ -748,10 +589,10 @@ bad_command(const char *c)
 	char msg[256];
 
 	for (i = 0; i < NCOMMANDS; i++)
-		suggest(c, strlen(c), commands[i], &best, &bestd);
+		cli_suggest(c, strlen(c), commands[i], &best, &bestd);
 	snprintf(msg, sizeof(msg), "unknown command '%.100s'%s%s%s", c,
 	    best ? "; did you mean " : "", best ? best : "", best ? "?" : "");
-	return bad("%s", msg);
+	return cli_bad("%s", msg);
 }
 
 /* How many arguments after it the option arg takes: 0 or 1. */
@@ -843,7 +684,7 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->max_delete_pct = 50;
 	o->max_size = UINT64_MAX;
 	o->min_age = o->max_age = -1;
-	usage_json = json_asked(argc, argv);
+	cli_usage_json = json_asked(argc, argv);
 	if (argc >= 2)
 		command_first(argc, argv);
 	if (argc < 2 || argv[1][0] == '-') {
@@ -852,8 +693,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		    (c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1)
 			if (c == 'h' || c == OPT_VERSION)
 				return take_option(o, c, optarg);
-		return bad("%s", "a command is needed: sync, plan, apply, "
-		                 "verify, ls or manifest");
+		return cli_bad("%s", "a command is needed: sync, plan, apply, "
+		                     "verify, ls or manifest");
 	}
 	o->command = argv[1];
 	if (!known_command(o->command))
@@ -868,10 +709,11 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	if ((rc = check_sizes(o)) >= 0)
 		return rc;
 	if (o->versions && strcmp(o->command, "ls") != 0)
-		return bad("%s", "--versions: only ls lists versions");
+		return cli_bad("%s", "--versions: only ls lists versions");
 	if (o->sample_pct > 0 && strcmp(o->command, "verify") != 0)
-		return bad("%s", "--full and --sample: only verify re-reads "
-		                 "what it checks");
+		return cli_bad("%s",
+		    "--full and --sample: only verify re-reads "
+		    "what it checks");
 	/* a plan is a dry run's JSON lines */
 	if (strcmp(o->command, "plan") == 0)
 		o->dry_run = o->json = 1;
@@ -888,22 +730,24 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;
 	/* ls has no manifest and syncs nothing: no shard */
 	if ((o->split || o->split_prefix) && strcmp(o->command, "plan") != 0)
-		return bad("%s", "--split and --split-prefix are plan's");
+		return cli_bad("%s", "--split and --split-prefix are plan's");
 	if (o->split_prefix && !o->split)
-		return bad("%s", "--split-prefix goes with --split N");
+		return cli_bad("%s", "--split-prefix goes with --split N");
 	if (strcmp(o->command, "ls") == 0 && (o->shard_arg || o->shards_arg))
-		return bad("%s", "ls lists every key: --shard and --shards do "
-		                 "not apply to it");
+		return cli_bad("%s",
+		    "ls lists every key: --shard and --shards do "
+		    "not apply to it");
 	if (strcmp(o->command, "ls") != 0 &&
 	    shard_from_env(o->shard_arg, o->shards_arg, &o->shard) != FERRY_OK)
-		return bad("%s", ferry_errmsg());
+		return cli_bad("%s", ferry_errmsg());
 	if (o->ranges && strcmp(o->command, "ls") != 0)
-		return bad("%s", "--ranges is an option of ls");
+		return cli_bad("%s", "--ranges is an option of ls");
 	if (shard_ranges_load(&o->shard, o->shard_ranges_arg) != FERRY_OK)
-		return bad("%s", ferry_errmsg());
+		return cli_bad("%s", ferry_errmsg());
 	if ((rc = take_operands(o, argc, argv, optind)) >= 0)
 		return rc;
-	return cli_store_check(o) == FERRY_OK ? -1 : bad("%s", ferry_errmsg());
+	return cli_store_check(o) == FERRY_OK ? -1
+	                                      : cli_bad("%s", ferry_errmsg());
 }
 
 void

@@ -434,8 +434,8 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 		    d->t.key, strerror(errno));
 	/* --fsync: the bytes are on disk before the name, the name after */
 	if (d->p->o->fsync && fsync(d->fd) != 0)
-		return ferry_fail(
-		    FERRY_ESYS, "cannot sync %s: %s", d->t.key, strerror(errno));
+		return ferry_fail(FERRY_ESYS, "cannot sync %s: %s", d->t.key,
+		    strerror(errno));
 	if ((e = publish(d)) != FERRY_OK)
 		return e;
 	if (d->p->o->fsync && fsync(d->dirfd) != 0)
