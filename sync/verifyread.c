@@ -117,7 +117,7 @@ struct expect {
 	const char *etag;    /* the ETag listed; NULL: none */
 	int etag_opaque;     /* no MD5 in it (KMS, SSE-C) */
 	uint64_t part_size;  /* what it was uploaded in; 0: single or unknown */
-	const char *stored;  /* x-amz-meta-ferry-xxh128, or "" */
+	const char *stored;  /* the ferry-xxh128 metadata, or "" */
 	const uint8_t *want; /* the hash the bytes must have, or NULL */
 	const char *want_what;
 };
@@ -142,8 +142,8 @@ judge(struct verify *v, const char *key, size_t keylen, struct vhash *h,
 		checked = 1;
 		if (strcasecmp(e->stored, hex) != 0) {
 			verify_report(v, "bytes", key, keylen,
-			    "the bytes do not hash to the x-amz-meta-ferry-"
-			    "xxh128 stored with the object");
+			    "the bytes do not hash to the ferry-xxh128 "
+			    "metadata stored with the object");
 			return;
 		}
 	}
