@@ -19,7 +19,7 @@ on_part(const struct xml_part *p, void *arg)
 	struct xfer *x = arg;
 	int kept = resume_note_part(x, p->number, p->size, p->etag);
 
-	if (kept && (p->number == 0 || p->number > x->nparts ||
+	if (kept && (p->number == 0 || p->number > x->t.nparts ||
 	                p->size != part_len(x, p->number) ||
 	                strcmp(x->part_etag[p->number - 1], p->etag) != 0 ||
 	                !etag_is_md5(x->part_etag[p->number - 1])))
@@ -37,12 +37,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 4)
 		return 0;
 	memset(&x, 0, sizeof(x));
-	x.part_size = (uint64_t)(data[0] % 8 + 1) << 20;
-	x.local.size = ((uint64_t)data[1] << 20) + data[2] * 4096 + data[3];
-	x.nparts = (uint32_t)((x.local.size + x.part_size - 1) / x.part_size);
-	if (x.nparts == 0)
-		x.nparts = 1;
-	if ((x.part_etag = calloc(x.nparts, sizeof(*x.part_etag))) == NULL)
+	x.t.part_size = (uint64_t)(data[0] % 8 + 1) << 20;
+	x.t.local.size = ((uint64_t)data[1] << 20) + data[2] * 4096 + data[3];
+	x.t.nparts =
+	    (uint32_t)((x.t.local.size + x.t.part_size - 1) / x.t.part_size);
+	if (x.t.nparts == 0)
+		x.t.nparts = 1;
+	if ((x.part_etag = calloc(x.t.nparts, sizeof(*x.part_etag))) == NULL)
 		return 0;
 	(void)xml_list_parts_parse(
 	    (const char *)data + 4, size - 4, on_part, &x, &trunc, &next);
