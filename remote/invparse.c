@@ -327,6 +327,12 @@ decode_key(struct inventory_row *r, const char *s)
 	if (memchr(r->key.data, '\0', r->key.len) != NULL)
 		return ferry_fail(
 		    FERRY_EPARSE, "the row's Key '%.200s' holds a NUL byte", s);
+	if (r->key.len > XML_KEY_MAX)
+		return ferry_fail(FERRY_EPARSE,
+		    "the row's Key '%.200s...' is longer than the %d bytes of "
+		    "a "
+		    "key",
+		    s, XML_KEY_MAX);
 	return FERRY_OK;
 }
 
