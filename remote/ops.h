@@ -68,6 +68,9 @@ struct remote_put {
 	 * the object's metadata; NULL: none */
 	const uint8_t *hash;
 	int64_t mtime_ns;
+	/* the file's POSIX metadata, its fields that are not "" sent under
+	 * their names (remote/posixmeta.h); NULL: none */
+	const struct remote_posix *posix;
 	/* or a source object's headers, as its reply's resp.meta holds
 	 * them (remote_req_keep_meta()), carried to the copy; NULL: none */
 	const char *meta;

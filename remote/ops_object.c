@@ -151,6 +151,25 @@ own_meta(struct remote_req *q, const struct remote_put *o)
 	return e;
 }
 
+/* The fields of a file's POSIX metadata that are not "". */
+static ferry_err
+posix_meta(struct remote_req *q, const struct remote_posix *x)
+{
+	const char *const names[REMOTE_POSIX_FIELDS] = {REMOTE_META_POSIX_MTIME,
+	    REMOTE_META_POSIX_ATIME, REMOTE_META_POSIX_MODE,
+	    REMOTE_META_POSIX_UID, REMOTE_META_POSIX_GID,
+	    REMOTE_META_POSIX_UNAME, REMOTE_META_POSIX_GNAME};
+	const char *const values[REMOTE_POSIX_FIELDS] = {
+	    x->mtime, x->atime, x->mode, x->uid, x->gid, x->uname, x->gname};
+	ferry_err e = FERRY_OK;
+	size_t i;
+
+	for (i = 0; i < REMOTE_POSIX_FIELDS && e == FERRY_OK; i++)
+		if (values[i][0] != '\0')
+			e = remote_req_header(q, names[i], values[i]);
+	return e;
+}
+
 ferry_err
 ops_object_meta(struct remote_req *q, const struct remote_put *o)
 {
@@ -164,6 +183,8 @@ ops_object_meta(struct remote_req *q, const struct remote_put *o)
 		e = remote_req_header(q, "Content-Type", o->content_type);
 	if (e == FERRY_OK && o->hash)
 		e = own_meta(q, o);
+	if (e == FERRY_OK && o->posix)
+		e = posix_meta(q, o->posix);
 	if (e == FERRY_OK && o->meta)
 		e = remote_req_meta_headers(q, o->meta, given);
 	if (e == FERRY_OK && s)

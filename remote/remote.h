@@ -32,6 +32,7 @@
 #include "remote/bwlimit.h"
 #include "remote/list.h"
 #include "remote/loop.h"
+#include "remote/posixmeta.h"
 #include "remote/versions.h"
 
 /* What the command line said for one side (NULL or 0: not given). */
@@ -147,6 +148,7 @@ struct remote_resp {
 	 * lower case; meta_overflow when they passed REMOTE_META_MAX */
 	struct buf meta;
 	int meta_overflow;
+	struct remote_posix posix; /* remote/posixmeta.h */
 };
 
 struct remote_req;

@@ -54,6 +54,30 @@ take_header(
 	return 1;
 }
 
+/*
+ * Keeps a header of a file's POSIX metadata, as text: its parser is the
+ * reader's (sync/posix.c), since a bad value there costs the metadata,
+ * not the object.  Non-zero when the header was one of them.
+ */
+static int
+take_posix(const char *p, size_t len, struct remote_posix *x)
+{
+	return take_header(p, len, REMOTE_META_POSIX_MTIME, x->mtime,
+	           sizeof(x->mtime)) ||
+	       take_header(p, len, REMOTE_META_POSIX_ATIME, x->atime,
+	           sizeof(x->atime)) ||
+	       take_header(
+	           p, len, REMOTE_META_POSIX_MODE, x->mode, sizeof(x->mode)) ||
+	       take_header(
+	           p, len, REMOTE_META_POSIX_UID, x->uid, sizeof(x->uid)) ||
+	       take_header(
+	           p, len, REMOTE_META_POSIX_GID, x->gid, sizeof(x->gid)) ||
+	       take_header(p, len, REMOTE_META_POSIX_UNAME, x->uname,
+	           sizeof(x->uname)) ||
+	       take_header(
+	           p, len, REMOTE_META_POSIX_GNAME, x->gname, sizeof(x->gname));
+}
+
 /* The status of a status line "HTTP/1.1 206 ...", or 0. */
 static long
 status_of(const char *p, size_t len)
@@ -78,6 +102,7 @@ begin_reply(struct remote_resp *s, const char *p, size_t len)
 {
 	s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
 	s->meta_hash[0] = s->meta_mtime[0] = s->sse[0] = '\0';
+	memset(&s->posix, 0, sizeof(s->posix));
 	s->has_content_length = s->sse_customer = 0;
 	s->content_length = 0;
 	memset(&s->range, 0, sizeof(s->range));
@@ -128,7 +153,8 @@ req_on_header(char *p, size_t size, size_t n, void *arg)
 	    take_header(p, len, "content-type", s->content_type,
 	        sizeof(s->content_type)) ||
 	    take_header(p, len, "x-amz-meta-ferry-xxh128", s->meta_hash,
-	        sizeof(s->meta_hash)))
+	        sizeof(s->meta_hash)) ||
+	    take_posix(p, len, &s->posix))
 		return len;
 	if (take_header(p, len,
 	        "x-amz-server-side-encryption-customer-algorithm", num,
