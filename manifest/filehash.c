@@ -124,6 +124,20 @@ filehash_init(struct filehash *h, int dirfd, const char *name, int follow)
 	            (follow ? 0 : O_NOFOLLOW);
 }
 
+/*
+ * Reads of fd leave the file's atime as it was, where the kernel lets
+ * this user (the file's owner, or root): a push stores the atime a file
+ * had, not the time ferry read it.  Elsewhere reads go as before.
+ */
+void
+filehash_no_atime(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl | O_NOATIME);
+}
+
 void
 filehash_run(struct filehash *h)
 {
@@ -135,6 +149,7 @@ filehash_run(struct filehash *h)
 	else if (fd < 0)
 		h->e = failed(h, FERRY_ESYS, "cannot open", errno);
 	else {
+		filehash_no_atime(fd);
 		h->e = hash_open(h, fd);
 		close(fd);
 	}

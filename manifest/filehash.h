@@ -29,6 +29,9 @@ struct filehash {
 /* Sets h up to hash name in the folder dirfd, through a symlink if follow. */
 void filehash_init(struct filehash *h, int dirfd, const char *name, int follow);
 
+/* Has reads of fd leave its atime alone where the kernel allows. */
+void filehash_no_atime(int fd);
+
 /* Hashes the file of h into its fields. */
 void filehash_run(struct filehash *h);
 

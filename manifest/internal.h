@@ -88,6 +88,20 @@ void manifest_txn_read_done(struct manifest *m, MDB_txn *txn);
 const char *manifest_kind_name(mode_t mode);
 
 /*
+ * scanlink.c: the name of a symlink's entry, name[0..n) with
+ * MANIFEST_LINK_EXT added, into out (cap bytes): its length, or 0 when
+ * it does not fit.
+ */
+size_t scan_link_name(const char *name, size_t n, char *out, size_t cap);
+/*
+ * The record of an entry that is not a file (st->mode S_IFLNK: name is
+ * its entry's name, under dirfd; S_IFDIR: an empty folder), from its
+ * stat st: a link's target hashed, a folder of no bytes.
+ */
+ferry_err scan_special_record(int dirfd, const char *name, size_t n,
+    const struct manifest_local *st, struct manifest_local *r) FERRY_WUR;
+
+/*
  * The part of manifest_local_open() for kernels without openat2(), which
  * it also falls back on to tell which component of path is not what the
  * scan saw: opens path beneath rootfd one component at a time, folders

@@ -24,6 +24,7 @@
 #endif
 #endif
 
+#include "manifest/filehash.h"
 #include "manifest/internal.h"
 
 /* No blocking on a fifo, no controlling terminal from a device. */
@@ -186,6 +187,7 @@ check_open(int fd, const struct manifest_local *want, struct stat *st)
 	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
 		return ferry_fail(
 		    FERRY_ESYS, "cannot open: fcntl: %s", strerror(errno));
+	filehash_no_atime(fd);
 	return FERRY_OK;
 }
 

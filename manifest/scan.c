@@ -38,6 +38,7 @@ struct ent {
 	size_t off;       /* of name in the arena, while it may move */
 	size_t namelen;
 	int is_dir;
+	int special; /* a symlink's or an empty folder's entry (scan.h) */
 	struct manifest_local st; /* stat fields; hash unset */
 };
 
@@ -86,7 +87,7 @@ struct scan {
 	const char *key;  /* the cursor's key, NULL at the end */
 	size_t keylen;
 	struct manifest_local rec;
-	char path[MANIFEST_KEY_MAX + NAME_MAX + 2];
+	char path[MANIFEST_KEY_MAX + NAME_MAX + MANIFEST_LINK_EXT_LEN + 2];
 	size_t plen;
 	/* with opts->follow: the folders on the path, by depth, for loops */
 	struct {
@@ -265,6 +266,7 @@ level_add(struct level *lv, const char *name, size_t n, int is_dir,
 	lv->ents[lv->n].off = lv->nlen;
 	lv->ents[lv->n].namelen = n;
 	lv->ents[lv->n].is_dir = is_dir;
+	lv->ents[lv->n].special = S_ISLNK(st->st_mode);
 	manifest_local_from_stat(&lv->ents[lv->n].st, st);
 	lv->nlen += n + 1;
 	lv->n++;
@@ -304,6 +306,7 @@ left_out(struct scan *s, int is_dir, const char *what)
 static ferry_err
 level_entry(struct scan *s, struct level *lv, const char *name)
 {
+	char lname[NAME_MAX + MANIFEST_LINK_EXT_LEN + 1];
 	size_t n = strlen(name);
 	struct stat st;
 	int is_dir;
@@ -338,7 +341,11 @@ level_entry(struct scan *s, struct level *lv, const char *name)
 	is_dir = S_ISDIR(st.st_mode);
 	if (!wanted(s, is_dir))
 		return FERRY_OK;
-	if (!S_ISREG(st.st_mode) && !is_dir) {
+	if (S_ISLNK(st.st_mode) && s->opts->links && !s->opts->follow &&
+	    (n = scan_link_name(name, n, lname, sizeof(lname))) > 0) {
+		path_set(s, lv->base, lname, n, 0);
+		name = lname;
+	} else if (!S_ISREG(st.st_mode) && !is_dir) {
 		left_out(s, 0, manifest_kind_name(st.st_mode));
 		return FERRY_OK;
 	}
@@ -559,7 +566,7 @@ level_hash_ahead(struct scan *s, struct level *lv, const struct ent *first)
 	under = s->key != NULL && s->keylen >= lv->base &&
 	        memcmp(s->key, s->path, lv->base) == 0;
 	for (i = (size_t)(first - lv->ents); i < lv->n; i++)
-		if (!lv->ents[i].is_dir &&
+		if (!lv->ents[i].is_dir && !lv->ents[i].special &&
 		    file_stale(s, lv, &lv->ents[i], under) &&
 		    (e = ahead_add(s, lv, &lv->ents[i])) != FERRY_OK)
 			return e;
@@ -612,9 +619,14 @@ visit_file(struct scan *s, struct level *lv, const struct ent *ent)
 		r = s->rec;
 		goto counted;
 	}
-	if (!lv->ahead_done && (e = level_hash_ahead(s, lv, ent)) != FERRY_OK)
+	if (ent->special)
+		e = scan_special_record(
+		    lv->fd, ent->name, ent->namelen, &ent->st, &r);
+	else if (!lv->ahead_done &&
+	         (e = level_hash_ahead(s, lv, ent)) != FERRY_OK)
 		return e;
-	e = hash_entry(s, lv, ent, &r);
+	else
+		e = hash_entry(s, lv, ent, &r);
 	if (e == FERRY_ENOTFOUND)
 		return have ? tab_vanished(s, 0) : FERRY_OK;
 	if (e == FERRY_ENOMEM)
@@ -634,6 +646,20 @@ counted:
 	if (s->opts->progress != NULL)
 		s->opts->progress(s->stats, s->opts->report_arg);
 	return have ? tab_next(s) : FERRY_OK;
+}
+
+/* The entry of the empty folder of lv, at s->path (with its '/'). */
+static ferry_err
+visit_empty(struct scan *s, struct level *lv)
+{
+	struct ent ent = {.name = "", .is_dir = 1, .special = 1};
+	struct stat st;
+
+	if (fstat(lv->fd, &st) != 0)
+		return FERRY_OK;
+	manifest_local_from_stat(&ent.st, &st);
+	ent.st.size = 0;
+	return visit_file(s, lv, &ent);
 }
 
 static ferry_err scan_dir(struct scan *s, int fd, int depth);
@@ -734,6 +760,10 @@ scan_dir(struct scan *s, int fd, int depth)
 		if (e != FERRY_OK)
 			goto out;
 	}
+	/* keep_dirs: a folder with nothing kept is an entry of its own */
+	if (lv.n == 0 && depth > 0 && s->opts->keep_dirs && !lv.protect &&
+	    (e = visit_empty(s, &lv)) != FERRY_OK)
+		goto out;
 	e = tab_under(s, s->path, lv.base, lv.protect);
 out:
 	level_free(s, &lv);

@@ -31,6 +31,14 @@ struct manifest_scan_opts {
 	 */
 	int follow;
 	/*
+	 * With links (and not follow), a symlink is kept as an entry named
+	 * after it with MANIFEST_LINK_EXT added, whose bytes are its
+	 * target; with keep_dirs, a folder with no entry kept is an entry
+	 * of its own, its path with its '/', of no bytes.  The record of
+	 * either has its kind in mode (S_IFLNK, S_IFDIR).
+	 */
+	int links, keep_dirs;
+	/*
 	 * Returns non-zero to include relpath (is_dir: a folder, whose
 	 * exclusion prunes it).  NULL includes everything.
 	 */
@@ -96,6 +104,23 @@ ferry_err manifest_scan(struct manifest *m, int rootfd,
  */
 ferry_err manifest_local_open(int rootfd, const char *path,
     const struct manifest_local *want, int follow, int *fd,
+    struct stat *st) FERRY_WUR;
+
+/* How a symlink's entry is named: rclone's --links convention. */
+#define MANIFEST_LINK_EXT ".rclonelink"
+#define MANIFEST_LINK_EXT_LEN 11
+
+/*
+ * Reads again what a scan with links or keep_dirs found at key (as in
+ * the local table) under rootfd, never through a symlink: for a link's
+ * entry (want->mode S_IFLNK), its target, into buf (cap bytes), its
+ * length in *len; for an empty folder's ("dir/"), nothing.  *st is the
+ * link's or the folder's lstat.  FERRY_ECHANGED when it is no longer
+ * what the scan saw (another inode, another size), FERRY_ESYS when it
+ * cannot be read.  Thread-safe.
+ */
+ferry_err manifest_special_read(int rootfd, const char *key, size_t keylen,
+    const struct manifest_local *want, char *buf, size_t cap, size_t *len,
     struct stat *st) FERRY_WUR;
 
 #endif
