@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sync/output.h"
+#include "sync/posix.h"
 #include "sync/xfer.h"
 
 int
@@ -62,6 +63,8 @@ hash_local(struct transfer *t, int rootfd, int follow, uint8_t xxh[16],
 	ferry_err e;
 	int fd;
 
+	if (!S_ISREG(t->local.mode)) /* --links, --keep-dirs */
+		return posix_special_hash(rootfd, t, xxh, md5);
 	e = manifest_local_open(rootfd, t->key, &t->local, follow, &fd, &st);
 	if (e != FERRY_OK)
 		return e;

@@ -49,6 +49,10 @@ enum {
 	OPT_FULL,
 	OPT_SAMPLE,
 	OPT_FSYNC,
+	OPT_PRESERVE,
+	OPT_LINKS,
+	OPT_LINKS_OUTSIDE,
+	OPT_KEEP_DIRS,
 	OPT_VERSIONS,
 	OPT_AT,
 	OPT_SPLIT,
@@ -110,6 +114,10 @@ static const struct option longopts[] = {
     {"full", no_argument, NULL, OPT_FULL},
     {"sample", required_argument, NULL, OPT_SAMPLE},
     {"fsync", no_argument, NULL, OPT_FSYNC},
+    {"preserve", no_argument, NULL, OPT_PRESERVE},
+    {"links", no_argument, NULL, OPT_LINKS},
+    {"links-outside", no_argument, NULL, OPT_LINKS_OUTSIDE},
+    {"keep-dirs", no_argument, NULL, OPT_KEEP_DIRS},
     {"versions", no_argument, NULL, OPT_VERSIONS},
     {"at", required_argument, NULL, OPT_AT},
     CLI_STORE_LONGOPTS,
@@ -137,6 +145,12 @@ static const char help_what[] =
     "  -c, --checksum           re-read every local file\n"
     "  --size-only              same size counts as unchanged\n"
     "  -L, --follow-symlinks    push what symlinks point to\n"
+    "  --links                  symlinks as objects of their target\n"
+    "                           (name.rclonelink), made again on pull\n"
+    "  --links-outside          a pull makes links that leave the folder\n"
+    "  --keep-dirs              a push keeps empty folders (dir/)\n"
+    "  --preserve               a pull restores mode, owner (as root)\n"
+    "                           and atime\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
     "  --at TIME                a pull of the bucket as it was then\n"
     "                           (2026-11-01T00:00:00Z; versioned buckets)\n"
@@ -430,6 +444,18 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_FSYNC:
 		o->fsync = 1;
 		return -1;
+	case OPT_PRESERVE:
+		o->preserve = 1;
+		return -1;
+	case OPT_LINKS_OUTSIDE:
+		o->links_outside = 1;
+		/* fall through */
+	case OPT_LINKS:
+		o->links = 1;
+		return -1;
+	case OPT_KEEP_DIRS:
+		o->keep_dirs = 1;
+		return -1;
 	case OPT_VERSIONS:
 		o->versions = 1;
 		return -1;
@@ -546,7 +572,7 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 		    "-L, --follow-symlinks: only a push from a "
 		    "folder walks symlinks (apply takes it from "
 		    "its plan)");
-	return -1;
+	return cli_check_posix(o, two);
 }
 
 static const char *const commands[] = {

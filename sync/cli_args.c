@@ -172,3 +172,22 @@ cli_suggest(const char *word, size_t n, const char *name, const char **best,
 		*best = name;
 	}
 }
+
+int
+cli_check_posix(const struct sync_opts *o, int two)
+{
+	if (o->links && o->follow_symlinks)
+		return cli_bad("%s", "--links and -L, --follow-symlinks: a "
+		                     "symlink is either kept or followed");
+	if ((o->links || o->keep_dirs || o->preserve) &&
+	    (strcmp(o->command, "plan") == 0 ||
+	        strcmp(o->command, "apply") == 0))
+		return cli_bad("%s", "--links, --keep-dirs, --preserve: only "
+		                     "sync and verify (a plan does not carry "
+		                     "them)");
+	if (o->keep_dirs && (!two || remote_is_url(o->src)))
+		return cli_bad("%s", "--keep-dirs: only a push from a folder "
+		                     "sends empty folders (a pull makes the "
+		                     "folders its markers name)");
+	return -1;
+}

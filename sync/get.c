@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sync/get.h"
+#include "sync/posix.h"
 #include "sync/pull.h"
 
 #define NS_PER_S 1000000000LL
@@ -276,6 +277,7 @@ dl_take_meta(struct dl *d, const struct remote_resp *s)
 	m->content_length = s->content_length;
 	m->has_content_length = s->has_content_length;
 	m->etag_opaque = remote_resp_etag_opaque(s);
+	m->posix = s->posix;
 }
 
 /* The ETag the bytes came with: the response's, else the listed one. */
@@ -294,7 +296,8 @@ dl_etag_checks_md5(const struct dl *d)
 
 /*
  * The object's mtime: the one ferry stored with it (what the uploader's
- * file had, to the nanosecond), else Last-Modified.
+ * file had, to the nanosecond), else the one rclone stores, else
+ * Last-Modified.
  */
 int64_t
 dl_object_mtime_ns(const struct dl *d)
@@ -310,6 +313,9 @@ dl_object_mtime_ns(const struct dl *d)
 		if (errno == 0 && *end == '\0')
 			return v;
 	}
+	if (d->meta.posix.mtime[0] &&
+	    posix_parse_seconds(d->meta.posix.mtime, &t) == 0)
+		return t;
 	t = d->meta.last_modified[0] ? remote_parse_time(d->meta.last_modified)
 	                             : -1;
 	if (t < 0 || t > REMOTE_TIME_MAX)
@@ -421,14 +427,17 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 	struct timespec ts[2];
 	ferry_err e;
 
+	/* --links: an object of a symlink's is made the link it says */
+	if (d->p->o->links && posix_is_link_key(d->t.key, d->t.keylen)) {
+		if ((e = posix_link_install(d, xxh, mt)) == FERRY_OK)
+			dl_record_remote(d, got_etag(d), d->written, xxh, mt);
+		return e;
+	}
 	ts[0].tv_sec = 0;
 	ts[0].tv_nsec = UTIME_OMIT;
-	ts[1].tv_sec = (time_t)(mt / NS_PER_S);
-	ts[1].tv_nsec = (long)(mt % NS_PER_S);
-	if (ts[1].tv_nsec < 0) {
-		ts[1].tv_nsec += NS_PER_S;
-		ts[1].tv_sec--;
-	}
+	if (d->p->o->preserve)
+		posix_restore(d->fd, &d->meta.posix, d->t.key, &ts[0]);
+	posix_timespec(mt, &ts[1]);
 	if (futimens(d->fd, ts) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",
 		    d->t.key, strerror(errno));

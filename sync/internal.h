@@ -47,6 +47,12 @@ struct sync_opts {
 	int checksum;
 	int size_only;
 	int follow_symlinks; /* -L: a push walks what symlinks point to */
+	/* --preserve: a pull gives files the mode, owner and atime their
+	 * objects carry (sync/posix.h) */
+	int preserve;
+	int links;         /* --links: symlinks go as objects (posix.h) */
+	int links_outside; /* --links-outside: a pull makes any target */
+	int keep_dirs;     /* --keep-dirs: empty folders go as "dir/" */
 	int json;
 	int quiet;
 	int verbose;

@@ -426,6 +426,8 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 
 	so.checksum = o->checksum;
 	so.follow = o->follow_symlinks;
+	so.links = o->links;
+	so.keep_dirs = o->keep_dirs && !remote_is_url(o->src);
 	if (o->filter || o->shard.count) {
 		so.filter = sync_scan_wanted;
 		so.filter_arg = (void *)o;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sync/posix.h"
 #include "sync/pull.h"
 
 /* What the next scan will see, so that it does not read the file again. */
@@ -432,6 +433,7 @@ pull_delete_local(
     struct pull *p, const char *key, const struct manifest_local *l)
 {
 	size_t keylen = strlen(key), dirlen = keylen;
+	char name[NAME_MAX + 1];
 	struct manifest_local now;
 	struct stat st;
 	ferry_err e;
@@ -442,7 +444,8 @@ pull_delete_local(
 	if ((e = pull_open_dir(p, key, dirlen ? dirlen - 1 : 0, 0, &dirfd)) !=
 	    FERRY_OK)
 		goto fail;
-	if (fstatat(dirfd, key + dirlen, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+	posix_fs_name(key + dirlen, l, name, sizeof(name)); /* --links */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		e = ferry_fail(FERRY_ESYS, "stat: %s", strerror(errno));
 	} else {
 		manifest_local_from_stat(&now, &st);
@@ -451,7 +454,7 @@ pull_delete_local(
 		    now.mtime_ns != l->mtime_ns)
 			e = ferry_fail(FERRY_ECHANGED,
 			    "changed since it was scanned: not deleted");
-		else if (unlinkat(dirfd, key + dirlen, 0) != 0)
+		else if (unlinkat(dirfd, name, 0) != 0)
 			e = ferry_fail(
 			    FERRY_ESYS, "delete: %s", strerror(errno));
 	}

@@ -65,6 +65,7 @@ struct dl_meta {
 	uint64_t content_length;
 	int has_content_length;
 	int etag_opaque; /* remote_resp_etag_opaque(): no MD5 to check */
+	struct remote_posix posix; /* mode, owner, times (sync/posix.h) */
 };
 
 /*

@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
+#include "sync/posix.h"
 #include "sync/xfer.h"
 
 #define PUT_STREAM_MIN (8u << 20)
@@ -77,6 +78,12 @@ read_whole(struct workq_job *j)
 	int fd;
 	uint64_t n = 0;
 
+	/* --links, --keep-dirs: a symlink's target, an empty folder */
+	if (!S_ISREG(x->t.local.mode)) {
+		if ((e = posix_xfer_read(x)) != FERRY_OK)
+			xfer_read_failed(r, e);
+		return;
+	}
 	if ((e = xfer_open_local(x, &fd, &before)) != FERRY_OK) {
 		xfer_read_failed(r, e);
 		return;

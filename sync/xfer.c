@@ -17,6 +17,7 @@
 
 #include "common/md5mb.h"
 #include "sync/mime.h"
+#include "sync/posix.h"
 #include "sync/xfer.h"
 
 void
@@ -100,8 +101,13 @@ stop(struct transfer *t)
 ferry_err
 xfer_open_local(struct xfer *x, int *fd, struct stat *st)
 {
-	return manifest_local_open(x->p->rootfd, x->t.key, &x->t.local,
+	ferry_err e;
+
+	e = manifest_local_open(x->p->rootfd, x->t.key, &x->t.local,
 	    x->p->o->follow_symlinks, fd, st);
+	if (e == FERRY_OK)
+		posix_from_stat(st, ts_ns(&st->st_mtim), &x->posix);
+	return e;
 }
 
 int64_t
@@ -161,6 +167,7 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
 	o->content_type = mime_type(x->t.key, x->t.keylen);
 	o->hash = hash;
 	o->mtime_ns = mtime_ns;
+	o->posix = x->posix.mode[0] ? &x->posix : NULL;
 }
 
 void

@@ -39,6 +39,8 @@ struct xfer {
 	uint8_t hash[16]; /* of what was sent */
 	uint8_t md5[16];
 	int64_t sent_mtime_ns;
+	/* a file's POSIX metadata, as opened (xfer_open_local()) */
+	struct remote_posix posix;
 	/* multipart */
 	int fd;
 	char *upload_id;
