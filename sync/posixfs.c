@@ -30,21 +30,19 @@ void
 posix_from_stat(
     const struct stat *st, int64_t mtime_ns, struct remote_posix *out)
 {
-	char buf[NAMEBUF];
+	char buf[NAMEBUF], user[sizeof(out->uname)] = "",
+	                   group[sizeof(out->gname)] = "";
 	struct passwd pw, *pwp = NULL;
 	struct group gr, *grp = NULL;
-	const char *user = NULL;
 
-	if (getpwuid_r(st->st_uid, &pw, buf, sizeof(buf), &pwp) == 0 && pwp)
-		user = pwp->pw_name;
-	/* the user's name is copied before buf serves the group's */
-	posix_encode(st, mtime_ns, user, NULL, out);
+	/* a name too long to store is not stored cut */
+	if (getpwuid_r(st->st_uid, &pw, buf, sizeof(buf), &pwp) == 0 && pwp &&
+	    strlen(pwp->pw_name) < sizeof(user))
+		snprintf(user, sizeof(user), "%s", pwp->pw_name);
 	if (getgrgid_r(st->st_gid, &gr, buf, sizeof(buf), &grp) == 0 && grp &&
-	    strlen(grp->gr_name) < sizeof(out->gname) &&
-	    strspn(grp->gr_name, "abcdefghijklmnopqrstuvwxyz"
-	                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-	        strlen(grp->gr_name))
-		snprintf(out->gname, sizeof(out->gname), "%s", grp->gr_name);
+	    strlen(grp->gr_name) < sizeof(group))
+		snprintf(group, sizeof(group), "%s", grp->gr_name);
+	posix_encode(st, mtime_ns, user, group, out);
 }
 
 /* The XXH3-128 and MD5 of buf[0..len). */
