@@ -135,6 +135,12 @@ m=$(mark)
 is "$(summary "$WORK/pull2.json" downloaded) $(requests "$m" GET)" "0 0" \
 	"an unchanged pull with links downloads nothing"
 
+ln -s b.sh "$WORK/out/sub/stray"
+"$FERRY" sync "s3://$B/p" "$WORK/out" --links-outside --delete --json \
+	>"$WORK/del.json"
+is "$(summary "$WORK/del.json" deleted)" 1 "--delete removes a link the bucket does not have"
+check "... the link itself" test ! -L "$WORK/out/sub/stray" -a -f "$WORK/out/sub/b.sh"
+
 # --- as nobody (root only): the owner stays the user's, no set-id bit
 if [ "$root" = 1 ]; then
 	NB=$(mktemp -d /tmp/ferry-nobody.XXXXXX)
