@@ -205,6 +205,22 @@ echo now >"$T/empty/inner/f"
 is "$(s3 ls "$B" p/empty/ | cut -f2 | tr '\n' ' ')" "p/empty/inner/f " \
 	"a folder no longer empty: its file goes up, its marker is deleted"
 
+# --- a multipart upload carries them too, a ranged download restores them
+mkdir -p "$WORK/big"
+head -c $((6 << 20)) /dev/urandom >"$WORK/big/f"
+chmod 0612 "$WORK/big/f"
+touch -d '2017-01-02 03:04:05.25 UTC' "$WORK/big/f"
+"$FERRY" sync "$WORK/big" "s3://$B/big" --multipart-threshold 5M \
+	--part-size 5M -q
+is "$(head_of big/f x-amz-meta-mode) $(head_of big/f x-amz-meta-mtime)" \
+	"100612 1483326245.250000000" "a multipart upload carries mode and mtime"
+"$FERRY" sync "s3://$B/big" "$WORK/bigout" --preserve --part-size 5M \
+	--multipart-threshold 5M --json >"$WORK/big.json"
+is "$(summary "$WORK/big.json" requests.get)" 2 "a pull in two ranges"
+is "$(stat -c '%a %.9Y %.9X' "$WORK/bigout/f")" \
+	"$(stat -c '%a %.9Y %.9X' "$WORK/big/f")" \
+	"... and a ranged download gives them back"
+
 # --- usage
 "$FERRY" sync "s3://$B/p" "$WORK/x" --keep-dirs 2>"$WORK/u.err"
 is "$?" 2 "--keep-dirs on a pull is a usage error"
