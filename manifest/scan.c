@@ -18,83 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/workq.h"
-#include "manifest/filehash.h"
-#include "manifest/internal.h"
-
-#define SCAN_DEPTH_MAX 256
-/*
- * A job of the workers hashes a few files one after the other, at most
- * this many or, once it holds one, no more than about this many bytes: a
- * job each would cost more to hand over and wait for than small files
- * cost to read.
- */
-#define SCAN_BATCH_FILES 16
-#define SCAN_BATCH_BYTES (1u << 20)
-
-/* One entry of a folder, as fstatat saw it. */
-struct ent {
-	const char *name; /* NUL-terminated, in the level's arena */
-	size_t off;       /* of name in the arena, while it may move */
-	size_t namelen;
-	int is_dir;
-	int special; /* a symlink's or an empty folder's entry (scan.h) */
-	struct manifest_local st; /* stat fields; hash unset */
-};
-
-struct batch;
-
-/* A file of a folder hashed ahead, by a worker. */
-struct ahead {
-	struct filehash h;
-	const struct ent *ent;
-	struct batch *batch; /* the job that hashes it */
-};
-
-/* Files of a folder hashed one after the other by a worker. */
-struct batch {
-	struct workq_job j;
-	struct ahead *files;
-	size_t n;
-	int finished; /* its done has run: the worker is through with it */
-};
-
-/* One folder being walked. */
-struct level {
-	DIR *dir;
-	int fd;
-	struct ent *ents;
-	size_t n, cap;
-	char *names;
-	size_t nlen, ncap;
-	size_t base; /* length of the folder's path with its '/' */
-	int protect; /* an entry was unreadable: keep vanished records */
-	int depth;
-	struct ahead *ahead; /* files hashed ahead, in the order of ents */
-	size_t nahead, acap;
-	size_t anext; /* the first of them visit_file() has not reached */
-	struct batch *batches; /* the jobs that hash them */
-	size_t nbatches;
-	int ahead_done; /* level_hash_ahead() ran */
-};
-
-struct scan {
-	struct manifest *m;
-	const struct manifest_scan_opts *opts;
-	struct manifest_scan_stats *stats;
-	struct manifest_iter *it; /* the table as it was at the start */
-	struct workq *wq; /* started by the first folder with files to hash */
-	const char *key;  /* the cursor's key, NULL at the end */
-	size_t keylen;
-	struct manifest_local rec;
-	char path[MANIFEST_KEY_MAX + NAME_MAX + MANIFEST_LINK_EXT_LEN + 2];
-	size_t plen;
-	/* with opts->follow: the folders on the path, by depth, for loops */
-	struct {
-		dev_t dev;
-		ino_t ino;
-	} anc[SCAN_DEPTH_MAX + 1];
-};
+#include "manifest/scanwalk.h"
 
 /* memcmp order of byte strings, a prefix first. */
 static int
@@ -125,8 +49,8 @@ report_errno(struct scan *s, const char *what, int err)
 }
 
 /* Sets s->path to the folder's path followed by name (and '/' if dir). */
-static void
-path_set(struct scan *s, size_t base, const char *name, size_t n, int dir)
+void
+scan_path_set(struct scan *s, size_t base, const char *name, size_t n, int dir)
 {
 	memcpy(s->path + base, name, n);
 	s->plen = base + n;
@@ -135,8 +59,8 @@ path_set(struct scan *s, size_t base, const char *name, size_t n, int dir)
 	s->path[s->plen] = '\0';
 }
 
-static void
-path_cut(struct scan *s, size_t base)
+void
+scan_path_cut(struct scan *s, size_t base)
 {
 	s->plen = base;
 	s->path[base] = '\0';
@@ -228,8 +152,8 @@ ent_cmp(const void *a, const void *b)
  * Returns arr, or a larger copy of it, with room for n + 1 elements of
  * size bytes, *cap updated; NULL when out of memory (arr stays).
  */
-static void *
-room_for_one(void *arr, size_t n, size_t *cap, size_t size)
+void *
+scan_room_for_one(void *arr, size_t n, size_t *cap, size_t size)
 {
 	size_t c = *cap ? 2 * *cap : 64;
 	void *p;
@@ -249,7 +173,7 @@ level_add(struct level *lv, const char *name, size_t n, int is_dir,
 	void *p;
 	size_t cap;
 
-	p = room_for_one(lv->ents, lv->n, &lv->cap, sizeof(*lv->ents));
+	p = scan_room_for_one(lv->ents, lv->n, &lv->cap, sizeof(*lv->ents));
 	if (p == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	lv->ents = p;
@@ -317,7 +241,7 @@ level_entry(struct scan *s, struct level *lv, const char *name)
 		           "a name longer than %d bytes, left out", NAME_MAX));
 		return FERRY_OK;
 	}
-	path_set(s, lv->base, name, n, 0);
+	scan_path_set(s, lv->base, name, n, 0);
 	if (fstatat(lv->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return FERRY_OK;
@@ -343,7 +267,7 @@ level_entry(struct scan *s, struct level *lv, const char *name)
 		return FERRY_OK;
 	if (S_ISLNK(st.st_mode) && s->opts->links && !s->opts->follow &&
 	    (n = scan_link_name(name, n, lname, sizeof(lname))) > 0) {
-		path_set(s, lv->base, lname, n, 0);
+		scan_path_set(s, lv->base, lname, n, 0);
 		name = lname;
 	} else if (!S_ISREG(st.st_mode) && !is_dir) {
 		left_out(s, 0, manifest_kind_name(st.st_mode));
@@ -382,7 +306,7 @@ level_read(struct scan *s, struct level *lv)
 			return e;
 	}
 	err = errno;
-	path_cut(s, lv->base);
+	scan_path_cut(s, lv->base);
 	if (err != 0) {
 		lv->protect = 1;
 		report_errno(s, "cannot read folder", err);
@@ -394,207 +318,11 @@ level_read(struct scan *s, struct level *lv)
 	return FERRY_OK;
 }
 
-/* Hashes the files of a batch (a workq run function). */
-static void
-batch_run(struct workq_job *j)
-{
-	struct batch *b = (struct batch *)j;
-	size_t i;
-
-	for (i = 0; i < b->n; i++)
-		filehash_run(&b->files[i].h);
-}
-
-static void
-batch_done(struct workq_job *j)
-{
-	((struct batch *)j)->finished = 1;
-}
-
-/*
- * Hashes the file ent (at s->path) into *r: takes the job that hashed it
- * ahead, waiting for it to finish, or else hashes it now.  See
- * filehash_result().
- */
-static ferry_err
-hash_entry(struct scan *s, struct level *lv, const struct ent *ent,
-    struct manifest_local *r)
-{
-	struct filehash now, *h;
-
-	/* In the order of ents; any the loop passed stay unread. */
-	while (lv->anext < lv->nahead && lv->ahead[lv->anext].ent < ent)
-		lv->anext++;
-	if (lv->anext < lv->nahead && lv->ahead[lv->anext].ent == ent) {
-		while (!lv->ahead[lv->anext].batch->finished)
-			workq_wait(s->wq);
-		h = &lv->ahead[lv->anext++].h;
-	} else {
-		h = &now;
-		filehash_init(h, lv->fd, ent->name, s->opts->follow);
-		filehash_run(h);
-	}
-	s->stats->hashed_bytes += h->nread;
-	*r = h->r;
-	return filehash_result(h, s->path);
-}
-
-/* Whether the file ent, whose record is rec (NULL: none), is to be read. */
-static int
-stale(const struct scan *s, const struct manifest_local *rec,
-    const struct ent *ent)
-{
-	return rec == NULL || s->opts->checksum ||
-	       !filehash_same_stat(rec, &ent->st);
-}
-
-/*
- * Whether visit_file() will read the file ent of lv, by its record;
- * under says whether the table has any under the folder.  Nothing under
- * the folder has been written yet, so the record is the one the cursor
- * will meet.
- */
-static int
-file_stale(struct scan *s, struct level *lv, const struct ent *ent, int under)
-{
-	struct manifest_local rec;
-	ferry_err e;
-
-	if (!under || s->opts->checksum)
-		return 1;
-	path_set(s, lv->base, ent->name, ent->namelen, 0);
-	/* A record that does not decode stops the merge-join, not this. */
-	e = manifest_local_get(s->m, s->path, s->plen, &rec);
-	path_cut(s, lv->base);
-	return stale(s, e == FERRY_OK ? &rec : NULL, ent);
-}
-
-/* Appends the file ent to lv->ahead. */
-static ferry_err
-ahead_add(struct scan *s, struct level *lv, const struct ent *ent)
-{
-	struct ahead *a;
-
-	a = room_for_one(lv->ahead, lv->nahead, &lv->acap, sizeof(*lv->ahead));
-	if (a == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	lv->ahead = a;
-	a = &lv->ahead[lv->nahead++];
-	filehash_init(&a->h, lv->fd, ent->name, s->opts->follow);
-	a->ent = ent;
-	return FERRY_OK;
-}
-
-/* Whether the file of size bytes starts a new batch after b. */
-static int
-batch_full(const struct batch *b, uint64_t bytes, uint64_t size)
-{
-	return b->n == SCAN_BATCH_FILES ||
-	       (b->n > 0 && bytes + size > SCAN_BATCH_BYTES);
-}
-
-/*
- * Cuts lv->ahead into batches, in out when not NULL; returns how many.
- */
-static size_t
-batches_cut(struct level *lv, struct batch *out)
-{
-	struct batch one = {0}, *b = NULL;
-	uint64_t bytes = 0, size;
-	size_t i, n = 0;
-
-	for (i = 0; i < lv->nahead; i++) {
-		size = lv->ahead[i].ent->st.size;
-		if (b == NULL || batch_full(b, bytes, size)) {
-			b = out != NULL ? &out[n] : &one;
-			b->n = 0;
-			b->files = &lv->ahead[i];
-			bytes = 0;
-			n++;
-		}
-		lv->ahead[i].batch = b;
-		b->n++;
-		bytes += size;
-	}
-	return n;
-}
-
-/* Cuts lv->ahead into the jobs of lv->batches. */
-static ferry_err
-batches_make(struct level *lv)
-{
-	size_t i, n = batches_cut(lv, NULL);
-
-	if ((lv->batches = calloc(n, sizeof(*lv->batches))) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	lv->nbatches = batches_cut(lv, lv->batches);
-	for (i = 0; i < lv->nbatches; i++) {
-		lv->batches[i].j.run = batch_run;
-		lv->batches[i].j.done = batch_done;
-	}
-	return FERRY_OK;
-}
-
-/* Whether s has workers, starting them the first time they are needed. */
-static int
-workers(struct scan *s)
-{
-	if (s->wq == NULL &&
-	    workq_new(workq_threads(), NULL, NULL, &s->wq) != FERRY_OK)
-		s->wq = NULL;
-	return s->wq != NULL;
-}
-
-/*
- * Starts hashing on workers the files of lv from first on that
- * visit_file() will read, when they make two batches or more: a folder
- * with one small file or a few to read has them read on this thread as
- * before.  It runs when the walk meets the first file of the folder to
- * read, so that a folder of unchanged files costs no lookup, starts no
- * thread and reads no file.  Workers hold open only the files they are
- * reading.  s->path is left at first's path.
- */
-static ferry_err
-level_hash_ahead(struct scan *s, struct level *lv, const struct ent *first)
-{
-	ferry_err e;
-	size_t i;
-	int under;
-
-	lv->ahead_done = 1;
-	/* The cursor is at the first record from first's path on. */
-	under = s->key != NULL && s->keylen >= lv->base &&
-	        memcmp(s->key, s->path, lv->base) == 0;
-	for (i = (size_t)(first - lv->ents); i < lv->n; i++)
-		if (!lv->ents[i].is_dir && !lv->ents[i].special &&
-		    file_stale(s, lv, &lv->ents[i], under) &&
-		    (e = ahead_add(s, lv, &lv->ents[i])) != FERRY_OK)
-			return e;
-	path_set(s, lv->base, first->name, first->namelen, 0);
-	if (lv->nahead > 1 && (e = batches_make(lv)) != FERRY_OK)
-		return e;
-	/* Without workers, visit_file() hashes each file itself. */
-	if (lv->nbatches < 2 || !workers(s)) {
-		lv->nahead = 0;
-		lv->nbatches = 0;
-		return FERRY_OK;
-	}
-	for (i = 0; i < lv->nbatches; i++)
-		workq_submit(s->wq, &lv->batches[i].j);
-	return FERRY_OK;
-}
-
-/* Waits for the jobs of lv, which use its folder and names, then frees. */
+/* Waits for the jobs of lv, then closes its folder and frees it. */
 static void
 level_free(struct scan *s, struct level *lv)
 {
-	size_t i;
-
-	for (i = 0; i < lv->nbatches; i++)
-		while (!lv->batches[i].finished)
-			workq_wait(s->wq);
-	free(lv->batches);
-	free(lv->ahead);
+	scan_ahead_free(s, lv);
 	if (lv->dir != NULL)
 		closedir(lv->dir);
 	else if (lv->fd >= 0)
@@ -615,7 +343,7 @@ visit_file(struct scan *s, struct level *lv, const struct ent *ent)
 		return e;
 	have = s->key != NULL &&
 	       bytes_cmp(s->key, s->keylen, s->path, s->plen) == 0;
-	if (!stale(s, have ? &s->rec : NULL, ent)) {
+	if (!scan_stale(s, have ? &s->rec : NULL, ent)) {
 		r = s->rec;
 		goto counted;
 	}
@@ -623,10 +351,10 @@ visit_file(struct scan *s, struct level *lv, const struct ent *ent)
 		e = scan_special_record(
 		    lv->fd, ent->name, ent->namelen, &ent->st, &r);
 	else if (!lv->ahead_done &&
-	         (e = level_hash_ahead(s, lv, ent)) != FERRY_OK)
+	         (e = scan_hash_ahead(s, lv, ent)) != FERRY_OK)
 		return e;
 	else
-		e = hash_entry(s, lv, ent, &r);
+		e = scan_hash_entry(s, lv, ent, &r);
 	if (e == FERRY_ENOTFOUND)
 		return have ? tab_vanished(s, 0) : FERRY_OK;
 	if (e == FERRY_ENOMEM)
@@ -750,13 +478,13 @@ scan_dir(struct scan *s, int fd, int depth)
 		lv.protect = 1;
 	}
 	for (i = 0; i < lv.n; i++) {
-		path_set(s, lv.base, lv.ents[i].name, lv.ents[i].namelen,
+		scan_path_set(s, lv.base, lv.ents[i].name, lv.ents[i].namelen,
 		    lv.ents[i].is_dir);
 		if (lv.ents[i].is_dir)
 			e = visit_dir(s, &lv, &lv.ents[i]);
 		else
 			e = visit_file(s, &lv, &lv.ents[i]);
-		path_cut(s, lv.base);
+		scan_path_cut(s, lv.base);
 		if (e != FERRY_OK)
 			goto out;
 	}
