@@ -41,6 +41,7 @@ on_copy(struct remote_req *q, void *arg)
 	ferry_err e;
 
 	e = remote_copy_reply(q, &etag);
+	xfer_written_version(x, q);
 	remote_req_free(q);
 	if (e == FERRY_OK && (etag == NULL || etag[0] == '\0'))
 		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");

@@ -126,6 +126,14 @@ stat_matches_scan(const struct stat *st, const struct manifest_local *l)
 	       ts_ns(&st->st_ctim) == l->ctime_ns;
 }
 
+void
+xfer_written_version(struct xfer *x, const struct remote_req *q)
+{
+	/* the reply keeps no id longer than 255 bytes: none is cut here */
+	snprintf(x->version_id, sizeof(x->version_id), "%.*s",
+	    (int)sizeof(x->version_id) - 1, remote_req_resp(q)->version_id);
+}
+
 /* Writes the record of what is now under the key. */
 void
 xfer_record(struct xfer *x, uint64_t size, const char *etag,
@@ -144,6 +152,7 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	}
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", x->src_etag);
+	snprintf(rec.version_id, sizeof(rec.version_id), "%s", x->version_id);
 	if (manifest_remote_put(p->m, x->t.key, x->t.keylen, &rec) != FERRY_OK)
 		sync_manifest_warn();
 }
