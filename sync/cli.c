@@ -539,9 +539,9 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 		    "manifest.json: only for a pull or a mirror, "
 		    "whose source is a bucket");
 	if (o->at_given && (!two || strcmp(o->command, "verify") == 0 ||
-	                       !remote_is_url(o->src) || remote_is_url(o->dst)))
-		return cli_bad("%s", "--at: only a pull (a bucket to a folder) "
-		                     "reads a past time");
+	                       !remote_is_url(o->src) || o->source_inventory))
+		return cli_bad("%s", "--at: only a pull or a mirror (from a "
+		                     "bucket, listed) reads a past time");
 	if (o->follow_symlinks && (!two || remote_is_url(o->src)))
 		return cli_bad("%s",
 		    "-L, --follow-symlinks: only a push from a "

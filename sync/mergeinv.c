@@ -48,6 +48,8 @@ merge_source_open(struct merge_list *l, const struct sync_opts *o,
 	ferry_err e;
 
 	/* a push's listing is its destination's */
+	if (o->at_given && remote_is_url(o->src))
+		return merge_list_open_at(l, m, t, r, loc, o->at);
 	if (o->source_inventory == NULL || !remote_is_url(o->src))
 		return merge_list_open(l, o, m, t, r, loc);
 	l->m = m;

@@ -44,7 +44,7 @@ output_init(struct output *o, const struct sync_opts *opts)
 	if (o->plan)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
 		    opts->follow_symlinks, opts->part_size,
-		    opts->multipart_threshold));
+		    opts->multipart_threshold, opts->at_given));
 	else if (o->json)
 		emit_start(opts);
 }

@@ -34,6 +34,7 @@ xfer_free(struct xfer *x)
 	free(x->given_etag);
 	free(x->src_key);
 	free(x->meta);
+	free(x->src_version);
 	free(x);
 }
 
@@ -300,6 +301,11 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	memcpy(x->src_key, p->sloc.prefix, plen);
 	memcpy(x->src_key + plen, src->key, src->keylen);
 	x->src_key[plen + src->keylen] = '\0';
+	if (src->version_id &&
+	    (x->src_version = strdup(src->version_id)) == NULL) {
+		x->t.done = 1;
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
 	return FERRY_OK;
 }
 
