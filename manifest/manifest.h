@@ -138,6 +138,11 @@ ferry_err manifest_commit(struct manifest *m) FERRY_WUR;
  * opened without a sync at each commit): FERRY_OK or FERRY_EDB.
  */
 ferry_err manifest_sync(struct manifest *m) FERRY_WUR;
+/*
+ * Has every later commit reach the disk before it returns (--fsync), so a
+ * crash loses at most what was not committed: FERRY_OK or FERRY_EDB.
+ */
+ferry_err manifest_set_durable(struct manifest *m) FERRY_WUR;
 /* Number of records in the local and remote tables. */
 ferry_err manifest_count(
     struct manifest *m, uint64_t *nlocal, uint64_t *nremote) FERRY_WUR;

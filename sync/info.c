@@ -82,6 +82,12 @@ sync_manifest_open(const struct sync_opts *o, const char *src, const char *dst,
 	if ((e = manifest_open(where, src, id,
 	         o->rebuild_manifest ? MANIFEST_REBUILD : 0, out)) != FERRY_OK)
 		return e;
+	/* each periodic commit on disk, not only the last */
+	if (o->fsync && (e = manifest_set_durable(*out)) != FERRY_OK) {
+		manifest_close(*out);
+		*out = NULL;
+		return e;
+	}
 	shard_name(&o->shard, name, sizeof(name));
 	if (name[0] == '\0' ||
 	    (e = manifest_meta_put(*out, "shard", name)) == FERRY_OK)
