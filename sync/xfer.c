@@ -183,8 +183,8 @@ xfer_uploaded(struct xfer *x, uint64_t size)
 	else
 		p->counts.copied++;
 	p->counts.bytes += size;
-	output_action(&p->out, x->source == XS_FILE ? "upload" : "copy",
-	    x->t.fullkey, strlen(x->t.fullkey), size, NULL);
+	output_written(&p->out, x->source == XS_FILE ? "upload" : "copy",
+	    x->t.fullkey, strlen(x->t.fullkey), size, x->version_id);
 }
 
 void

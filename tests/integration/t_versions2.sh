@@ -47,7 +47,8 @@ for v in d.get("Versions", []):
 # manifest names as $WORK/recN, snapshots the tree as $WORK/sN, and sets
 # TN to a time after the push and before the next one.
 backup() {
-	"$FERRY" sync "$T" "s3://$B/p" --delete --force -q "${mp[@]}"
+	"$FERRY" sync "$T" "s3://$B/p" --delete --force -q "${mp[@]}" \
+		"${@:2}" >"$WORK/push$1.json"
 	is "$?" 0 "backup $1 exits 0"
 	recorded >"$WORK/rec$1"
 	cp -a "$T" "$WORK/s$1"
@@ -74,7 +75,15 @@ echo "one, changed again" >"$T/a.txt"
 echo "bee, back" >"$T/d/b.txt"
 rm "$T/e.txt"
 echo eff >"$T/f.txt"
-backup 3
+"$FERRY" sync "$T" "s3://$B/p" --dry-run --json >"$WORK/dry3.json"
+check "the dry run of backup 3 is valid against the schema" \
+	json_valid "$WORK/dry3.json"
+backup 3 --json
+check "... its events are valid against the schema" \
+	json_valid "$WORK/push3.json"
+is "$(pick "$WORK/push3.json" 'l["path"] + "=" + l["version_id"] for l in L if l["type"] == "upload"')" \
+	"$(tr ' ' = <"$WORK/rec3" | grep -v '^d/big.bin=' | sort | tr '\n' ' ' | sed 's/ $//')" \
+	"... each upload's event names the version the manifest recorded"
 versions 1 >"$WORK/latest"
 check "the manifest names the version each key has now" \
 	diff "$WORK/latest" "$WORK/rec3"
