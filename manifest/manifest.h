@@ -20,7 +20,8 @@
 #define MANIFEST_SCHEMA 1
 #define MANIFEST_ETAG_MAX 80 /* "\"<32 hex>-10000\"" fits */
 #define MANIFEST_UPLOAD_ID_MAX 1024
-#define MANIFEST_KEY_MAX 1024 /* bytes in a key, as in S3 */
+#define MANIFEST_KEY_MAX 1024       /* bytes in a key, as in S3 */
+#define MANIFEST_VERSION_ID_MAX 256 /* AWS's and Ceph's ids have 32 bytes */
 
 /* What the scanner saw of a local file. */
 struct manifest_local {
@@ -44,6 +45,9 @@ struct manifest_remote {
 	char etag[MANIFEST_ETAG_MAX];           /* as listed, quotes kept */
 	char src_etag[MANIFEST_ETAG_MAX];       /* mirrors: the source's ETag */
 	char upload_id[MANIFEST_UPLOAD_ID_MAX]; /* open multipart, or "" */
+	/* the version written, in a versioned bucket (x-amz-version-id);
+	 * in a listing's table (--at), the version to read; "": none */
+	char version_id[MANIFEST_VERSION_ID_MAX];
 };
 
 /*
@@ -134,6 +138,11 @@ ferry_err manifest_commit(struct manifest *m) FERRY_WUR;
  * opened without a sync at each commit): FERRY_OK or FERRY_EDB.
  */
 ferry_err manifest_sync(struct manifest *m) FERRY_WUR;
+/*
+ * Has every later commit reach the disk before it returns (--fsync), so a
+ * crash loses at most what was not committed: FERRY_OK or FERRY_EDB.
+ */
+ferry_err manifest_set_durable(struct manifest *m) FERRY_WUR;
 /* Number of records in the local and remote tables. */
 ferry_err manifest_count(
     struct manifest *m, uint64_t *nlocal, uint64_t *nremote) FERRY_WUR;
@@ -182,6 +191,8 @@ ferry_err manifest_listed_put(struct manifest *m, enum manifest_table t,
  * length-prefixed strings.  encode writes at most MANIFEST_REC_MAX bytes
  * into buf and sets *len; decode refuses anything malformed with
  * FERRY_EPARSE (wrong version, short, over-long strings, trailing bytes).
+ * A remote record with a version id is written as version 2, one without
+ * as version 1, which ferry has always read; both are decoded.
  */
 #define MANIFEST_REC_MAX 2048
 ferry_err manifest_local_encode(

@@ -6,7 +6,10 @@
  *           u64 dev, u32 mode, 16 bytes hash
  *   remote: u8 version, u64 size, i64 mtime_ns, i64 last_modified,
  *           u64 part_size, 16 bytes hash, u8 has_hash, then etag,
- *           src_etag and upload_id, each as u16 length and bytes
+ *           src_etag and upload_id, each as u16 length and bytes;
+ *           version 2 adds version_id (u16 length, at least 1, and
+ *           bytes), written only when there is one, so that a record
+ *           without stays the version 1 every ferry reads
  *   upload: u8 version, u64 part_size, then the local record's fields
  *           after its version byte, then upload_id as u16 length (at
  *           least 1) and bytes
@@ -19,6 +22,7 @@
 #include "manifest/manifest.h"
 
 #define RECORD_VERSION 1
+#define RECORD_VERSION_ID 2 /* a remote record with its version id */
 
 /* A cursor over bytes being decoded. */
 struct rd {
@@ -227,7 +231,7 @@ ferry_err
 manifest_remote_encode(
     const struct manifest_remote *r, uint8_t *buf, size_t *len)
 {
-	size_t ne, ns, nu;
+	size_t ne, ns, nu, nv;
 	uint8_t *p = buf;
 
 	*len = 0;
@@ -235,11 +239,12 @@ manifest_remote_encode(
 	ne = strnlen(r->etag, sizeof(r->etag));
 	ns = strnlen(r->src_etag, sizeof(r->src_etag));
 	nu = strnlen(r->upload_id, sizeof(r->upload_id));
+	nv = strnlen(r->version_id, sizeof(r->version_id));
 	if (ne == sizeof(r->etag) || ns == sizeof(r->src_etag) ||
-	    nu == sizeof(r->upload_id))
+	    nu == sizeof(r->upload_id) || nv == sizeof(r->version_id))
 		return ferry_fail(FERRY_EPARSE,
 		    "remote record string is not terminated in its field");
-	*p++ = RECORD_VERSION;
+	*p++ = nv > 0 ? RECORD_VERSION_ID : RECORD_VERSION;
 	put_u64(p, r->size);
 	put_u64(p + 8, i64_bits(r->mtime_ns));
 	put_u64(p + 16, i64_bits(r->last_modified));
@@ -251,6 +256,8 @@ manifest_remote_encode(
 	p += put_str(p, r->etag, ne);
 	p += put_str(p, r->src_etag, ns);
 	p += put_str(p, r->upload_id, nu);
+	if (nv > 0)
+		p += put_str(p, r->version_id, nv);
 	*len = (size_t)(p - buf);
 	return FERRY_OK;
 }
@@ -267,7 +274,8 @@ manifest_remote_decode(
 	uint8_t version;
 
 	memset(r, 0, sizeof(*r));
-	if (get_u8(&rd, &version) < 0 || version != RECORD_VERSION)
+	if (get_u8(&rd, &version) < 0 ||
+	    (version != RECORD_VERSION && version != RECORD_VERSION_ID))
 		goto bad;
 	if (get_u64(&rd, &r->size) < 0 || get_i64(&rd, &r->mtime_ns) < 0 ||
 	    get_i64(&rd, &r->last_modified) < 0 ||
@@ -277,8 +285,14 @@ manifest_remote_decode(
 		goto bad;
 	if (get_str(&rd, r->etag, sizeof(r->etag)) < 0 ||
 	    get_str(&rd, r->src_etag, sizeof(r->src_etag)) < 0 ||
-	    get_str(&rd, r->upload_id, sizeof(r->upload_id)) < 0 ||
-	    rd.left != 0)
+	    get_str(&rd, r->upload_id, sizeof(r->upload_id)) < 0)
+		goto bad;
+	/* version 2 is written only for a version id, never an empty one */
+	if (version == RECORD_VERSION_ID &&
+	    (get_str(&rd, r->version_id, sizeof(r->version_id)) < 0 ||
+	        r->version_id[0] == '\0'))
+		goto bad;
+	if (rd.left != 0)
 		goto bad;
 	return FERRY_OK;
 bad:

@@ -545,6 +545,20 @@ manifest_commit(struct manifest *m)
 	return FERRY_OK;
 }
 
+/*
+ * LMDB syncs at each commit once MDB_NOSYNC is off: the commits of a long
+ * run, every few hundred objects, are then each on disk as they return.
+ */
+ferry_err
+manifest_set_durable(struct manifest *m)
+{
+	int rc;
+
+	if ((rc = mdb_env_set_flags(m->env, MDB_NOSYNC, 0)) != 0)
+		return manifest_db_fail(rc, "cannot sync each commit");
+	return FERRY_OK;
+}
+
 ferry_err
 manifest_sync(struct manifest *m)
 {

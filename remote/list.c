@@ -619,6 +619,7 @@ found:
 	obj->size = x->size;
 	obj->last_modified = x->last_modified;
 	obj->archived = x->archived;
+	obj->version_id = NULL;
 	return FERRY_OK;
 }
 

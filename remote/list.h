@@ -38,6 +38,9 @@ struct remote_obj {
 	/* "GLACIER" or "DEEP_ARCHIVE" for an object in an archive storage
 	 * class, which cannot be read until it is restored; NULL: readable */
 	const char *archived;
+	/* the version to read, of a listing of a past time (sync's --at);
+	 * NULL: the current one */
+	const char *version_id;
 };
 
 struct remote_list;

@@ -50,6 +50,10 @@ struct remote_get {
 ferry_err remote_head_object(struct remote *r, const char *bucket,
     const char *key, size_t keylen, const char *if_match,
     struct remote_req **out) FERRY_WUR;
+/* The same of its version version_id (NULL or "": the current one). */
+ferry_err remote_head_version(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const char *if_match,
+    const char *version_id, struct remote_req **out) FERRY_WUR;
 /*
  * GetObject of bucket/key, as g says (NULL: all of it, unconditionally).
  * A ranged reply is checked with remote_resp_check_range().
@@ -93,6 +97,9 @@ struct remote_copy_src {
 	const char *if_match;
 	uint64_t off; /* with len > 0: only bytes [off, off + len) */
 	uint64_t len; /* 0: the whole object */
+	/* that version of it (x-amz-copy-source's ?versionId=); NULL or
+	 * "": the current one */
+	const char *version_id;
 	/* CopyObject: where and how the copy is stored; with
 	 * store->replace, its metadata and tags are the store's instead of
 	 * the source's; NULL: the source's metadata and tags */
@@ -102,7 +109,9 @@ struct remote_copy_src {
 /*
  * PutObject of bucket/key, as o says; the caller gives the body (its MD5
  * goes as the digest the server checks).  The reply's ETag is in
- * struct remote_resp.  A condition that fails is a 412.
+ * struct remote_resp.  A condition that fails is a 412.  In a versioned
+ * bucket, the replies of PutObject, CopyObject and
+ * CompleteMultipartUpload name the version written in resp.version_id.
  */
 ferry_err remote_put_object(struct remote *r, const char *bucket,
     const char *key, size_t keylen, const struct remote_put *o,

@@ -67,9 +67,19 @@ ferry_err
 remote_head_object(struct remote *r, const char *bucket, const char *key,
     size_t keylen, const char *etag, struct remote_req **out)
 {
+	return remote_head_version(r, bucket, key, keylen, etag, NULL, out);
+}
+
+ferry_err
+remote_head_version(struct remote *r, const char *bucket, const char *key,
+    size_t keylen, const char *etag, const char *version_id,
+    struct remote_req **out)
+{
 	ferry_err e;
 
 	e = on_etag(r, REMOTE_HEAD, "HEAD", bucket, key, keylen, etag, out);
+	if (e == FERRY_OK && version_id && version_id[0])
+		e = remote_req_query(*out, "versionId", version_id);
 	if (e == FERRY_OK)
 		e = ssec_headers(&r->ssec, *out, 0);
 	return ops_end(out, e);
@@ -217,8 +227,8 @@ ops_copy_source(struct remote_req *q, const struct remote_copy_src *src)
 	char range[64];
 	ferry_err e;
 
-	if ((e = remote_req_copy_source(
-	         q, src->bucket, src->key, src->keylen)) != FERRY_OK ||
+	if ((e = remote_req_copy_source(q, src->bucket, src->key, src->keylen,
+	         src->version_id)) != FERRY_OK ||
 	    (e = remote_req_header(
 	         q, "x-amz-copy-source-if-match", src->if_match)) != FERRY_OK ||
 	    (e = remote_req_header(q, "x-amz-copy-if-match", src->if_match)) !=

@@ -139,7 +139,10 @@ struct remote_resp {
 	char meta_hash[40];  /* x-amz-meta-ferry-xxh128 */
 	char meta_mtime[32]; /* x-amz-meta-ferry-mtime */
 	char bucket_region[64];
-	char sse[32];     /* x-amz-server-side-encryption */
+	char sse[32]; /* x-amz-server-side-encryption */
+	/* x-amz-version-id: the version written or read, in a versioned
+	 * bucket; "" when none was sent or it is longer than 255 bytes */
+	char version_id[257];
 	int sse_customer; /* x-amz-server-side-encryption-customer-algorithm */
 	uint64_t content_length; /* at most REMOTE_MAX_OBJECT */
 	int has_content_length;

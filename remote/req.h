@@ -27,11 +27,12 @@ ferry_err remote_req_query(
 ferry_err remote_req_header(
     struct remote_req *q, const char *name, const char *value) FERRY_WUR;
 /*
- * Adds x-amz-copy-source naming bucket/key (encoded once, '/' kept), for
- * CopyObject and UploadPartCopy.
+ * Adds x-amz-copy-source naming bucket/key (encoded once, '/' kept), and
+ * its version version_id when not NULL or "", for CopyObject and
+ * UploadPartCopy.
  */
 ferry_err remote_req_copy_source(struct remote_req *q, const char *bucket,
-    const char *key, size_t keylen) FERRY_WUR;
+    const char *key, size_t keylen, const char *version_id) FERRY_WUR;
 /*
  * Adds the headers of meta, as resp.meta holds them, to q; with own_only,
  * only ferry's own x-amz-meta-ferry-*.  FERRY_EUSAGE when q would have

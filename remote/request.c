@@ -139,15 +139,19 @@ remote_req_header(struct remote_req *q, const char *name, const char *value)
 }
 
 ferry_err
-remote_req_copy_source(
-    struct remote_req *q, const char *bucket, const char *key, size_t keylen)
+remote_req_copy_source(struct remote_req *q, const char *bucket,
+    const char *key, size_t keylen, const char *version_id)
 {
+	size_t nv = version_id ? strlen(version_id) : 0;
 	struct buf v;
 	ferry_err e;
 
-	buf_init(&v, 3 * (keylen + strlen(bucket)) + 16);
+	buf_init(&v, 3 * (keylen + strlen(bucket) + nv) + 32);
 	if ((e = buf_printf(&v, "/%s/", bucket)) == FERRY_OK &&
-	    (e = uri_encode(&v, key, keylen, 1)) == FERRY_OK)
+	    (e = uri_encode(&v, key, keylen, 1)) == FERRY_OK && nv > 0 &&
+	    (e = buf_printf(&v, "?versionId=")) == FERRY_OK)
+		e = uri_encode(&v, version_id, nv, 0);
+	if (e == FERRY_OK)
 		e = remote_req_header(q, "x-amz-copy-source", v.data);
 	buf_free(&v);
 	return e;

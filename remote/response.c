@@ -103,6 +103,7 @@ begin_reply(struct remote_resp *s, const char *p, size_t len)
 	s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
 	s->meta_hash[0] = s->meta_mtime[0] = s->sse[0] = '\0';
 	memset(&s->posix, 0, sizeof(s->posix));
+	s->version_id[0] = '\0';
 	s->has_content_length = s->sse_customer = 0;
 	s->content_length = 0;
 	memset(&s->range, 0, sizeof(s->range));
@@ -163,6 +164,13 @@ req_on_header(char *p, size_t size, size_t n, void *arg)
 	if (take_header(
 	        p, len, "x-amz-server-side-encryption", s->sse, sizeof(s->sse)))
 		return len;
+	if (take_header(p, len, "x-amz-version-id", s->version_id,
+	        sizeof(s->version_id))) {
+		/* cut, it would name another version: none is better */
+		if (strlen(s->version_id) == sizeof(s->version_id) - 1)
+			s->version_id[0] = '\0';
+		return len;
+	}
 	take_header(p, len, "x-amz-bucket-region", s->bucket_region,
 	    sizeof(s->bucket_region));
 	return len;

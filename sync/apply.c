@@ -4,7 +4,8 @@
  * only while what it depends on is as the plan saw it.  Nothing is listed
  * or scanned.  A local source is checked by a stat, and by its content
  * hash when the plan has one; a source object by its ETag, compared by
- * the server (a condition on the GET, or on the copy's source).  A
+ * the server (a condition on the GET, or on the copy's source), and read
+ * at the version the plan names (a plan made --at).  A
  * destination object is guarded by a condition on a single PUT (absent,
  * or with the planned ETag), and by a HEAD before a multipart upload, a
  * copy or a delete, which the test gateway takes no condition for.  An
@@ -262,6 +263,7 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 	src.keylen = rellen;
 	src.size = l->src.size;
 	src.etag = l->src.etag;
+	src.version_id = l->src.version_id[0] ? l->src.version_id : NULL;
 	dst.size = l->dst.size;
 	dst.etag = l->dst.etag;
 	return xfer_begin_copy(p,
@@ -490,6 +492,7 @@ apply_download(struct pull *p, const struct planfile_line *l, const char *rel,
 	obj.keylen = rellen;
 	obj.size = l->src.size;
 	obj.etag = l->src.etag;
+	obj.version_id = l->src.version_id[0] ? l->src.version_id : NULL;
 	return dl_begin(p,
 	    obj.size > 0 && obj.size >= p->o->multipart_threshold
 	        ? PLAN_RANGED_GET

@@ -117,8 +117,10 @@ transfer_check_dry_run(struct transfer *t, const char *verb, const char *reason,
 	    .size = t->local.size,
 	    .mtime_ns = t->local.mtime_ns,
 	    .hash = t->local.hash};
-	struct plan_entry obj = {
-	    .present = 1, .size = t->listed.size, .etag = t->listed.etag};
+	struct plan_entry obj = {.present = 1,
+	    .size = t->listed.size,
+	    .etag = t->listed.etag,
+	    .version_id = local_src ? NULL : t->version_id};
 	uint64_t size = local_src ? t->local.size : t->listed.size;
 
 	output_planned(t->eng->out, verb, t->fullkey, strlen(t->fullkey), size,

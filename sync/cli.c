@@ -249,9 +249,10 @@ static const struct command_help {
         1, 0, 1},
     {"manifest",
         "usage: ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
-        "                           [--shard I/N] [--json]\n\n"
+        "                           [--shard I/N] [--versions] [--json]\n\n"
         "Shows where the manifest of a pair lives, its schema, how many\n"
-        "entries it holds, and when the last run ended and how.\n\n",
+        "entries it holds, and when the last run ended and how.\n"
+        "  --versions               the version ids the records name\n\n",
         0, 0, 0},
 };
 
@@ -564,9 +565,9 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 		    "manifest.json: only for a pull or a mirror, "
 		    "whose source is a bucket");
 	if (o->at_given && (!two || strcmp(o->command, "verify") == 0 ||
-	                       !remote_is_url(o->src) || remote_is_url(o->dst)))
-		return cli_bad("%s", "--at: only a pull (a bucket to a folder) "
-		                     "reads a past time");
+	                       !remote_is_url(o->src) || o->source_inventory))
+		return cli_bad("%s", "--at: only a pull or a mirror (from a "
+		                     "bucket, listed) reads a past time");
 	if (o->follow_symlinks && (!two || remote_is_url(o->src)))
 		return cli_bad("%s",
 		    "-L, --follow-symlinks: only a push from a "
@@ -734,8 +735,10 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	}
 	if ((rc = check_sizes(o)) >= 0)
 		return rc;
-	if (o->versions && strcmp(o->command, "ls") != 0)
-		return cli_bad("%s", "--versions: only ls lists versions");
+	if (o->versions && strcmp(o->command, "ls") != 0 &&
+	    strcmp(o->command, "manifest") != 0)
+		return cli_bad("%s", "--versions: only ls and manifest info "
+		                     "list versions");
 	if (o->sample_pct > 0 && strcmp(o->command, "verify") != 0)
 		return cli_bad("%s",
 		    "--full and --sample: only verify re-reads "

@@ -30,6 +30,7 @@ copy_src(
 	s->if_match = x->src_etag;
 	s->off = off;
 	s->len = len;
+	s->version_id = x->src_version;
 	s->store = &x->p->o->store;
 }
 
@@ -41,6 +42,7 @@ on_copy(struct remote_req *q, void *arg)
 	ferry_err e;
 
 	e = remote_copy_reply(q, &etag);
+	xfer_written_version(x, q);
 	remote_req_free(q);
 	if (e == FERRY_OK && (etag == NULL || etag[0] == '\0'))
 		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
@@ -82,7 +84,7 @@ start_copy_object(struct xfer *x)
 static ferry_err
 source_get(struct xfer *x, uint64_t off, uint64_t len, struct remote_req **q)
 {
-	struct remote_get g = {x->src_etag, off, len, NULL};
+	struct remote_get g = {x->src_etag, off, len, x->src_version};
 
 	return remote_get_object(
 	    x->p->sr, x->p->sloc.bucket, x->src_key, strlen(x->src_key), &g, q);
@@ -177,8 +179,9 @@ start_src_head(struct xfer *x)
 	struct remote_req *q;
 	ferry_err e;
 
-	if ((e = remote_head_object(x->p->sr, x->p->sloc.bucket, x->src_key,
-	         strlen(x->src_key), x->src_etag, &q)) != FERRY_OK)
+	if ((e = remote_head_version(x->p->sr, x->p->sloc.bucket, x->src_key,
+	         strlen(x->src_key), x->src_etag, x->src_version, &q)) !=
+	    FERRY_OK)
 		return e;
 	remote_req_keep_meta(q);
 	if ((e = remote_req_submit(q, on_src_head, x)) != FERRY_OK) {

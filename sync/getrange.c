@@ -318,12 +318,12 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 	snprintf(d->t.listed.etag, sizeof(d->t.listed.etag), "%s",
 	    obj->etag ? obj->etag : "");
 	d->t.listed.last_modified = obj->last_modified;
-	if (merge_list_version(&p->mg.remote) != NULL &&
-	    (d->version_id = strdup(merge_list_version(&p->mg.remote))) ==
-	        NULL) {
+	if (obj->version_id != NULL &&
+	    (d->version_id = strdup(obj->version_id)) == NULL) {
 		dl_free(d);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
+	d->t.version_id = d->version_id;
 	if (local) {
 		d->t.local = *local;
 		d->exists = 1;

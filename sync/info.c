@@ -82,6 +82,12 @@ sync_manifest_open(const struct sync_opts *o, const char *src, const char *dst,
 	if ((e = manifest_open(where, src, id,
 	         o->rebuild_manifest ? MANIFEST_REBUILD : 0, out)) != FERRY_OK)
 		return e;
+	/* each periodic commit on disk, not only the last */
+	if (o->fsync && (e = manifest_set_durable(*out)) != FERRY_OK) {
+		manifest_close(*out);
+		*out = NULL;
+		return e;
+	}
 	shard_name(&o->shard, name, sizeof(name));
 	if (name[0] == '\0' ||
 	    (e = manifest_meta_put(*out, "shard", name)) == FERRY_OK)
@@ -181,6 +187,48 @@ print_info(const struct sync_opts *o, struct manifest *m)
 	cJSON_Delete(j);
 }
 
+/*
+ * With --versions, a line for each remote record that names the version
+ * ferry wrote (or read): its name under the prefix and the version id.
+ * FERRY_OK, or the failure to read the records (a damaged one: FERRY_EDB).
+ */
+static ferry_err
+print_versions(const struct sync_opts *o, struct manifest *m)
+{
+	struct manifest_iter *it = NULL;
+	struct manifest_remote rec;
+	const char *key;
+	size_t keylen;
+	cJSON *j;
+	char *s;
+	ferry_err e;
+
+	if ((e = manifest_iter_new(m, MANIFEST_REMOTE, &it)) != FERRY_OK)
+		return e;
+	while (
+	    (e = manifest_iter_remote(it, &key, &keylen, &rec)) == FERRY_OK) {
+		if (rec.version_id[0] == '\0')
+			continue;
+		if (!o->json) {
+			printf("%s  ", rec.version_id);
+			text_print(stdout, key, keylen);
+			putchar('\n');
+			continue;
+		}
+		if ((j = cJSON_CreateObject()) == NULL)
+			continue;
+		cJSON_AddStringToObject(j, "type", "manifest_version");
+		output_json_text(j, "name", key, keylen);
+		cJSON_AddStringToObject(j, "version_id", rec.version_id);
+		if ((s = cJSON_PrintUnformatted(j)) != NULL)
+			puts(s);
+		free(s);
+		cJSON_Delete(j);
+	}
+	manifest_iter_free(it);
+	return e == FERRY_ENOTFOUND ? FERRY_OK : e;
+}
+
 int
 sync_manifest_info(const struct sync_opts *o)
 {
@@ -197,6 +245,11 @@ sync_manifest_info(const struct sync_opts *o)
 		return e == FERRY_EBUSY ? EXIT_BUSY : EXIT_USAGE;
 	}
 	print_info(o, m);
+	if (o->versions && (e = print_versions(o, m)) != FERRY_OK) {
+		output_failure(o->json, e);
+		manifest_close(m);
+		return EXIT_ABORTED;
+	}
 	manifest_close(m);
 	return EXIT_SYNCED;
 }

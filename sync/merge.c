@@ -40,6 +40,7 @@ list_read(struct merge_list *l)
 	o->etag = l->rec.etag;
 	o->last_modified = l->rec.last_modified;
 	o->archived = NULL;
+	o->version_id = l->rec.version_id[0] ? l->rec.version_id : NULL;
 	return FERRY_OK;
 }
 
@@ -253,12 +254,7 @@ merge_open(struct merge *mg, const struct sync_opts *o, struct manifest *m,
 		return e;
 	if (mg->remote.list != NULL)
 		return merge_next_local(mg);
-	if (o->at_given)
-		e = merge_list_open_at(
-		    &mg->remote, m, MANIFEST_LISTED, r, loc, o->at);
-	else
-		e = merge_source_open(
-		    &mg->remote, o, m, MANIFEST_LISTED, r, loc);
+	e = merge_source_open(&mg->remote, o, m, MANIFEST_LISTED, r, loc);
 	if (e != FERRY_OK)
 		return e;
 	e = merge_list_next(&mg->remote, o, all_in_shard, &mg->nremote);

@@ -68,7 +68,8 @@ void merge_list_close(struct merge_list *l);
 /*
  * merge_list_open() for a run's source; with --source-inventory (a pull's
  * or a mirror's) l is filled from the inventory instead, through r, into
- * m's table t, the source not listed (mergeinv.c).
+ * m's table t, the source not listed (mergeinv.c); with --at, from the
+ * source's versions as they were then (merge_list_open_at()).
  */
 ferry_err merge_source_open(struct merge_list *l, const struct sync_opts *o,
     struct manifest *m, enum manifest_table t, struct remote *r,
@@ -79,16 +80,11 @@ void merge_plan_inventory(struct plan_opts *po, const struct merge_list *src);
  * The same for a listing of loc as it was at the time at (seconds since
  * the epoch; pullat.c): of each key, the newest version listed at or
  * before that time, unless it is a delete marker; read back from m's
- * table t, each with the version merge_list_version() names.
+ * table t, each object naming its version in obj.version_id.
  */
 ferry_err merge_list_open_at(struct merge_list *l, struct manifest *m,
     enum manifest_table t, struct remote *r, const struct remote_loc *loc,
     int64_t at) FERRY_WUR;
-/*
- * The version of l's object read last, when l lists a past time
- * (merge_list_open_at()); NULL otherwise.  Valid until the next read.
- */
-const char *merge_list_version(const struct merge_list *l);
 /* Advances the local side, counting the file in mg->nlocal. */
 ferry_err merge_next_local(struct merge *mg) FERRY_WUR;
 /*

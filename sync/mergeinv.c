@@ -47,6 +47,9 @@ merge_source_open(struct merge_list *l, const struct sync_opts *o,
 	struct inv_sink s = {l, o->source_inventory};
 	ferry_err e;
 
+	/* --at: the source as it was then, from its versions */
+	if (o->at_given && remote_is_url(o->src))
+		return merge_list_open_at(l, m, t, r, loc, o->at);
 	/* a push's listing is its destination's */
 	if (o->source_inventory == NULL || !remote_is_url(o->src))
 		return merge_list_open(l, o, m, t, r, loc);

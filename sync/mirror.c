@@ -41,8 +41,10 @@ dry_run_copy(struct push *p, const struct remote_obj *src,
 {
 	size_t plen = strlen(p->loc.prefix);
 	char *full = malloc(plen + src->keylen + 1);
-	struct plan_entry s = {
-	    .present = 1, .size = src->size, .etag = src->etag};
+	struct plan_entry s = {.present = 1,
+	    .size = src->size,
+	    .etag = src->etag,
+	    .version_id = src->version_id};
 	struct plan_entry d = {.present = dst != NULL,
 	    .size = dst ? dst->size : 0,
 	    .etag = dst ? dst->etag : NULL};

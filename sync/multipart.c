@@ -185,6 +185,7 @@ on_complete(struct remote_req *q, void *arg)
 	ferry_err e;
 
 	e = remote_complete_upload_reply(q, &etag);
+	xfer_written_version(x, q);
 	remote_req_free(q);
 	if (e != FERRY_OK) {
 		free(etag);

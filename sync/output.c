@@ -44,7 +44,7 @@ output_init(struct output *o, const struct sync_opts *opts)
 	if (o->plan)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
 		    opts->follow_symlinks, opts->part_size,
-		    opts->multipart_threshold));
+		    opts->multipart_threshold, opts->at_given));
 	else if (o->json)
 		emit_start(opts);
 }
@@ -187,6 +187,15 @@ output_action(struct output *o, const char *type, const char *key,
 	output_planned(o, type, key, keylen, size, reason, NULL, NULL);
 }
 
+void
+output_written(struct output *o, const char *type, const char *key,
+    size_t keylen, uint64_t size, const char *version_id)
+{
+	struct plan_entry d = {.present = 1, .version_id = version_id};
+
+	output_planned(o, type, key, keylen, size, NULL, NULL, &d);
+}
+
 /*
  * What an event names: the object key, and for a local file also its
  * path in the folder (path NULL when none).
@@ -258,6 +267,9 @@ planned_json(struct output *o, const char *type, const struct event_names *n,
 		cJSON_AddStringToObject(obj, "reason", reason);
 	if (o->dry_run && (src || dst))
 		planfile_add_sides(obj, src, dst);
+	/* a write into a versioned bucket: the version it made */
+	if (!o->dry_run && dst && dst->version_id && dst->version_id[0])
+		cJSON_AddStringToObject(obj, "version_id", dst->version_id);
 	emit(obj);
 }
 

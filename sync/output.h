@@ -89,6 +89,13 @@ void output_set_local(struct output *o, const char *prefix);
 void output_action(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason);
 /*
+ * An object written (an upload or a copy), with the version the server
+ * named for it (version_id NULL or "": none), as the JSON event's
+ * "version_id".
+ */
+void output_written(struct output *o, const char *type, const char *key,
+    size_t keylen, uint64_t size, const char *version_id);
+/*
  * A planned action (dry run) with what it depends on: each side as the
  * plan saw it (NULL: absent), written into the JSON plan line.
  */

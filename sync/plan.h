@@ -31,6 +31,8 @@ struct plan_entry {
 	const char *etag;      /* objects: as listed, quotes kept */
 	int64_t last_modified; /* objects: seconds */
 	int64_t ctime_ns;      /* local files: the inode's last change */
+	/* objects: the version to read (--at); NULL: the current one */
+	const char *version_id;
 };
 
 struct plan_opts {

@@ -113,6 +113,10 @@ parse_side(const cJSON *obj, const char *name, struct planfile_side *out)
 		if (m != NULL || h != NULL)
 			return ferry_fail(FERRY_EPARSE,
 			    "\"%s\" has both an ETag and a file's times", name);
+		if (cJSON_GetObjectItemCaseSensitive(v, "version_id") != NULL &&
+		    (e = get_str(v, "version_id", out->version_id,
+		         sizeof(out->version_id))) != FERRY_OK)
+			return e;
 		return get_str(v, "etag", out->etag, sizeof(out->etag));
 	}
 	if (!cJSON_IsString(m))
@@ -165,10 +169,11 @@ parse_header(const cJSON *obj, struct planfile_header *h)
 		    FERRY_EUSAGE, "not a ferry plan (format %s)", format);
 	if ((e = get_uint(obj, "version", &v)) != FERRY_OK)
 		return e;
-	if (v != PLANFILE_VERSION)
+	if (v != PLANFILE_VERSION && v != PLANFILE_VERSION_AT)
 		return ferry_fail(FERRY_EUSAGE,
-		    "plan version %llu: this ferry reads version %d",
-		    (unsigned long long)v, PLANFILE_VERSION);
+		    "plan version %llu: this ferry reads versions %d and %d",
+		    (unsigned long long)v, PLANFILE_VERSION,
+		    PLANFILE_VERSION_AT);
 	h->version = (int)v;
 	d = cJSON_GetObjectItemCaseSensitive(obj, "delete");
 	if (!cJSON_IsBool(d))
@@ -389,6 +394,15 @@ check_action(const struct planfile *pf, const struct remote_loc *src,
 	        l->action != PLANFILE_DELETE))
 		return ferry_fail(FERRY_EPARSE, "a %s in a plan from %s to %s",
 		    action_names[l->action], pf->hdr.src, pf->hdr.dst);
+	/* an older ferry would read the current object: version 2 only */
+	if ((l->src.version_id[0] || l->dst.version_id[0]) &&
+	    pf->hdr.version < PLANFILE_VERSION_AT)
+		return ferry_fail(FERRY_EPARSE,
+		    "a \"version_id\" in a plan of version %d",
+		    pf->hdr.version);
+	if (l->dst.version_id[0])
+		return ferry_fail(FERRY_EPARSE,
+		    "a \"version_id\" names a source's version only");
 	if (pull && l->action == PLANFILE_DELETE && !l->dst.local)
 		return ferry_fail(FERRY_EPARSE, "a pull deletes local files");
 	if (!pull && l->action == PLANFILE_DELETE && l->dst.local)
@@ -614,7 +628,8 @@ add_side_name(cJSON *obj, const char *name, const char *where)
 
 cJSON *
 planfile_header_json(const char *src, const char *dst, int delete,
-    int follow_symlinks, uint64_t part_size, uint64_t multipart_threshold)
+    int follow_symlinks, uint64_t part_size, uint64_t multipart_threshold,
+    int at)
 {
 	cJSON *obj = cJSON_CreateObject();
 
@@ -622,7 +637,8 @@ planfile_header_json(const char *src, const char *dst, int delete,
 		return NULL;
 	cJSON_AddStringToObject(obj, "type", "header");
 	cJSON_AddStringToObject(obj, "format", PLANFILE_FORMAT);
-	cJSON_AddNumberToObject(obj, "version", PLANFILE_VERSION);
+	cJSON_AddNumberToObject(
+	    obj, "version", at ? PLANFILE_VERSION_AT : PLANFILE_VERSION);
 	add_side_name(obj, "src", src);
 	add_side_name(obj, "dst", dst);
 	cJSON_AddBoolToObject(obj, "delete", delete);
@@ -647,6 +663,9 @@ add_side(cJSON *obj, const char *name, const struct plan_entry *s)
 	cJSON_AddNumberToObject(side, "size", (double)s->size);
 	if (s->etag) {
 		cJSON_AddStringToObject(side, "etag", s->etag);
+		if (s->version_id)
+			cJSON_AddStringToObject(
+			    side, "version_id", s->version_id);
 		return;
 	}
 	snprintf(num, sizeof(num), "%lld", (long long)s->mtime_ns);

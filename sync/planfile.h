@@ -12,7 +12,10 @@
 #include "manifest/manifest.h"
 #include "sync/plan.h"
 
+/* version 2 names the version of each source object to read (--at); a
+ * plan without one is written as version 1, which every ferry reads */
 #define PLANFILE_VERSION 1
+#define PLANFILE_VERSION_AT 2
 #define PLANFILE_FORMAT "ferry-plan"
 #define PLANFILE_LINE_MAX 65536 /* bytes in a line, newline included */
 #define PLANFILE_PATH_MAX 4096
@@ -41,6 +44,9 @@ struct planfile_side {
 	int has_hash;
 	uint8_t hash[16]; /* XXH3-128 of a local file, when known */
 	char etag[MANIFEST_ETAG_MAX];
+	/* an object's version to read ("version_id", plans of version 2);
+	 * "": the current one */
+	char version_id[MANIFEST_VERSION_ID_MAX];
 };
 
 struct planfile_header {
@@ -109,10 +115,12 @@ struct cJSON;
 /*
  * Writing a plan: the header line of a run of "ferry plan" from src to
  * dst (a local path is made absolute), as a new cJSON object for the
- * caller to print and free; NULL when out of memory.
+ * caller to print and free; NULL when out of memory.  With at, the plan
+ * of a past time (--at), whose sources name their versions: version 2.
  */
 struct cJSON *planfile_header_json(const char *src, const char *dst, int delete,
-    int follow_symlinks, uint64_t part_size, uint64_t multipart_threshold);
+    int follow_symlinks, uint64_t part_size, uint64_t multipart_threshold,
+    int at);
 /*
  * Adds "source" and "destination" to a plan line (a cJSON object): each
  * side's identity as planned, or "absent".  src and dst may be NULL

@@ -305,7 +305,8 @@ dry_download(struct pull *p, const struct plan_decision *d, int c)
 	size_t plen = strlen(p->loc.prefix), n = p->mg.remote.obj.keylen;
 	struct plan_entry src = {.present = 1,
 	    .size = p->mg.remote.obj.size,
-	    .etag = p->mg.remote.obj.etag};
+	    .etag = p->mg.remote.obj.etag,
+	    .version_id = p->mg.remote.obj.version_id};
 	struct plan_entry dst = {.present = c == 0,
 	    .size = p->mg.lrec.size,
 	    .mtime_ns = p->mg.lrec.mtime_ns,

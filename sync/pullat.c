@@ -4,7 +4,8 @@
  * time, unless that is a delete marker (the key was absent then).  The
  * versions are listed key by key, newest first; the chosen ones go into a
  * manifest table and are read back from there in key order, as an
- * unsorted bucket's listing is (merge.c), each naming its version.
+ * unsorted bucket's listing is (merge.c), each naming its version.  A
+ * pull and a mirror read their source so (merge_source_open()).
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,8 +50,14 @@ on_version(const struct remote_version *v, void *arg)
 	rec.size = v->size;
 	rec.last_modified = v->last_modified;
 	snprintf(rec.etag, sizeof(rec.etag), "%s", v->etag);
-	/* in a listing's table, the version to read: never a manifest's */
-	snprintf(rec.upload_id, sizeof(rec.upload_id), "%s", v->version_id);
+	if (strlen(v->version_id) >= sizeof(rec.version_id)) {
+		a->err = ferry_fail(FERRY_EPARSE,
+		    "listing the versions of s3://%s/%s: a version id of "
+		    "more than %zu bytes",
+		    a->loc->bucket, a->loc->prefix, sizeof(rec.version_id) - 1);
+		return 1;
+	}
+	snprintf(rec.version_id, sizeof(rec.version_id), "%s", v->version_id);
 	a->err = manifest_listed_put(a->l->m, a->l->table, v->key + a->plen,
 	    v->keylen - a->plen, &rec, &dup);
 	if (a->err == FERRY_OK && dup)
@@ -85,12 +92,4 @@ merge_list_open_at(struct merge_list *l, struct manifest *m,
 	if (e != FERRY_OK)
 		return e;
 	return manifest_iter_new(m, t, &l->it);
-}
-
-const char *
-merge_list_version(const struct merge_list *l)
-{
-	if (l->it == NULL || !l->have || l->rec.upload_id[0] == '\0')
-		return NULL;
-	return l->rec.upload_id;
 }

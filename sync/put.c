@@ -52,6 +52,7 @@ on_put(struct remote_req *q, void *arg)
 		else
 			snprintf(want, sizeof(want), "%s", s->etag);
 	}
+	xfer_written_version(x, q);
 	remote_req_free(q);
 	free(x->buf);
 	x->buf = NULL;

@@ -80,6 +80,9 @@ struct transfer {
 	/* a HEAD would not read the listed object (a version of --at): an
 	 * MD5 that differs decides */
 	int no_head;
+	/* the version of the listed object to read (--at), borrowed from
+	 * the transfer's owner; NULL: the current one */
+	const char *version_id;
 	int failed;
 	ferry_err err;
 	char errmsg[512];

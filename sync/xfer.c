@@ -35,6 +35,7 @@ xfer_free(struct xfer *x)
 	free(x->given_etag);
 	free(x->src_key);
 	free(x->meta);
+	free(x->src_version);
 	free(x);
 }
 
@@ -132,6 +133,14 @@ stat_matches_scan(const struct stat *st, const struct manifest_local *l)
 	       ts_ns(&st->st_ctim) == l->ctime_ns;
 }
 
+void
+xfer_written_version(struct xfer *x, const struct remote_req *q)
+{
+	/* the reply keeps no id longer than 255 bytes: none is cut here */
+	snprintf(x->version_id, sizeof(x->version_id), "%.*s",
+	    (int)sizeof(x->version_id) - 1, remote_req_resp(q)->version_id);
+}
+
 /* Writes the record of what is now under the key. */
 void
 xfer_record(struct xfer *x, uint64_t size, const char *etag,
@@ -150,6 +159,7 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	}
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", x->src_etag);
+	snprintf(rec.version_id, sizeof(rec.version_id), "%s", x->version_id);
 	if (manifest_remote_put(p->m, x->t.key, x->t.keylen, &rec) != FERRY_OK)
 		sync_manifest_warn();
 }
@@ -180,8 +190,8 @@ xfer_uploaded(struct xfer *x, uint64_t size)
 	else
 		p->counts.copied++;
 	p->counts.bytes += size;
-	output_action(&p->out, x->source == XS_FILE ? "upload" : "copy",
-	    x->t.fullkey, strlen(x->t.fullkey), size, NULL);
+	output_written(&p->out, x->source == XS_FILE ? "upload" : "copy",
+	    x->t.fullkey, strlen(x->t.fullkey), size, x->version_id);
 }
 
 void
@@ -298,6 +308,11 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	memcpy(x->src_key, p->sloc.prefix, plen);
 	memcpy(x->src_key + plen, src->key, src->keylen);
 	x->src_key[plen + src->keylen] = '\0';
+	if (src->version_id &&
+	    (x->src_version = strdup(src->version_id)) == NULL) {
+		x->t.done = 1;
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
 	return FERRY_OK;
 }
 

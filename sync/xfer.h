@@ -70,6 +70,10 @@ struct xfer {
 	char src_etag[MANIFEST_ETAG_MAX];
 	int have_src_head;
 	char *meta; /* the source's headers to carry (remote_resp.meta) */
+	char *src_version; /* the source's version to copy (--at); NULL */
+	/* the version written, in a versioned bucket: what the reply of
+	 * the PUT, copy or Complete named; "": none */
+	char version_id[MANIFEST_VERSION_ID_MAX];
 };
 
 /* The xfer whose engine part is t (its first member). */
@@ -102,7 +106,12 @@ ferry_err xfer_open_local(struct xfer *x, int *fd, struct stat *st) FERRY_WUR;
 int64_t ts_ns(const struct timespec *t);
 int stat_same(const struct stat *a, const struct stat *b);
 int stat_matches_scan(const struct stat *st, const struct manifest_local *l);
-/* Writes the manifest record of what is now under the key. */
+/* Keeps the version the completed q (a PUT, copy or Complete) wrote. */
+void xfer_written_version(struct xfer *x, const struct remote_req *q);
+/*
+ * Writes the manifest record of what is now under the key, with the
+ * version xfer_written_version() kept.
+ */
 void xfer_record(struct xfer *x, uint64_t size, const char *etag,
     const uint8_t *hash, int64_t mtime_ns, uint64_t part_size);
 /*

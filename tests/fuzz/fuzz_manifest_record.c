@@ -1,6 +1,7 @@
 /*
  * fuzz_manifest_record.c: decodes the input as a local, a remote and an
- * upload record; whatever decodes must encode back to the very same bytes.
+ * upload record; whatever decodes must encode back to the very same bytes,
+ * and a remote record names a version id exactly when it is of version 2.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +26,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	if (manifest_remote_decode(data, size, &r) == FERRY_OK) {
-		if (manifest_remote_encode(&r, buf, &len) != FERRY_OK ||
+		if ((r.version_id[0] != '\0') != (data[0] == 2) ||
+		    manifest_remote_encode(&r, buf, &len) != FERRY_OK ||
 		    len != size || memcmp(buf, data, size) != 0)
 			abort();
 	}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # --fsync: a pull makes each file durable before its name (fsync of the
 # file), the name after (fsync of its folder, and of the parent of each
-# folder it makes), and the manifest before the summary; without it, no
-# file is synced.  Seen through strace.
+# folder it makes), and the manifest at each of its commits and before the
+# summary; without it, no file is synced.  Seen through strace.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -78,5 +78,28 @@ is "$?" 0 "a pull without --fsync exits 0"
 is "$(grep -c '^[0-9]* *fsync(' "$WORK/t0")" 0 "... and syncs no file"
 like "$(durable "$WORK/t0")" "manifest is not synced before the summary" \
 	"... nor the manifest before the summary"
+
+# A long pull commits its manifest every 500 files: with --fsync each of
+# those commits reaches the disk, not only the last, so a crash loses the
+# records of at most the files since.
+mkdir -p "$WORK/many"
+for i in $(seq 1 1100); do echo "$i" >"$WORK/many/f$i"; done
+"$FERRY" sync "$WORK/many" "s3://$B/many" -q
+is "$?" 0 "a push of 1100 files exits 0"
+traced "$WORK/t2" -e trace=fsync,fdatasync,linkat,renameat -y -- \
+	"$FERRY" sync "s3://$B/many" "$WORK/pm" --fsync -q
+is "$?" 0 "a pull of them with --fsync exits 0"
+n=$(python3 - "$WORK/t2" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+named = [i for i, l in enumerate(lines) if re.search(r"(linkat|renameat)\(", l)
+         and ".ferry-tmp-" not in re.findall(r'"([^"]*)"', l)[-1]]
+syncs = [i for i, l in enumerate(lines)
+         if re.search(r"f(data)?sync\(\d+<[^>]*data\.mdb>", l)]
+# the manifest synced while files were still being named
+print(sum(1 for i in syncs if named and named[0] < i < named[-1]))
+PY
+)
+check "... the manifest is synced during the run too ($n times)" test "$n" -ge 2
 
 done_testing

@@ -58,6 +58,25 @@ static const struct cli_case cases[] = {
     {{"--dryrn", "sync", "a", "b"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
     {{"synk", "a", "b"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
     {{"--profile", "p"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
+    /* --at: a pull's or a mirror's source (and their plans), listed */
+    {{"sync", "s3://a/p", "d", "--at", "2026-11-01T00:00:00Z"}, -1, "sync",
+        "s3://a/p", "d", NULL, 0, 16},
+    {{"sync", "s3://a/p", "s3://b/q", "--at", "2026-11-01T00:00:00Z"}, -1,
+        "sync", "s3://a/p", "s3://b/q", NULL, 0, 16},
+    {{"plan", "s3://a/p", "s3://b/q", "--at", "2026-11-01T00:00:00Z"}, -1,
+        "plan", "s3://a/p", "s3://b/q", NULL, 1, 16},
+    {{"sync", "d", "s3://b/q", "--at", "2026-11-01T00:00:00Z"}, EXIT_USAGE,
+        NULL, NULL, NULL, NULL, 0, 0},
+    {{"verify", "s3://a/p", "s3://b/q", "--at", "2026-11-01T00:00:00Z"},
+        EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
+    {{"sync", "s3://a/p", "s3://b/q", "--at", "2026-11-01T00:00:00Z",
+         "--source-inventory", "s3://a/inv/manifest.json"},
+        EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
+    /* --versions: ls and manifest info */
+    {{"manifest", "info", "--versions", "d", "s3://b/q"}, -1, "manifest", "d",
+        "s3://b/q", NULL, 0, 16},
+    {{"sync", "d", "s3://b/q", "--versions"}, EXIT_USAGE, NULL, NULL, NULL,
+        NULL, 0, 0},
 };
 
 static int

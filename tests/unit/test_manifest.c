@@ -127,6 +127,7 @@ assert_remote_equal(
 	assert_string_equal(a->etag, b->etag);
 	assert_string_equal(a->src_etag, b->src_etag);
 	assert_string_equal(a->upload_id, b->upload_id);
+	assert_string_equal(a->version_id, b->version_id);
 }
 
 /* Fills the remote test case i; strings up to each field's limit. */
@@ -157,13 +158,21 @@ remote_case(int i, struct manifest_remote *r)
 		memset(r->src_etag, 's', sizeof(r->src_etag) - 1);
 		memset(r->upload_id, 'u', sizeof(r->upload_id) - 1);
 		break;
-	default:
+	case 3:
 		strcpy(r->etag, "\xc3\xa9tag with space");
+		break;
+	case 4:
+		strcpy(r->etag, "\"0123456789abcdef0123456789abcdef\"");
+		strcpy(r->version_id, "3HL4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY");
+		break;
+	default:
+		remote_case(2, r);
+		memset(r->version_id, 'v', sizeof(r->version_id) - 1);
 		break;
 	}
 }
 
-#define REMOTE_CASES 4
+#define REMOTE_CASES 6
 
 static void
 test_local_roundtrip(void **state)
@@ -386,6 +395,73 @@ test_remote_malformed(void **state)
 	    manifest_local_encode(&local_cases[1], buf, &len), FERRY_OK);
 	buf[0] = 0x11;
 	assert_int_equal(manifest_local_decode(buf, len, &lout), FERRY_EPARSE);
+}
+
+/*
+ * Remote record versions: 1 as every ferry wrote it (no version id), 2
+ * with a version id after the upload id; what each byte string decodes
+ * to, or that it is refused.
+ */
+static void
+test_remote_versions(void **state)
+{
+	/* the fixed fields of a record: zeros, but for the version byte */
+	static const struct {
+		uint8_t version;
+		const char *tail; /* after the fixed fields, as bytes */
+		size_t taillen;
+		const char *version_id; /* NULL: refused */
+	} cases[] = {
+	    {1, "\0\0\0\0\0\0", 6, ""},
+	    {1, "\0\0\0\0\0\0\1\0v", 9, NULL},
+	    {2, "\0\0\0\0\0\0\1\0v", 9, "v"},
+	    {2, "\0\0\0\0\0\0\4\0null", 12, "null"},
+	    {2, "\0\0\0\0\0\0", 6, NULL},         /* no version id */
+	    {2, "\0\0\0\0\0\0\0\0", 8, NULL},     /* an empty one */
+	    {2, "\0\0\0\0\0\0\2\0v", 9, NULL},    /* short */
+	    {2, "\0\0\0\0\0\0\1\0vx", 10, NULL},  /* trailing */
+	    {2, "\0\0\0\0\0\0\2\0v\0", 10, NULL}, /* a NUL */
+	    {3, "\0\0\0\0\0\0\1\0v", 9, NULL},
+	};
+	uint8_t buf[MANIFEST_REC_MAX + 512], again[MANIFEST_REC_MAX];
+	struct manifest_remote out;
+	size_t i, len, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(buf, 0, R_ETAG);
+		buf[0] = cases[i].version;
+		memcpy(buf + R_ETAG, cases[i].tail, cases[i].taillen);
+		n = R_ETAG + cases[i].taillen;
+		if (cases[i].version_id == NULL) {
+			assert_int_equal(
+			    manifest_remote_decode(buf, n, &out), FERRY_EPARSE);
+			continue;
+		}
+		assert_int_equal(
+		    manifest_remote_decode(buf, n, &out), FERRY_OK);
+		assert_string_equal(out.version_id, cases[i].version_id);
+		/* each is written back as it was read */
+		assert_int_equal(
+		    manifest_remote_encode(&out, again, &len), FERRY_OK);
+		assert_int_equal(len, n);
+		assert_memory_equal(again, buf, n);
+	}
+	/* a version id of 256 bytes does not fit its field with a NUL */
+	memset(buf, 0, R_ETAG + 6);
+	buf[0] = 2;
+	buf[R_ETAG + 6] = 0;
+	buf[R_ETAG + 7] = 1;
+	memset(buf + R_ETAG + 8, 'v', 256);
+	assert_int_equal(
+	    manifest_remote_decode(buf, R_ETAG + 8 + 256, &out), FERRY_EPARSE);
+	buf[R_ETAG + 6] = 255;
+	buf[R_ETAG + 7] = 0;
+	assert_int_equal(
+	    manifest_remote_decode(buf, R_ETAG + 8 + 255, &out), FERRY_OK);
+	memset(out.version_id, 'v', sizeof(out.version_id));
+	assert_int_equal(
+	    manifest_remote_encode(&out, again, &len), FERRY_EPARSE);
 }
 
 /* ---- hashing ---- */
@@ -1681,6 +1757,7 @@ main(void)
 	    cmocka_unit_test(test_local_layout),
 	    cmocka_unit_test(test_remote_roundtrip),
 	    cmocka_unit_test(test_remote_malformed),
+	    cmocka_unit_test(test_remote_versions),
 	    cmocka_unit_test(test_upload_roundtrip),
 	    cmocka_unit_test(test_upload_layout),
 	    cmocka_unit_test(test_hash_fd),

@@ -32,6 +32,12 @@
 	"{\"type\":\"summary\",\"dry_run\":true,\"uploaded\":" #n              \
 	",\"copied\":0,\"downloaded\":0,\"deleted\":0,\"exit_status\":0}"
 
+#define DOWN(src)                                                              \
+	"{\"type\":\"plan\",\"action\":\"download\",\"key\":\"p/a\","          \
+	"\"size\":3,\"source\":" src ",\"destination\":\"absent\"}"
+#define V16 "vvvvvvvvvvvvvvvv"
+#define V256 V16 V16 V16 V16 V16 V16 V16 V16 V16 V16 V16 V16 V16 V16 V16 V16
+
 struct row {
 	const char *line;
 	ferry_err want;
@@ -105,10 +111,23 @@ static const struct row rows[] = {
      "\"source\":" LOCAL ",\"destination\":\"absent\"}",
         FERRY_EPARSE, 0, "does not fit a download"},
     /* headers */
+    {"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":3,"
+     "\"src\":\"/t\",\"dst\":\"s3://bkt/p\",\"delete\":true,"
+     "\"part_size\":8388608,\"multipart_threshold\":8388608}",
+        FERRY_EUSAGE, 0, "plan version 3"},
+    /* version 2: sources may name their versions (--at) */
     {"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":2,"
      "\"src\":\"/t\",\"dst\":\"s3://bkt/p\",\"delete\":true,"
      "\"part_size\":8388608,\"multipart_threshold\":8388608}",
-        FERRY_EUSAGE, 0, "plan version 2"},
+        FERRY_OK, PLANFILE_HEADER, NULL},
+    {DOWN("{\"size\":3,\"etag\":\"x\",\"version_id\":\"v1\"}"), FERRY_OK,
+        PLANFILE_ACTION, NULL},
+    {DOWN("{\"size\":3,\"etag\":\"x\",\"version_id\":\"\"}"), FERRY_EPARSE, 0,
+        "\"version_id\" is empty"},
+    {DOWN("{\"size\":3,\"etag\":\"x\",\"version_id\":7}"), FERRY_EPARSE, 0,
+        "\"version_id\" is not a string"},
+    {DOWN("{\"size\":3,\"etag\":\"x\",\"version_id\":\"" V256 "\"}"),
+        FERRY_EPARSE, 0, "longer than 255 bytes"},
     {"{\"type\":\"header\",\"format\":\"other\",\"version\":1}", FERRY_EUSAGE,
         0, "not a ferry plan"},
     {"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"
@@ -307,6 +326,60 @@ test_header_follow(void **state)
 	assert_int_equal(l.hdr.follow_symlinks, 0);
 }
 
+/*
+ * A plan of a past time (version 2) names the version of each source to
+ * read; an older plan (version 1) that names one is refused, as is a
+ * version on a destination.
+ */
+static void
+test_versions(void **state)
+{
+#define PULL_HDR(v)                                                            \
+	"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":" #v       \
+	",\"src\":\"s3://bkt/p\",\"dst\":\"/t\",\"delete\":false,"             \
+	"\"part_size\":0,\"multipart_threshold\":8388608}\n"
+#define DOWN_SUMMARY                                                           \
+	"\n{\"type\":\"summary\",\"dry_run\":true,\"uploaded\":0,"             \
+	"\"copied\":0,\"downloaded\":1,\"deleted\":0,\"exit_status\":0}\n"
+	static const struct file_row vrows[] = {
+	    {PULL_HDR(2) DOWN("{\"size\":3,\"etag\":\"x\",\"version_id\":"
+	                      "\"3/L4kqtJl\"}") DOWN_SUMMARY,
+	        FERRY_OK, NULL},
+	    {PULL_HDR(2) DOWN(OBJ) DOWN_SUMMARY, FERRY_OK, NULL},
+	    {PULL_HDR(1) DOWN(OBJ) DOWN_SUMMARY, FERRY_OK, NULL},
+	    {PULL_HDR(1) DOWN("{\"size\":3,\"etag\":\"x\",\"version_id\":"
+	                      "\"3/L4kqtJl\"}") DOWN_SUMMARY,
+	        FERRY_EUSAGE, "a \"version_id\" in a plan of version 1"},
+	    {PULL_HDR(2) "{\"type\":\"plan\",\"action\":\"copy\",\"key\":"
+	                 "\"p/a\",\"size\":3,\"source\":" OBJ
+	                 ",\"destination\":{\"size\":3,\"etag\":\"y\","
+	                 "\"version_id\":\"v\"}}" DOWN_SUMMARY,
+	        FERRY_EUSAGE, "line 2"},
+	};
+	const struct planfile_line *l;
+	struct planfile *pf;
+	size_t i;
+	ferry_err e;
+
+	(void)state;
+	for (i = 0; i < sizeof(vrows) / sizeof(vrows[0]); i++) {
+		pf = NULL;
+		e = open_text(vrows[i].text, 0, &pf);
+		if (e != vrows[i].want ||
+		    (vrows[i].detail &&
+		        strstr(ferry_errmsg(), vrows[i].detail) == NULL))
+			fail_msg(
+			    "row %zu: got %d (%s)", i, (int)e, ferry_errmsg());
+		if (e != FERRY_OK)
+			continue;
+		assert_int_equal(planfile_next(pf, &l), FERRY_OK);
+		assert_int_equal(l->action, PLANFILE_DOWNLOAD);
+		assert_string_equal(
+		    l->src.version_id, i == 0 ? "3/L4kqtJl" : "");
+		planfile_close(pf);
+	}
+}
+
 int
 main(void)
 {
@@ -316,6 +389,7 @@ main(void)
 	    cmocka_unit_test(test_files),
 	    cmocka_unit_test(test_files_stdin),
 	    cmocka_unit_test(test_header_follow),
+	    cmocka_unit_test(test_versions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
