@@ -63,6 +63,7 @@ struct range {
 	int more;     /* another page is to be fetched */
 	int fetching; /* a page request is in flight */
 	int fetched;  /* pages read whole */
+	int no_split; /* cut where the keys were known to be: kept whole */
 };
 
 /* The archive class c names, as a constant, or NULL for another class. */
@@ -257,7 +258,7 @@ on_page(struct remote_req *q, void *arg)
 	p->state = PAGE_READY;
 	/* a range's first page tells how dense the rest of it is */
 	if (p->err == FERRY_OK && rg->fetched == 1 && rg->more &&
-	    l->may_split && p->n > 0)
+	    l->may_split && !rg->no_split && p->n > 0)
 		range_split(rg, p);
 	pump(l);
 }
@@ -498,7 +499,7 @@ list_ranges(struct remote_list *l, const struct remote_list_hint *h)
 {
 	struct range **tail = &l->head, *rg;
 	const char *low = NULL, *upto = h ? h->upto : NULL;
-	size_t lowlen = 0, i, n = l->may_split && h ? h->ncuts : 0;
+	size_t lowlen = 0, i, nr = 0, n = l->may_split && h ? h->ncuts : 0;
 	char *start = NULL;
 	ferry_err e = FERRY_OK;
 
@@ -516,12 +517,19 @@ list_ranges(struct remote_list *l, const struct remote_list_hint *h)
 		tail = &rg->next;
 		low = rg->high;
 		lowlen = rg->highlen;
+		nr++;
 	}
 	rg = range_append(l, tail, low, lowlen, upto);
 out:
 	free(start);
 	if (rg == NULL)
-		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	/* enough ranges to fill the window, each of a page or two where the
+	 * last listing saw the keys: cutting one further costs requests and
+	 * gains nothing; the last (where keys are added most) may be cut */
+	if (nr + 1 >= l->window)
+		for (rg = l->head; rg->next != NULL; rg = rg->next)
+			rg->no_split = 1;
 	return e;
 }
 
