@@ -22,6 +22,9 @@
  * and in all, so that memory stays bounded whatever --jobs is */
 #define LIST_LOOKAHEAD 4
 #define LIST_AHEAD_MAX 64
+/* the cuts of the last range of a listing cut where the keys were: it
+ * looks for keys added past them, the other ranges fill the window */
+#define LIST_HINTED_CUTS 2
 
 enum page_state { PAGE_EMPTY, PAGE_FETCHING, PAGE_READY, PAGE_CONSUMING };
 
@@ -85,6 +88,7 @@ struct remote_list {
 	unsigned window;   /* requests in flight at most */
 	unsigned fetching; /* requests in flight */
 	int may_split;     /* dense ranges are cut further */
+	int hinted;        /* the ranges fill the window, cut where keys were */
 	ferry_err err;     /* the first range that failed, ending all */
 	char errmsg[1024];
 	struct range *head; /* the range being read */
@@ -421,8 +425,8 @@ range_split(struct range *rg, const struct page *p)
 		list_alphabet_add(
 		    &a, p->arena.data + p->ent[i].key_off, p->ent[i].keylen);
 	n = list_split_after(l->prefix, &a, key, l->prefixlen + first->keylen,
-	    rg->check.prev, rg->check.prevlen, rg->high, rg->highlen, l->window,
-	    cuts);
+	    rg->check.prev, rg->check.prevlen, rg->high, rg->highlen,
+	    l->hinted ? LIST_HINTED_CUTS : l->window, cuts);
 	/* from the last cut on, each new range ends where rg did */
 	for (i = n; i-- > 0;) {
 		if ((high = key_dup(cuts[i].key, cuts[i].len)) == NULL)
@@ -527,7 +531,7 @@ out:
 	/* enough ranges to fill the window, each of a page or two where the
 	 * last listing saw the keys: cutting one further costs requests and
 	 * gains nothing; the last (where keys are added most) may be cut */
-	if (nr + 1 >= l->window)
+	if ((l->hinted = nr + 1 >= l->window))
 		for (rg = l->head; rg->next != NULL; rg = rg->next)
 			rg->no_split = 1;
 	return e;
