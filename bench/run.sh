@@ -25,6 +25,12 @@
 #                    ("100000"; small: "2000")
 #   BENCH_S9_DELAY   seconds the proxy holds each listing page in S9 (0.25)
 #   BENCH_S9_TOOLS   tools for S9 (BENCH_S8_TOOLS)
+#   BENCH_S9_SHAPES  which S9 trees ("deep flat")
+#   BENCH_S9_OPS     which S9 runs ("push pull mirror")
+#   BENCH_S9_SHARE   tools that list ferry's copy instead of making their
+#                    own (""; only for BENCH_S9_OPS=push, and for tools
+#                    that find an object pushed by another tool unchanged:
+#                    aws by size and date, s3cmd by size and MD5)
 #   BENCH_S10_COUNTS empty files for S10, the scan against find ("1000000";
 #                    small: "20000")
 #   BENCH_S10_DRY    1: S10's push is a --dry-run to an empty prefix, so
@@ -763,6 +769,12 @@ if want_scen S9; then
 	S9_COUNTS=${BENCH_S9_COUNTS:-$d_s9}
 	S9_DELAY=${BENCH_S9_DELAY:-0.25}
 	S9_TOOLS=${BENCH_S9_TOOLS:-$S8_TOOLS}
+	S9_SHAPES=${BENCH_S9_SHAPES:-"deep flat"}
+	S9_OPS=${BENCH_S9_OPS:-"push pull mirror"}
+	S9_SHARE=${BENCH_S9_SHARE:-}
+	if [ -n "$S9_SHARE" ] && { [ "$S9_OPS" != push ] || ! has ferry "$S9_TOOLS"; }; then
+		die "BENCH_S9_SHARE needs BENCH_S9_OPS=push and ferry among the S9 tools"
+	fi
 	rm -f "$W/cfg/s9.port"
 	"$PY" "$TOP/tests/faultproxy.py" --upstream "$EP" --rate 0 \
 		--list-delay "$S9_DELAY" --lifetime 86400 --port-file "$W/cfg/s9.port" \
@@ -784,17 +796,18 @@ if want_scen S9; then
 	for n in $S9_COUNTS; do
 		pages=$(((n + 999) / 1000))
 		one=$(echo "$pages * $S9_DELAY" | bc)
-		for shape in deep flat; do
+		for shape in $S9_SHAPES; do
 			dirs=1
 			[ "$shape" = deep ] && dirs=$((n / 200 > 1 ? n / 200 : 1))
 			t9="$W/data/s9-$shape-$n"
 			say "S9: generating $n files of 1 KiB in $dirs folders"
 			"$PY" "$GEN" tree "$t9" "$n" "$dirs" 1K 1K 9
 			sc="S9-$shape-$n"
-			scenario "$sc-push" "unchanged push, $n keys in $dirs folders, ${S9_DELAY} s a listing page (one stream: $pages pages, $one s)"
-			scenario "$sc-pull" "unchanged pull of the same (one stream: $one s)"
-			scenario "$sc-mirror" "unchanged mirror of the same (one stream of each side: $one s)"
+			has push "$S9_OPS" && scenario "$sc-push" "unchanged push, $n keys in $dirs folders, ${S9_DELAY} s a listing page (one stream: $pages pages, $one s)"
+			has pull "$S9_OPS" && scenario "$sc-pull" "unchanged pull of the same (one stream: $one s)"
+			has mirror "$S9_OPS" && scenario "$sc-mirror" "unchanged mirror of the same (one stream of each side: $one s)"
 			for tool in $S9_TOOLS; do
+				has "$tool" "$S9_SHARE" && continue
 				b="s9-$shape-$n-$tool"
 				mkbucket "$b"
 				mkbucket "$b-m"
@@ -803,23 +816,34 @@ if want_scen S9; then
 				say "S9: $tool makes its copies of the $shape tree"
 				s9_cmd "$tool" "$t9" "s3://$b/data"
 				"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
-				s9_cmd "$tool" "s3://$b/data" "$W/data/$b-pull"
-				"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
-				s9_cmd "$tool" "s3://$b/data" "s3://$b-m/data"
-				"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
+				if has pull "$S9_OPS"; then
+					s9_cmd "$tool" "s3://$b/data" "$W/data/$b-pull"
+					"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
+				fi
+				if has mirror "$S9_OPS"; then
+					s9_cmd "$tool" "s3://$b/data" "s3://$b-m/data"
+					"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
+				fi
 			done
 			for r in $(runs_of S9); do
 				for tool in $(rotated "$r" $S9_TOOLS); do
 					b="s9-$shape-$n-$tool"
-					s9_cmd "$tool" "$t9" "s3://$b/data"
-					timed "$sc-push" "$tool" "$r" "${CMD[@]}"
-					record "$sc-push" "$tool" "$r" ""
-					s9_cmd "$tool" "s3://$b/data" "$W/data/$b-pull"
-					timed "$sc-pull" "$tool" "$r" "${CMD[@]}"
-					record "$sc-pull" "$tool" "$r" ""
-					s9_cmd "$tool" "s3://$b/data" "s3://$b-m/data"
-					timed "$sc-mirror" "$tool" "$r" "${CMD[@]}"
-					record "$sc-mirror" "$tool" "$r" ""
+					has "$tool" "$S9_SHARE" && b="s9-$shape-$n-ferry"
+					if has push "$S9_OPS"; then
+						s9_cmd "$tool" "$t9" "s3://$b/data"
+						timed "$sc-push" "$tool" "$r" "${CMD[@]}"
+						record "$sc-push" "$tool" "$r" ""
+					fi
+					if has pull "$S9_OPS"; then
+						s9_cmd "$tool" "s3://$b/data" "$W/data/$b-pull"
+						timed "$sc-pull" "$tool" "$r" "${CMD[@]}"
+						record "$sc-pull" "$tool" "$r" ""
+					fi
+					if has mirror "$S9_OPS"; then
+						s9_cmd "$tool" "s3://$b/data" "s3://$b-m/data"
+						timed "$sc-mirror" "$tool" "$r" "${CMD[@]}"
+						record "$sc-mirror" "$tool" "$r" ""
+					fi
 				done
 			done
 			for tool in $S9_TOOLS; do

@@ -42,6 +42,8 @@ struct manifest {
 	int lockfd;     /* holds the run lock, -1 if none */
 	int damaged;    /* damage was found since open */
 	char *dir;
+	unsigned gets;            /* point reads since the map was trimmed */
+	uintptr_t map_lo, map_hi; /* the map, once known (table.c) */
 };
 
 /*

@@ -120,6 +120,62 @@ rec_encode(int db, const void *r, uint8_t *buf, size_t *len)
 	return manifest_remote_encode(r, buf, len);
 }
 
+/* Every this many keys, an iterator lets go of the pages it has read. */
+#define TRIM_EVERY 4096
+
+/*
+ * The start and end of the mapping that holds p, from /proc/self/maps (LMDB
+ * does not tell where it mapped the file); 0 when unknown.
+ */
+static int
+map_bounds(const void *p, uintptr_t *lo, uintptr_t *hi)
+{
+	unsigned long a, b;
+	char *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/maps", "re")) == NULL)
+		return 0;
+	while (!found && getline(&line, &cap, f) > 0)
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 &&
+		    (uintptr_t)p >= a && (uintptr_t)p < b) {
+			*lo = a;
+			*hi = b;
+			found = 1;
+		}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Drops the pages of the memory map from this process's resident set; p is
+ * any pointer into the map.  The map is read-only and shared: the data
+ * stays in the page cache, every pointer into the map stays valid, and a
+ * page read again is mapped again from the cache.  Without this, a walk
+ * over a whole table keeps every page it read resident, and ferry's memory
+ * would grow with the number of keys.
+ */
+static void
+map_trim(MDB_env *env, uintptr_t *lo, uintptr_t *hi, const void *p)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	size_t len;
+
+	if (*lo == 0 && !map_bounds(p, lo, hi))
+		*hi = *lo = 1; /* unknown: not looked for again */
+	if (*lo == 1 || mdb_env_info(env, &info) != 0 ||
+	    mdb_env_stat(env, &st) != 0)
+		return;
+	len = (info.me_last_pgno + 1) * (size_t)st.ms_psize;
+	if (len > *hi - *lo)
+		len = *hi - *lo;
+	madvise((void *)*lo, len, MADV_DONTNEED);
+}
+
 /* Reads and decodes the record of key in table db into out. */
 static ferry_err
 table_get(struct manifest *m, int db, const char *key, size_t keylen, void *out)
@@ -147,6 +203,12 @@ table_get(struct manifest *m, int db, const char *key, size_t keylen, void *out)
 	             memcmp(tail, key + MANIFEST_KEY_PREFIX, taillen) != 0) ||
 	         rec_decode(db, &rec, out) != FERRY_OK)
 		e = damaged(m, key, keylen);
+	/* point reads in key order (a mirror's) walk the whole table as an
+	 * iterator does; a read-only snapshot's values lie in the map */
+	if (rc == 0 && txn == m->rtxn && ++m->gets >= TRIM_EVERY) {
+		map_trim(m->env, &m->map_lo, &m->map_hi, v.mv_data);
+		m->gets = 0;
+	}
 	manifest_txn_read_done(m, txn);
 	return e;
 }
@@ -349,63 +411,6 @@ struct manifest_iter {
 	uintptr_t map_lo, map_hi;       /* the map, once known */
 };
 
-/* Every this many keys, an iterator lets go of the pages it has read. */
-#define TRIM_EVERY 4096
-
-/*
- * The start and end of the mapping that holds p, from /proc/self/maps (LMDB
- * does not tell where it mapped the file); 0 when unknown.
- */
-static int
-map_bounds(const void *p, uintptr_t *lo, uintptr_t *hi)
-{
-	unsigned long a, b;
-	char *line = NULL;
-	size_t cap = 0;
-	int found = 0;
-	FILE *f;
-
-	if ((f = fopen("/proc/self/maps", "re")) == NULL)
-		return 0;
-	while (!found && getline(&line, &cap, f) > 0)
-		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 &&
-		    (uintptr_t)p >= a && (uintptr_t)p < b) {
-			*lo = a;
-			*hi = b;
-			found = 1;
-		}
-	free(line);
-	fclose(f);
-	return found;
-}
-
-/*
- * Drops the pages of the memory map from this process's resident set; p is
- * any pointer into the map.  The map is read-only and shared: the data
- * stays in the page cache, every pointer into the map stays valid, and a
- * page read again is mapped again from the cache.  Without this, a walk
- * over a whole table keeps every page it read resident, and ferry's memory
- * would grow with the number of keys.
- */
-static void
-map_trim(struct manifest_iter *it, const void *p)
-{
-	MDB_env *env = mdb_txn_env(it->txn);
-	MDB_envinfo info;
-	MDB_stat st;
-	size_t len;
-
-	if (it->map_lo == 0 && !map_bounds(p, &it->map_lo, &it->map_hi))
-		it->map_hi = it->map_lo = 1; /* unknown: not looked for again */
-	if (it->map_lo == 1 || mdb_env_info(env, &info) != 0 ||
-	    mdb_env_stat(env, &st) != 0)
-		return;
-	len = (info.me_last_pgno + 1) * (size_t)st.ms_psize;
-	if (len > it->map_hi - it->map_lo)
-		len = it->map_hi - it->map_lo;
-	madvise((void *)it->map_lo, len, MADV_DONTNEED);
-}
-
 /*
  * Returns FERRY_OK with a new iterator over table t in *out, owned by the
  * caller and freed by manifest_iter_free() before manifest_close().
@@ -579,7 +584,8 @@ iter_next(struct manifest_iter *it, size_t *keylen, MDB_val *rec)
 		if ((e = cursor_step(it, &k, &v)) != FERRY_OK)
 			return e;
 		if (++it->since_trim >= TRIM_EVERY) {
-			map_trim(it, k.mv_data);
+			map_trim(mdb_txn_env(it->txn), &it->map_lo, &it->map_hi,
+			    k.mv_data);
 			it->since_trim = 0;
 		}
 		if (k.mv_size <= MANIFEST_KEY_PREFIX) {

@@ -22,6 +22,9 @@
  * and in all, so that memory stays bounded whatever --jobs is */
 #define LIST_LOOKAHEAD 4
 #define LIST_AHEAD_MAX 64
+/* the cuts of the last range of a listing cut where the keys were: it
+ * looks for keys added past them, the other ranges fill the window */
+#define LIST_HINTED_CUTS 2
 
 enum page_state { PAGE_EMPTY, PAGE_FETCHING, PAGE_READY, PAGE_CONSUMING };
 
@@ -63,6 +66,7 @@ struct range {
 	int more;     /* another page is to be fetched */
 	int fetching; /* a page request is in flight */
 	int fetched;  /* pages read whole */
+	int no_split; /* cut where the keys were known to be: kept whole */
 };
 
 /* The archive class c names, as a constant, or NULL for another class. */
@@ -84,6 +88,7 @@ struct remote_list {
 	unsigned window;   /* requests in flight at most */
 	unsigned fetching; /* requests in flight */
 	int may_split;     /* dense ranges are cut further */
+	int hinted;        /* the ranges fill the window, cut where keys were */
 	ferry_err err;     /* the first range that failed, ending all */
 	char errmsg[1024];
 	struct range *head; /* the range being read */
@@ -257,7 +262,7 @@ on_page(struct remote_req *q, void *arg)
 	p->state = PAGE_READY;
 	/* a range's first page tells how dense the rest of it is */
 	if (p->err == FERRY_OK && rg->fetched == 1 && rg->more &&
-	    l->may_split && p->n > 0)
+	    l->may_split && !rg->no_split && p->n > 0)
 		range_split(rg, p);
 	pump(l);
 }
@@ -420,8 +425,8 @@ range_split(struct range *rg, const struct page *p)
 		list_alphabet_add(
 		    &a, p->arena.data + p->ent[i].key_off, p->ent[i].keylen);
 	n = list_split_after(l->prefix, &a, key, l->prefixlen + first->keylen,
-	    rg->check.prev, rg->check.prevlen, rg->high, rg->highlen, l->window,
-	    cuts);
+	    rg->check.prev, rg->check.prevlen, rg->high, rg->highlen,
+	    l->hinted ? LIST_HINTED_CUTS : l->window, cuts);
 	/* from the last cut on, each new range ends where rg did */
 	for (i = n; i-- > 0;) {
 		if ((high = key_dup(cuts[i].key, cuts[i].len)) == NULL)
@@ -498,7 +503,7 @@ list_ranges(struct remote_list *l, const struct remote_list_hint *h)
 {
 	struct range **tail = &l->head, *rg;
 	const char *low = NULL, *upto = h ? h->upto : NULL;
-	size_t lowlen = 0, i, n = l->may_split && h ? h->ncuts : 0;
+	size_t lowlen = 0, i, nr = 0, n = l->may_split && h ? h->ncuts : 0;
 	char *start = NULL;
 	ferry_err e = FERRY_OK;
 
@@ -516,12 +521,19 @@ list_ranges(struct remote_list *l, const struct remote_list_hint *h)
 		tail = &rg->next;
 		low = rg->high;
 		lowlen = rg->highlen;
+		nr++;
 	}
 	rg = range_append(l, tail, low, lowlen, upto);
 out:
 	free(start);
 	if (rg == NULL)
-		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	/* enough ranges to fill the window, each of a page or two where the
+	 * last listing saw the keys: cutting one further costs requests and
+	 * gains nothing; the last (where keys are added most) may be cut */
+	if ((l->hinted = nr + 1 >= l->window))
+		for (rg = l->head; rg->next != NULL; rg = rg->next)
+			rg->no_split = 1;
 	return e;
 }
 

@@ -28,15 +28,10 @@ enum { REC_VERSION, REC_MARKER };
 	(XML_BIT(V_KEY) | XML_BIT(V_ID) | XML_BIT(V_LATEST) |                  \
 	    XML_BIT(V_MODIFIED) | XML_BIT(V_ETAG) | XML_BIT(V_SIZE))
 
-struct versions_ctx {
-	xml_version_fn fn;
-	void *arg;
-};
-
 static ferry_err
 version_record(struct xml_sax *s, int kind)
 {
-	struct versions_ctx *c = s->ctx;
+	struct xml_page *c = s->ctx;
 	struct xml_version v = {0};
 	ferry_err e;
 
@@ -58,7 +53,7 @@ version_record(struct xml_sax *s, int kind)
 		return e != FERRY_OK ? e
 		                     : ferry_fail(FERRY_EPARSE,
 		                           "a <Version> without <Size>");
-	if (c->fn != NULL && c->fn(&v, c->arg) != 0)
+	if (c->fn.version != NULL && c->fn.version(&v, c->arg) != 0)
 		return ferry_fail(FERRY_ECANCEL, "version listing stopped");
 	return FERRY_OK;
 }
@@ -91,27 +86,14 @@ xml_list_versions_parse(const char *body, size_t len, xml_version_fn fn,
 	static const int tail[3] = {V_TRUNC, V_NEXT_KEY, V_NEXT_ID};
 	static const struct xml_sax_spec spec = {roots, rules, XML_NELEM(rules),
 	    records, XML_NELEM(records), version_record};
-	struct versions_ctx c = {fn, arg};
-	struct xml_sax s;
-	ferry_err e;
+	struct xml_page pg = {.fn.version = fn,
+	    .arg = arg,
+	    .tail = tail,
+	    .truncated = truncated,
+	    .next_key = next_key_marker,
+	    .next_id = next_version_id_marker};
 
-	*truncated = 0;
-	*next_key_marker = NULL;
-	*next_version_id_marker = NULL;
-	if ((e = xml_sax_init(&s, &spec, &c)) != FERRY_OK)
-		goto out;
-	if ((e = xml_sax_reply(&s, body, len, NULL)) != FERRY_OK)
-		goto out;
-	e = xml_sax_markers(
-	    &s, tail, truncated, next_key_marker, next_version_id_marker);
-out:
-	if (e != FERRY_OK) {
-		free(*next_key_marker);
-		free(*next_version_id_marker);
-		*next_key_marker = *next_version_id_marker = NULL;
-	}
-	xml_sax_free(&s);
-	return e;
+	return xml_sax_marker_page(&spec, &pg, body, len);
 }
 
 /* The listing under way: the caller's callback and the check. */

@@ -113,15 +113,10 @@ out:
 
 enum { P_NUMBER, P_SIZE, P_ETAG, P_TRUNC, P_NEXT };
 
-struct parts_ctx {
-	xml_part_fn fn;
-	void *arg;
-};
-
 static ferry_err
 part_record(struct xml_sax *s, int kind)
 {
-	struct parts_ctx *c = s->ctx;
+	struct xml_page *c = s->ctx;
 	struct xml_part part;
 	uint64_t n;
 	ferry_err e;
@@ -147,18 +142,19 @@ part_record(struct xml_sax *s, int kind)
 		return ferry_fail(FERRY_EPARSE, "part ETag too long");
 	part.number = (uint32_t)n;
 	memcpy(part.etag, xml_sax_str(s, P_ETAG), s->slot[P_ETAG].len + 1);
-	if (c->fn != NULL && c->fn(&part, c->arg) != 0)
+	if (c->fn.part != NULL && c->fn.part(&part, c->arg) != 0)
 		return ferry_fail(FERRY_ECANCEL, "part listing stopped");
 	return FERRY_OK;
 }
 
 static ferry_err
-parts_tail(const struct xml_sax *s, int *truncated, uint32_t *next_marker)
+parts_tail(struct xml_sax *s)
 {
+	struct xml_page *c = s->ctx;
 	uint64_t n = 0;
 	ferry_err e;
 
-	if ((e = xml_sax_truncated(s, P_TRUNC, truncated)) != FERRY_OK)
+	if ((e = xml_sax_truncated(s, P_TRUNC, c->truncated)) != FERRY_OK)
 		return e;
 	if (xml_sax_has(s, P_NEXT) &&
 	    (e = xml_sax_u64("NextPartNumberMarker", xml_sax_str(s, P_NEXT),
@@ -168,10 +164,10 @@ parts_tail(const struct xml_sax *s, int *truncated, uint32_t *next_marker)
 		return ferry_fail(FERRY_EPARSE,
 		    "ListParts: NextPartNumberMarker %llu, not a part number",
 		    (unsigned long long)n);
-	if (*truncated && n == 0)
+	if (*c->truncated && n == 0)
 		return ferry_fail(FERRY_EPARSE,
 		    "part list truncated without NextPartNumberMarker");
-	*next_marker = (uint32_t)n;
+	*c->next_number = (uint32_t)n;
 	return FERRY_OK;
 }
 
@@ -191,23 +187,18 @@ xml_list_parts_parse(const char *body, size_t len, xml_part_fn fn, void *arg,
 	    {"Part", 0, XML_BIT(P_NUMBER) | XML_BIT(P_SIZE) | XML_BIT(P_ETAG)}};
 	static const struct xml_sax_spec spec = {
 	    roots, rules, XML_NELEM(rules), records, 1, part_record};
-	struct parts_ctx c = {fn, arg};
-	struct xml_sax s;
+	struct xml_page pg = {.fn.part = fn,
+	    .arg = arg,
+	    .truncated = truncated,
+	    .next_number = next_marker};
 	ferry_err e;
 
 	*truncated = 0;
 	*next_marker = 0;
-	if ((e = xml_sax_init(&s, &spec, &c)) != FERRY_OK)
-		goto out;
-	if ((e = xml_sax_reply(&s, body, len, NULL)) != FERRY_OK)
-		goto out;
-	e = parts_tail(&s, truncated, next_marker);
-out:
-	if (e != FERRY_OK) {
+	if ((e = xml_sax_page(&spec, &pg, body, len, parts_tail)) != FERRY_OK) {
 		*truncated = 0;
 		*next_marker = 0;
 	}
-	xml_sax_free(&s);
 	return e;
 }
 
@@ -215,15 +206,10 @@ out:
 
 enum { U_KEY, U_ID, U_TRUNC, U_NEXT_KEY, U_NEXT_ID };
 
-struct uploads_ctx {
-	xml_upload_fn fn;
-	void *arg;
-};
-
 static ferry_err
 upload_record(struct xml_sax *s, int kind)
 {
-	struct uploads_ctx *c = s->ctx;
+	struct xml_page *c = s->ctx;
 	struct xml_upload u;
 	ferry_err e;
 
@@ -233,7 +219,7 @@ upload_record(struct xml_sax *s, int kind)
 	if (s->slot[U_ID].len == 0)
 		return ferry_fail(FERRY_EPARSE, "<Upload> without <UploadId>");
 	u.upload_id = xml_sax_str(s, U_ID);
-	if (c->fn != NULL && c->fn(&u, c->arg) != 0)
+	if (c->fn.upload != NULL && c->fn.upload(&u, c->arg) != 0)
 		return ferry_fail(FERRY_ECANCEL, "upload listing stopped");
 	return FERRY_OK;
 }
@@ -257,29 +243,14 @@ xml_list_uploads_parse(const char *body, size_t len, xml_upload_fn fn,
 	static const int tail[3] = {U_TRUNC, U_NEXT_KEY, U_NEXT_ID};
 	static const struct xml_sax_spec spec = {
 	    roots, rules, XML_NELEM(rules), records, 1, upload_record};
-	struct uploads_ctx c = {fn, arg};
-	struct xml_sax s;
-	ferry_err e;
+	struct xml_page pg = {.fn.upload = fn,
+	    .arg = arg,
+	    .tail = tail,
+	    .truncated = truncated,
+	    .next_key = next_key_marker,
+	    .next_id = next_upload_id_marker};
 
-	*truncated = 0;
-	*next_key_marker = NULL;
-	*next_upload_id_marker = NULL;
-	if ((e = xml_sax_init(&s, &spec, &c)) != FERRY_OK)
-		goto out;
-	if ((e = xml_sax_reply(&s, body, len, NULL)) != FERRY_OK)
-		goto out;
-	e = xml_sax_markers(
-	    &s, tail, truncated, next_key_marker, next_upload_id_marker);
-out:
-	if (e != FERRY_OK) {
-		*truncated = 0;
-		free(*next_key_marker);
-		free(*next_upload_id_marker);
-		*next_key_marker = NULL;
-		*next_upload_id_marker = NULL;
-	}
-	xml_sax_free(&s);
-	return e;
+	return xml_sax_marker_page(&spec, &pg, body, len);
 }
 
 /* DeleteObjects */

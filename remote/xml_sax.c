@@ -499,6 +499,47 @@ xml_sax_markers(struct xml_sax *s, const int slots[3], int *truncated,
 	return FERRY_OK;
 }
 
+ferry_err
+xml_sax_page(const struct xml_sax_spec *spec, struct xml_page *pg,
+    const char *body, size_t len, xml_tail_fn tail)
+{
+	struct xml_sax s;
+	ferry_err e;
+
+	if ((e = xml_sax_init(&s, spec, pg)) == FERRY_OK &&
+	    (e = xml_sax_reply(&s, body, len, NULL)) == FERRY_OK && tail)
+		e = tail(&s);
+	xml_sax_free(&s);
+	return e;
+}
+
+static ferry_err
+marker_tail(struct xml_sax *s)
+{
+	struct xml_page *pg = s->ctx;
+
+	return xml_sax_markers(
+	    s, pg->tail, pg->truncated, pg->next_key, pg->next_id);
+}
+
+ferry_err
+xml_sax_marker_page(const struct xml_sax_spec *spec, struct xml_page *pg,
+    const char *body, size_t len)
+{
+	ferry_err e;
+
+	*pg->truncated = 0;
+	*pg->next_key = NULL;
+	*pg->next_id = NULL;
+	if ((e = xml_sax_page(spec, pg, body, len, marker_tail)) != FERRY_OK) {
+		*pg->truncated = 0;
+		free(*pg->next_key);
+		free(*pg->next_id);
+		*pg->next_key = *pg->next_id = NULL;
+	}
+	return e;
+}
+
 /*
  * Returns in *key the key held in slot, decoded when the reply said
  * EncodingType=url; valid until the next record.

@@ -134,4 +134,41 @@ ferry_err xml_sax_bool(
 ferry_err xml_sax_markers(struct xml_sax *s, const int slots[3], int *truncated,
     char **next_key, char **next_id) FERRY_WUR;
 
+/*
+ * One page of a paged listing: the caller's callback for each record
+ * (the member its on_record reads), and where the page's end goes.  The
+ * spec's on_record finds it as s->ctx.
+ */
+struct xml_page {
+	union {
+		xml_part_fn part;
+		xml_upload_fn upload;
+		xml_version_fn version;
+	} fn;
+	void *arg;
+	const int *tail;       /* marker pages: see xml_sax_markers() */
+	int *truncated;        /* IsTruncated */
+	char **next_key;       /* marker pages: malloc'd, or NULL */
+	char **next_id;        /* marker pages: malloc'd, or NULL */
+	uint32_t *next_number; /* ListParts: NextPartNumberMarker */
+};
+/* Reads the end of a page from s, while its last fields are there. */
+typedef ferry_err (*xml_tail_fn)(struct xml_sax *s);
+/*
+ * Parses the reply body[0..len) with spec, each record to spec's
+ * on_record with pg as s->ctx, then its end with tail (NULL: none).
+ * Returns the first failure; the caller clears pg's outputs on one.
+ */
+ferry_err xml_sax_page(const struct xml_sax_spec *spec, struct xml_page *pg,
+    const char *body, size_t len, xml_tail_fn tail) FERRY_WUR;
+/*
+ * xml_sax_page() for a listing paged by a key marker and an id marker
+ * (ListMultipartUploads, ListObjectVersions): the end from the slots
+ * pg->tail as xml_sax_markers() reads them into *pg->truncated,
+ * *pg->next_key and *pg->next_id (malloc'd, the caller frees them; all
+ * zero and NULL on failure).
+ */
+ferry_err xml_sax_marker_page(const struct xml_sax_spec *spec,
+    struct xml_page *pg, const char *body, size_t len) FERRY_WUR;
+
 #endif

@@ -150,7 +150,13 @@ mirror_open(struct push *p)
 	log_info("mirror by %s",
 	    p->source == XS_COPY ? "server-side copy" : "streaming");
 	p->merge_step = merge_step;
-	return open_manifest(p);
+	if ((e = open_manifest(p)) != FERRY_OK ||
+	    p->o->source_inventory == NULL)
+		return e;
+	/* read while opening, as a pull does: an inventory ferry cannot use
+	 * is a usage error (2), a damaged one an aborted run (3) */
+	return merge_source_open(
+	    &p->src, p->o, p->m, MANIFEST_LISTED_SRC, p->sr, &p->sloc);
 }
 
 static ferry_err
@@ -159,8 +165,9 @@ start(struct push *p)
 	ferry_err e;
 
 	merge_plan_opts(&p->popts, p->o);
-	if ((e = merge_source_open(&p->src, p->o, p->m, MANIFEST_LISTED_SRC,
-	         p->sr, &p->sloc)) != FERRY_OK ||
+	if ((p->o->source_inventory == NULL &&
+	        (e = merge_source_open(&p->src, p->o, p->m, MANIFEST_LISTED_SRC,
+	             p->sr, &p->sloc)) != FERRY_OK) ||
 	    (e = merge_list_open(&p->mg.remote, p->o, p->m, MANIFEST_LISTED,
 	         p->r, &p->loc)) != FERRY_OK)
 		return e;

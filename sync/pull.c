@@ -529,9 +529,10 @@ pull_deletes(struct pull *p)
 	}
 }
 
-/* mkdir -p: the target folder and its parents. */
+/* mkdir -p: the target folder and its parents; *made is the length of
+ * the first folder made (0: none). */
 static ferry_err
-make_root(const char *path)
+make_root(const char *path, size_t *made)
 {
 	char buf[PATH_MAX];
 	size_t i, n = strlen(path);
@@ -546,17 +547,40 @@ make_root(const char *path)
 		if (buf[i] != '/' && buf[i] != '\0')
 			continue;
 		buf[i] = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		if (mkdir(buf, 0777) == 0) {
+			if (*made == 0)
+				*made = i;
+		} else if (errno != EEXIST) {
 			return ferry_fail(FERRY_EUSAGE,
 			    "cannot create the folder '%s': %s", buf,
 			    strerror(errno));
+		}
 		buf[i] = i < n ? '/' : '\0';
 	}
 	return FERRY_OK;
 }
 
+/* Removes the folders make_root() made, deepest first, if still empty:
+ * a run that stops before its first transfer leaves nothing behind. */
+static void
+unmake_root(const char *path, size_t made)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	char *slash;
+
+	if (made == 0 || n >= sizeof(buf))
+		return;
+	memcpy(buf, path, n + 1);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	while (strlen(buf) >= made && rmdir(buf) == 0 &&
+	       (slash = strrchr(buf, '/')) != NULL)
+		*slash = '\0';
+}
+
 static ferry_err
-open_sides(struct pull *p, char *root)
+open_sides(struct pull *p, char *root, size_t *made)
 {
 	struct stat st;
 	ferry_err e;
@@ -570,7 +594,7 @@ open_sides(struct pull *p, char *root)
 	if (p->o->plan == NULL && lstat(p->o->dst, &st) != 0 &&
 	    errno == ENOENT && (e = pull_list_first(p)) != FERRY_OK)
 		return e;
-	if ((e = make_root(p->o->dst)) != FERRY_OK)
+	if ((e = make_root(p->o->dst, made)) != FERRY_OK)
 		return e;
 	if (realpath(p->o->dst, root) == NULL)
 		return ferry_fail(FERRY_EUSAGE, "destination folder '%s': %s",
@@ -633,6 +657,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 {
 	struct pull *p;
 	char root[PATH_MAX];
+	size_t made = 0;
 	ferry_err e;
 	int status;
 
@@ -650,7 +675,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	/* NULL is fine: each download then has EVP_md5() fetch it */
 	p->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
 	transfer_engine_init(&p->eng, &p->out, &p->counts, o);
-	e = open_sides(p, root);
+	e = open_sides(p, root, &made);
 	p->eng.r = p->r;
 	p->eng.m = p->m;
 	if (e != FERRY_OK) {
@@ -667,6 +692,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		output_error(&p->out, NULL, 0, e, ferry_errmsg());
 		if (p->r)
 			transfer_engine_drain(&p->eng);
+		unmake_root(o->dst, made);
 	}
 	status = sync_damage_status(&p->out, p->m, e, status);
 	if (p->m && (o->fsync ? manifest_sync(p->m) : manifest_commit(p->m)) !=
