@@ -387,7 +387,8 @@ dl_record_remote(struct dl *d, const char *etag, uint64_t size,
 	memcpy(rec.hash, xxh, 16);
 	rec.has_hash = 1;
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
-	if (manifest_remote_put(p->m, d->t.key, d->t.keylen, &rec) != FERRY_OK)
+	if (manifest_remote_put(p->run.m, d->t.key, d->t.keylen, &rec) !=
+	    FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -433,12 +434,12 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",
 		    d->t.key, strerror(errno));
 	/* --fsync: the bytes are on disk before the name, the name after */
-	if (d->p->o->fsync && fsync(d->fd) != 0)
+	if (d->p->run.o->fsync && fsync(d->fd) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot sync %s: %s", d->t.key,
 		    strerror(errno));
 	if ((e = publish(d)) != FERRY_OK)
 		return e;
-	if (d->p->o->fsync && fsync(d->dirfd) != 0)
+	if (d->p->run.o->fsync && fsync(d->dirfd) != 0)
 		return ferry_fail(FERRY_ESYS,
 		    "cannot sync the folder of %s: %s", d->t.key,
 		    strerror(errno));
@@ -452,10 +453,10 @@ dl_downloaded(struct dl *d)
 {
 	struct pull *p = d->p;
 
-	p->counts.downloaded++;
-	p->counts.bytes += d->written;
-	output_action(&p->out, "download", d->t.fullkey, strlen(d->t.fullkey),
-	    d->written, NULL);
+	p->run.counts.downloaded++;
+	p->run.counts.bytes += d->written;
+	output_action(&p->run.out, "download", d->t.fullkey,
+	    strlen(d->t.fullkey), d->written, NULL);
 	dl_finish(d);
 }
 
@@ -467,8 +468,8 @@ dl_new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
 	struct remote_get v = *g;
 
 	v.version_id = d->version_id;
-	return remote_get_object(
-	    p->r, p->loc.bucket, d->t.fullkey, strlen(d->t.fullkey), &v, q);
+	return remote_get_object(p->run.r, p->run.loc.bucket, d->t.fullkey,
+	    strlen(d->t.fullkey), &v, q);
 }
 
 /*
@@ -686,7 +687,7 @@ dl_send_get(struct dl *d)
 	ferry_err e;
 
 	/* applying a plan: only the object the plan saw */
-	if (d->p->o->plan)
+	if (d->p->run.o->plan)
 		g.if_match = d->t.listed.etag;
 	if ((e = dl_new_get(d, &g, &q)) != FERRY_OK)
 		return e;
