@@ -174,27 +174,22 @@ send_batch(struct batch *b)
 	return e;
 }
 
-/* Reads the next gathered key into b (malloc'd); 0 at the end. */
+/* Reads the next gathered key into b (malloc'd, prefixed); 0 at the end. */
 static int
 read_key(struct push *p, struct batch *b)
 {
-	uint32_t len;
-	size_t plen = strlen(p->run.loc.prefix);
+	size_t plen = strlen(p->run.loc.prefix), len;
+	char key[MANIFEST_KEY_MAX + 1];
+	struct push_delete rec;
 	char *k;
 
-	if (fread(&len, sizeof(len), 1, p->run.deletes) != 1)
-		return 0;
-	if ((k = malloc(plen + len + 1)) == NULL)
+	if (!sync_run_delete_next(&p->run, key, &len, &rec, sizeof(rec)) ||
+	    (k = malloc(plen + len + 1)) == NULL)
 		return 0;
 	memcpy(k, p->run.loc.prefix, plen);
-	if (fread(k + plen, 1, len, p->run.deletes) != len ||
-	    fread(&b->sizes[b->n], sizeof(b->sizes[0]), 1, p->run.deletes) !=
-	        1 ||
-	    fread(b->etags[b->n], MANIFEST_ETAG_MAX, 1, p->run.deletes) != 1) {
-		free(k);
-		return 0;
-	}
-	k[plen + len] = '\0';
+	memcpy(k + plen, key, len + 1);
+	b->sizes[b->n] = rec.size;
+	memcpy(b->etags[b->n], rec.etag, MANIFEST_ETAG_MAX);
 	b->keys[b->n] = k;
 	b->lens[b->n] = plen + len;
 	b->n++;
@@ -211,22 +206,6 @@ clear_batch(struct batch *b)
 	b->n = 0;
 }
 
-/* Why the deletes may not run, or NULL. */
-static const char *
-guard(struct push *p)
-{
-	if (p->run.scan_errors)
-		return "some source files could not be read";
-	if (p->run.counts.failed)
-		return "some transfers failed";
-	if (p->run.o->force)
-		return NULL;
-	if (p->run.mg.nlocal == 0)
-		return "the source is empty (use --force to delete anyway)";
-	return sync_over_max_delete(
-	    p->run.o, p->run.ndeletes, p->run.mg.nremote);
-}
-
 static void
 run_batches(struct push *p)
 {
@@ -236,7 +215,6 @@ run_batches(struct push *p)
 	if ((b = calloc(1, sizeof(*b))) == NULL)
 		return;
 	b->p = p;
-	rewind(p->run.deletes);
 	for (;;) {
 		while (b->n < DELETE_BATCH && read_key(p, b))
 			;
@@ -264,9 +242,11 @@ run_batches(struct push *p)
 void
 push_deletes(struct push *p)
 {
-	if (p->run.ndeletes == 0 ||
-	    sync_deletes_refused(
-	        &p->run.out, p->run.ndeletes, guard(p), &p->run.fatal))
-		return;
-	run_batches(p);
+	static const struct sync_run_guard g = {
+	    "some source files could not be read", "some transfers failed",
+	    "the source is empty (use --force to delete anyway)"};
+
+	if (sync_run_deletes_allowed(&p->run, &g, p->run.counts.failed,
+	        p->run.mg.nlocal, p->run.mg.nremote))
+		run_batches(p);
 }

@@ -14,30 +14,16 @@
 #include "sync/xfer.h"
 
 ferry_err
-push_next_remote(struct push *p)
-{
-	return merge_list_next(
-	    &p->run.mg.remote, p->run.o, 1, &p->run.mg.nremote);
-}
-
-ferry_err
 push_gather_delete(struct push *p, const struct remote_obj *o)
 {
-	uint32_t len = (uint32_t)o->keylen;
-	char etag[MANIFEST_ETAG_MAX] = "";
+	struct push_delete rec;
 
 	/* the listed size and ETag go along, for a plan's guard */
-	snprintf(etag, sizeof(etag), "%s", o->etag ? o->etag : "");
-	if (p->run.deletes == NULL && (p->run.deletes = tmpfile()) == NULL)
-		return ferry_fail(FERRY_ESYS,
-		    "cannot create a temporary file: %s", strerror(errno));
-	if (fwrite(&len, sizeof(len), 1, p->run.deletes) != 1 ||
-	    fwrite(o->key, 1, o->keylen, p->run.deletes) != o->keylen ||
-	    fwrite(&o->size, sizeof(o->size), 1, p->run.deletes) != 1 ||
-	    fwrite(etag, sizeof(etag), 1, p->run.deletes) != 1)
-		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
-	p->run.ndeletes++;
-	return FERRY_OK;
+	memset(&rec, 0, sizeof(rec));
+	rec.size = o->size;
+	snprintf(rec.etag, sizeof(rec.etag), "%s", o->etag ? o->etag : "");
+	return sync_run_delete_add(
+	    &p->run, o->key, o->keylen, &rec, sizeof(rec));
 }
 
 /* Whether every transfer left waits for its file to be read again. */
@@ -81,15 +67,9 @@ turned(void *p)
 ferry_err
 push_run(struct push *p)
 {
-	struct transfer_engine *eng = &p->run.eng;
-
-	output_expect(&p->run.out, p->run.o, p->run.m);
-	eng->planned_all = &p->run.mg.done;
-	eng->planner = p;
-	eng->plan_next = step;
-	eng->turned = turned;
-	eng->retry = retry_put_off;
-	return transfer_engine_run(eng);
+	p->run.eng.turned = turned;
+	p->run.eng.retry = retry_put_off;
+	return sync_run_loop(&p->run, p, step);
 }
 
 void
@@ -98,19 +78,12 @@ push_close(struct push *p)
 	transfer_engine_reads_stop(&p->run.eng);
 	transfer_engine_clear(&p->run.eng);
 	xfer_pool_free(p);
-	merge_close(&p->run.mg);
 	merge_list_close(&p->src);
-	manifest_close(p->run.m);
 	/* the source client runs on the destination's loop: free it first */
 	remote_free(p->sr);
-	remote_free(p->run.r);
-	remote_loc_clear(&p->run.loc);
 	remote_loc_clear(&p->sloc);
 	free(p->root);
-	if (p->run.deletes)
-		fclose(p->run.deletes);
-	if (p->run.rootfd >= 0)
-		close(p->run.rootfd);
+	sync_run_close(&p->run);
 }
 
 /* The uploads found open under the prefix after a run that did not end. */
@@ -250,11 +223,8 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 	int status;
 
 	memset(&p, 0, sizeof(p));
-	p.run.o = o;
-	p.run.rootfd = -1;
 	streams_init(&p.streams);
-	output_init(&p.run.out, o);
-	transfer_engine_init(&p.run.eng, &p.run.out, &p.run.counts, o);
+	sync_run_init(&p.run, o);
 	e = open(&p);
 	p.run.eng.r = p.run.r;
 	p.run.eng.m = p.run.m;
@@ -268,23 +238,14 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 		goto fatal;
 	push_deletes(&p);
 	resume_sweep(&p);
-	status =
-	    p.run.counts.failed || p.run.fatal ? EXIT_PARTIAL : EXIT_SYNCED;
-	if (p.run.fatal == EXIT_ABORTED)
-		status = EXIT_ABORTED;
+	status = sync_run_status(&p.run);
 	goto out;
 fatal:
-	output_error(&p.run.out, NULL, 0, e, ferry_errmsg());
-	if (p.run.r)
-		transfer_engine_drain(&p.run.eng);
+	sync_run_fatal(&p.run, e);
 out:
-	status = sync_damage_status(&p.run.out, p.run.m, e, status);
-	if (p.run.m)
-		note_last_run(p.run.m, status);
-	if (p.run.m && manifest_commit(p.run.m) != FERRY_OK)
-		sync_manifest_warn();
 	sum_stats(&p, &rs);
-	output_summary(&p.run.out, &p.run.counts, p.run.r ? &rs : NULL, status);
+	status = sync_run_finish(
+	    &p.run, e, status, p.run.r ? &rs : NULL, 0, note_last_run);
 	push_close(&p);
 	return status;
 }

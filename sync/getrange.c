@@ -288,22 +288,20 @@ static const struct transfer_ops dl_ops = {.advance = advance_one,
     .unhashed = dl_check_unhashed,
     .free = free_one};
 
-/* A new download of key, appended to the active list. */
+/* A new download of key, listed as obj, appended to the active list. */
 static struct dl *
-dl_new(struct pull *p, const char *key, size_t keylen)
+dl_new(struct pull *p, const char *key, size_t keylen,
+    const struct remote_obj *obj)
 {
 	struct dl *d;
 
-	if ((d = calloc(1, sizeof(*d))) == NULL)
+	d = dl_of(transfer_new(&p->run.eng, sizeof(*d), &dl_ops,
+	    p->run.loc.prefix, key, keylen, obj));
+	if (d == NULL)
 		return NULL;
 	d->p = p;
 	d->fd = -1;
 	d->dirfd = -1;
-	if (transfer_add(&p->run.eng, &d->t, &dl_ops, p->run.loc.prefix, key,
-	        keylen) != FERRY_OK) {
-		free(d);
-		return NULL;
-	}
 	return d;
 }
 
@@ -313,12 +311,8 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 {
 	struct dl *d;
 
-	if ((d = dl_new(p, key, keylen)) == NULL)
+	if ((d = dl_new(p, key, keylen, obj)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	d->t.listed.size = obj->size;
-	snprintf(d->t.listed.etag, sizeof(d->t.listed.etag), "%s",
-	    obj->etag ? obj->etag : "");
-	d->t.listed.last_modified = obj->last_modified;
 	if (merge_list_version(&p->run.mg.remote) != NULL &&
 	    (d->version_id = strdup(merge_list_version(&p->run.mg.remote))) ==
 	        NULL) {

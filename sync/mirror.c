@@ -12,13 +12,6 @@
 
 #include "sync/xfer.h"
 
-/* Advances the source listing, counting in mg.nlocal what the run wants. */
-static ferry_err
-next_source(struct push *p)
-{
-	return merge_list_next(&p->src, p->run.o, 0, &p->run.mg.nlocal);
-}
-
 /* The two sides hold the same bytes already: remember it. */
 static void
 record_same(
@@ -36,26 +29,20 @@ record_same(
 }
 
 /* A planned copy, printed with the destination's full key. */
-static void
+static ferry_err
 dry_run_copy(struct push *p, const struct remote_obj *src,
     const struct remote_obj *dst, const char *why)
 {
-	size_t plen = strlen(p->run.loc.prefix);
-	char *full = malloc(plen + src->keylen + 1);
 	struct plan_entry s = {
 	    .present = 1, .size = src->size, .etag = src->etag};
 	struct plan_entry d = {.present = dst != NULL,
 	    .size = dst ? dst->size : 0,
 	    .etag = dst ? dst->etag : NULL};
 
-	if (full == NULL)
-		return;
-	memcpy(full, p->run.loc.prefix, plen);
-	memcpy(full + plen, src->key, src->keylen);
-	full[plen + src->keylen] = '\0';
-	output_planned(&p->run.out, "copy", full, plen + src->keylen, src->size,
-	    why, &s, &d);
-	free(full);
+	p->run.counts.copied++;
+	p->run.counts.bytes += src->size;
+	return sync_run_planned(
+	    &p->run, "copy", src->key, src->keylen, src->size, why, &s, &d);
 }
 
 static ferry_err
@@ -75,12 +62,8 @@ dispatch(struct push *p, const struct plan_decision *d,
 	default:
 		break;
 	}
-	if (p->run.o->dry_run) {
-		dry_run_copy(p, src, dst, d->reason);
-		p->run.counts.copied++;
-		p->run.counts.bytes += src->size;
-		return FERRY_OK;
-	}
+	if (p->run.o->dry_run)
+		return dry_run_copy(p, src, dst, d->reason);
 	return xfer_begin_copy(p, d->action, src, dst);
 }
 
@@ -89,29 +72,19 @@ static ferry_err
 merge_step(struct push *p)
 {
 	const struct remote_obj *so = &p->src.obj, *ro = &p->run.mg.remote.obj;
-	struct plan_entry src = {0}, dst = {0};
-	struct manifest_remote rec;
-	const struct manifest_remote *recp = NULL;
 	struct plan_decision d;
 	int c;
 	ferry_err e;
 
 	if (!merge_head_lists(&p->run.mg, &p->src, &c))
 		return FERRY_OK;
-	if (c <= 0)
-		merge_entry_listed(so, &src);
-	if (c >= 0 && (e = merge_entry_recorded(
-	                   p->run.m, ro, &dst, &rec, &recp)) != FERRY_OK)
+	if ((e = sync_run_plan(&p->run, c, &p->src, plan_mirror, &d)) !=
+	    FERRY_OK)
 		return e;
-	plan_mirror(&src, &dst, recp, &p->run.popts, &d);
 	e = dispatch(p, &d, c <= 0 ? so : NULL, c >= 0 ? ro : NULL);
 	if (e != FERRY_OK)
 		return e;
-	if (c <= 0 && (e = next_source(p)) != FERRY_OK)
-		return e;
-	if (c >= 0)
-		return push_next_remote(p);
-	return FERRY_OK;
+	return sync_run_advance(&p->run, c, &p->src, 1);
 }
 
 static ferry_err
@@ -132,11 +105,10 @@ mirror_open(struct push *p)
 
 	if ((e = remote_loc_parse(o->src, &p->sloc)) != FERRY_OK ||
 	    (e = remote_loc_parse(o->dst, &p->run.loc)) != FERRY_OK ||
-	    (e = remote_new(&o->remote, &p->run.r)) != FERRY_OK ||
+	    (e = sync_run_remote_open(&p->run)) != FERRY_OK ||
 	    (e = remote_new_sharing(&o->src_remote, p->run.r, &p->sr)) !=
 	        FERRY_OK)
 		return e;
-	remote_on_retry(p->run.r, output_retry, &p->run.out);
 	remote_on_retry(p->sr, output_retry, &p->run.out);
 	if (strcmp(p->sloc.bucket, p->run.loc.bucket) == 0 &&
 	    remote_same_account(p->run.r, p->sr) &&
@@ -165,9 +137,8 @@ start(struct push *p)
 	         MANIFEST_LISTED, p->run.r, &p->run.loc)) != FERRY_OK)
 		return e;
 	merge_plan_inventory(&p->run.popts, &p->src);
-	if ((e = next_source(p)) != FERRY_OK)
-		return e;
-	return push_next_remote(p);
+	/* the first object of each listing */
+	return sync_run_advance(&p->run, 0, &p->src, 1);
 }
 
 int

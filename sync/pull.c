@@ -146,14 +146,6 @@ pull_dir_get(
 	return FERRY_OK;
 }
 
-/* Advances the listing past objects the run does not want. */
-static ferry_err
-next_remote(struct pull *p)
-{
-	return merge_list_next(
-	    &p->run.mg.remote, p->run.o, 0, &p->run.mg.nremote);
-}
-
 /*
  * Why key cannot name a path inside the target folder, or NULL.  A
  * trailing '/' (a folder marker) is allowed; "." and empty segments are
@@ -288,44 +280,26 @@ listed_plannable(struct pull *p)
 static ferry_err
 gather_delete(struct pull *p)
 {
-	uint32_t len = (uint32_t)p->run.mg.lkeylen;
-
-	if (p->run.deletes == NULL && (p->run.deletes = tmpfile()) == NULL)
-		return ferry_fail(FERRY_ESYS,
-		    "cannot create a temporary file: %s", strerror(errno));
-	if (fwrite(&len, sizeof(len), 1, p->run.deletes) != 1 ||
-	    fwrite(p->run.mg.lkey, 1, len, p->run.deletes) != len ||
-	    fwrite(&p->run.mg.lrec, sizeof(p->run.mg.lrec), 1,
-	        p->run.deletes) != 1)
-		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
-	p->run.ndeletes++;
-	return FERRY_OK;
+	return sync_run_delete_add(&p->run, p->run.mg.lkey, p->run.mg.lkeylen,
+	    &p->run.mg.lrec, sizeof(p->run.mg.lrec));
 }
 
 static ferry_err
 dry_download(struct pull *p, const struct plan_decision *d, int c)
 {
-	size_t plen = strlen(p->run.loc.prefix),
-	       n = p->run.mg.remote.obj.keylen;
-	struct plan_entry src = {.present = 1,
-	    .size = p->run.mg.remote.obj.size,
-	    .etag = p->run.mg.remote.obj.etag};
+	const struct remote_obj *o = &p->run.mg.remote.obj;
+	const struct manifest_local *l = &p->run.mg.lrec;
+	struct plan_entry src = {
+	    .present = 1, .size = o->size, .etag = o->etag};
 	struct plan_entry dst = {.present = c == 0,
-	    .size = p->run.mg.lrec.size,
-	    .mtime_ns = p->run.mg.lrec.mtime_ns,
-	    .hash = p->run.mg.lrec.hash};
-	char *full;
+	    .size = l->size,
+	    .mtime_ns = l->mtime_ns,
+	    .hash = l->hash};
 
-	if ((full = malloc(plen + n + 1)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	memcpy(full, p->run.loc.prefix, plen);
-	memcpy(full + plen, p->run.mg.remote.obj.key, n);
-	output_planned(&p->run.out, "download", full, plen + n,
-	    p->run.mg.remote.obj.size, d->reason, &src, &dst);
-	free(full);
 	p->run.counts.downloaded++;
-	p->run.counts.bytes += p->run.mg.remote.obj.size;
-	return FERRY_OK;
+	p->run.counts.bytes += o->size;
+	return sync_run_planned(&p->run, "download", o->key, o->keylen, o->size,
+	    d->reason, &src, &dst);
 }
 
 /*
@@ -375,41 +349,23 @@ dispatch(struct pull *p, const struct plan_decision *d, int c)
 	    c == 0 ? &p->run.mg.lrec : NULL);
 }
 
-static ferry_err
-plan_key(struct pull *p, int c)
-{
-	struct merge *mg = &p->run.mg;
-	struct plan_entry src = {0}, dst = {0};
-	struct manifest_remote rec;
-	const struct manifest_remote *recp = NULL;
-	struct plan_decision d;
-	ferry_err e;
-
-	if (c <= 0)
-		merge_entry_local(&mg->lrec, &dst);
-	if (c >= 0 && (e = merge_entry_recorded(p->run.m, &mg->remote.obj, &src,
-	                   &rec, &recp)) != FERRY_OK)
-		return e;
-	plan_pull(&src, &dst, recp, &p->run.popts, &d);
-	return dispatch(p, &d, c);
-}
-
 /* Plans the smallest key of the two streams and advances past it. */
 static ferry_err
 merge_step(struct pull *p)
 {
+	struct plan_decision d;
 	ferry_err e;
 	int c;
 
 	if (!merge_head(&p->run.mg, &c))
 		return FERRY_OK;
-	if ((c < 0 || listed_plannable(p)) && (e = plan_key(p, c)) != FERRY_OK)
-		return e;
-	if (c <= 0 && (e = merge_next_local(&p->run.mg)) != FERRY_OK)
-		return e;
-	if (c >= 0)
-		return next_remote(p);
-	return FERRY_OK;
+	if (c < 0 || listed_plannable(p)) {
+		if ((e = sync_run_plan(&p->run, c, NULL, plan_pull, &d)) !=
+		        FERRY_OK ||
+		    (e = dispatch(p, &d, c)) != FERRY_OK)
+			return e;
+	}
+	return sync_run_advance(&p->run, c, NULL, 0);
 }
 
 static ferry_err
@@ -424,11 +380,7 @@ step(void *arg)
 static ferry_err
 run_loop(struct pull *p)
 {
-	output_expect(&p->run.out, p->run.o, p->run.m);
-	p->run.eng.planned_all = &p->run.mg.done;
-	p->run.eng.planner = p;
-	p->run.eng.plan_next = step;
-	return transfer_engine_run(&p->run.eng);
+	return sync_run_loop(&p->run, p, step);
 }
 
 /* Removes one local file, if it is still the one the scan saw. */
@@ -475,50 +427,21 @@ fail:
 	output_path_error(&p->run.out, key, keylen, e, ferry_errmsg());
 }
 
-/* Why the deletes may not run, or NULL. */
-static const char *
-guard(struct pull *p)
-{
-	if (p->run.scan_errors)
-		return "some local files could not be read";
-	if (p->run.eng.failed)
-		return "some downloads failed";
-	if (p->run.o->force)
-		return NULL;
-	if (p->run.mg.nremote == 0)
-		return "the bucket side is empty (use --force to delete "
-		       "anyway)";
-	return sync_over_max_delete(
-	    p->run.o, p->run.ndeletes, p->run.mg.nlocal);
-}
-
-/* Reads the next gathered delete; 0 at the end. */
-static int
-read_delete(struct pull *p, char *key, struct manifest_local *l)
-{
-	uint32_t len;
-
-	if (fread(&len, sizeof(len), 1, p->run.deletes) != 1 ||
-	    len > MANIFEST_KEY_MAX ||
-	    fread(key, 1, len, p->run.deletes) != len ||
-	    fread(l, sizeof(*l), 1, p->run.deletes) != 1)
-		return 0;
-	key[len] = '\0';
-	return 1;
-}
-
 /* Runs the deletes gathered during the merge, if they are allowed. */
 static void
 pull_deletes(struct pull *p)
 {
+	static const struct sync_run_guard g = {
+	    "some local files could not be read", "some downloads failed",
+	    "the bucket side is empty (use --force to delete anyway)"};
 	char key[MANIFEST_KEY_MAX + 1];
 	struct manifest_local l;
-	if (p->run.ndeletes == 0 ||
-	    sync_deletes_refused(
-	        &p->run.out, p->run.ndeletes, guard(p), &p->run.fatal))
+	size_t keylen;
+
+	if (!sync_run_deletes_allowed(&p->run, &g, p->run.eng.failed,
+	        p->run.mg.nremote, p->run.mg.nlocal))
 		return;
-	rewind(p->run.deletes);
-	while (read_delete(p, key, &l)) {
+	while (sync_run_delete_next(&p->run, key, &keylen, &l, sizeof(l))) {
 		if (!p->run.o->dry_run) {
 			pull_delete_local(p, key, &l);
 			continue;
@@ -527,8 +450,8 @@ pull_deletes(struct pull *p)
 		    .size = l.size,
 		    .mtime_ns = l.mtime_ns,
 		    .hash = l.hash};
-		output_planned_path(&p->run.out, "delete", key, strlen(key),
-		    l.size, "not in source", NULL, &dst);
+		output_planned_path(&p->run.out, "delete", key, keylen, l.size,
+		    "not in source", NULL, &dst);
 		p->run.counts.deleted++;
 	}
 }
@@ -566,23 +489,18 @@ open_sides(struct pull *p, char *root)
 	ferry_err e;
 
 	if ((e = remote_loc_parse(p->run.o->src, &p->run.loc)) != FERRY_OK ||
-	    (e = remote_new(&p->run.o->remote, &p->run.r)) != FERRY_OK)
+	    (e = sync_run_remote_open(&p->run)) != FERRY_OK)
 		return e;
 	output_set_local(&p->run.out, p->run.loc.prefix);
-	remote_on_retry(p->run.r, output_retry, &p->run.out);
 	/* a new folder is made only once the bucket has answered */
 	if (p->run.o->plan == NULL && lstat(p->run.o->dst, &st) != 0 &&
 	    errno == ENOENT && (e = pull_list_first(p)) != FERRY_OK)
 		return e;
 	if ((e = make_root(p->run.o->dst)) != FERRY_OK)
 		return e;
-	if (realpath(p->run.o->dst, root) == NULL)
-		return ferry_fail(FERRY_EUSAGE, "destination folder '%s': %s",
-		    p->run.o->dst, strerror(errno));
-	p->run.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (p->run.rootfd < 0)
-		return ferry_fail(FERRY_EUSAGE, "destination folder '%s': %s",
-		    p->run.o->dst, strerror(errno));
+	if ((e = sync_run_root_open(
+	         &p->run, p->run.o->dst, "destination", root)) != FERRY_OK)
+		return e;
 	return sync_manifest_open_local(
 	    p->run.o, &p->run.loc, p->run.r, root, 0, &p->run.m);
 }
@@ -615,25 +533,8 @@ pull_close(struct pull *p)
 	transfer_engine_clear(&p->run.eng);
 	pull_dir_put(p->dir);
 	p->dir = NULL;
-	merge_close(&p->run.mg);
-	manifest_close(p->run.m);
-	remote_free(p->run.r);
-	remote_loc_clear(&p->run.loc);
-	if (p->run.deletes)
-		fclose(p->run.deletes);
-	if (p->run.rootfd >= 0)
-		close(p->run.rootfd);
+	sync_run_close(&p->run);
 	EVP_MD_free(p->md5);
-}
-
-/* The exit status of a run that went to its end. */
-static int
-final_status(const struct pull *p)
-{
-	if (p->run.fatal == EXIT_ABORTED)
-		return EXIT_ABORTED;
-	return p->run.counts.failed || p->run.fatal ? EXIT_PARTIAL
-	                                            : EXIT_SYNCED;
 }
 
 int
@@ -649,15 +550,12 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		log_error("out of memory");
 		return EXIT_ABORTED;
 	}
-	p->run.o = o;
-	p->run.rootfd = -1;
 	p->rng = ((uint64_t)now_mono_ns() ^ ((uint64_t)getpid() << 32) ^
 	             (uint64_t)time(NULL)) |
 	         1;
-	output_init(&p->run.out, o);
+	sync_run_init(&p->run, o);
 	/* NULL is fine: each download then has EVP_md5() fetch it */
 	p->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
-	transfer_engine_init(&p->run.eng, &p->run.out, &p->run.counts, o);
 	e = open_sides(p, root);
 	p->run.eng.r = p->run.r;
 	p->run.eng.m = p->run.m;
@@ -669,19 +567,12 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		status = e == FERRY_EUSAGE ? EXIT_USAGE : EXIT_ABORTED;
 	} else {
 		pull_deletes(p);
-		status = final_status(p);
+		status = sync_run_status(&p->run);
 	}
-	if (e != FERRY_OK) {
-		output_error(&p->run.out, NULL, 0, e, ferry_errmsg());
-		if (p->run.r)
-			transfer_engine_drain(&p->run.eng);
-	}
-	status = sync_damage_status(&p->run.out, p->run.m, e, status);
-	if (p->run.m && (o->fsync ? manifest_sync(p->run.m)
-	                          : manifest_commit(p->run.m)) != FERRY_OK)
-		sync_manifest_warn();
-	output_summary(&p->run.out, &p->run.counts,
-	    p->run.r ? remote_stats(p->run.r) : NULL, status);
+	if (e != FERRY_OK)
+		sync_run_fatal(&p->run, e);
+	status = sync_run_finish(&p->run, e, status,
+	    p->run.r ? remote_stats(p->run.r) : NULL, o->fsync, NULL);
 	pull_close(p);
 	free(p);
 	return status;

@@ -18,9 +18,8 @@ static ferry_err
 dispatch(struct push *p, const struct plan_decision *d, const char *key,
     size_t keylen, const struct manifest_local *l, const struct remote_obj *o)
 {
-	size_t plen = strlen(p->run.loc.prefix);
 	struct plan_entry src = {.present = 1}, dst = {0};
-	char *full;
+	ferry_err e;
 
 	switch (d->action) {
 	case PLAN_SKIP:
@@ -33,19 +32,15 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 	case PLAN_MULTIPART_PUT:
 		if (!p->run.o->dry_run)
 			break;
-		if ((full = malloc(plen + keylen + 1)) == NULL)
-			return ferry_fail(FERRY_ENOMEM, "out of memory");
-		memcpy(full, p->run.loc.prefix, plen);
-		memcpy(full + plen, key, keylen);
 		src.size = l->size;
 		src.mtime_ns = l->mtime_ns;
 		src.hash = l->hash;
 		if (o)
 			dst = (struct plan_entry){
 			    .present = 1, .size = o->size, .etag = o->etag};
-		output_planned(&p->run.out, "upload", full, plen + keylen,
-		    l->size, d->reason, &src, &dst);
-		free(full);
+		if ((e = sync_run_planned(&p->run, "upload", key, keylen,
+		         l->size, d->reason, &src, &dst)) != FERRY_OK)
+			return e;
 		p->run.counts.uploaded++;
 		p->run.counts.bytes += l->size;
 		return FERRY_OK;
@@ -60,21 +55,14 @@ static ferry_err
 merge_step(struct push *p)
 {
 	struct merge *mg = &p->run.mg;
-	struct plan_entry src = {0}, dst = {0};
-	struct manifest_remote rec;
-	const struct manifest_remote *recp = NULL;
 	struct plan_decision d;
 	int c;
 	ferry_err e;
 
 	if (!merge_head(mg, &c))
 		return FERRY_OK;
-	if (c <= 0)
-		merge_entry_local(&mg->lrec, &src);
-	if (c >= 0 && (e = merge_entry_recorded(p->run.m, &mg->remote.obj, &dst,
-	                   &rec, &recp)) != FERRY_OK)
+	if ((e = sync_run_plan(&p->run, c, NULL, plan_push, &d)) != FERRY_OK)
 		return e;
-	plan_push(&src, &dst, recp, &p->run.popts, &d);
 	if (c <= 0)
 		e = dispatch(p, &d, mg->lkey, mg->lkeylen, &mg->lrec,
 		    c == 0 ? &mg->remote.obj : NULL);
@@ -83,11 +71,7 @@ merge_step(struct push *p)
 		    NULL, &mg->remote.obj);
 	if (e != FERRY_OK)
 		return e;
-	if (c <= 0 && (e = merge_next_local(mg)) != FERRY_OK)
-		return e;
-	if (c >= 0)
-		return push_next_remote(p);
-	return FERRY_OK;
+	return sync_run_advance(&p->run, c, NULL, 1);
 }
 
 ferry_err
@@ -96,19 +80,13 @@ push_open(struct push *p)
 	char root[PATH_MAX];
 	ferry_err e;
 
-	if (realpath(p->run.o->src, root) == NULL)
-		return ferry_fail(FERRY_EUSAGE, "source folder '%s': %s",
-		    p->run.o->src, strerror(errno));
-	p->run.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (p->run.rootfd < 0)
-		return ferry_fail(FERRY_EUSAGE, "source folder '%s': %s",
-		    p->run.o->src, strerror(errno));
-	if ((e = remote_loc_parse(p->run.o->dst, &p->run.loc)) != FERRY_OK)
+	if ((e = sync_run_root_open(&p->run, p->run.o->src, "source", root)) !=
+	        FERRY_OK ||
+	    (e = remote_loc_parse(p->run.o->dst, &p->run.loc)) != FERRY_OK)
 		return e;
 	output_set_local(&p->run.out, p->run.loc.prefix);
-	if ((e = remote_new(&p->run.o->remote, &p->run.r)) != FERRY_OK)
+	if ((e = sync_run_remote_open(&p->run)) != FERRY_OK)
 		return e;
-	remote_on_retry(p->run.r, output_retry, &p->run.out);
 	if ((p->root = strdup(root)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	p->merge_step = merge_step;

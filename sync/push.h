@@ -51,14 +51,15 @@ struct push {
 	uint64_t pool_bytes;
 };
 
+/* A delete gathered, after its key: what the listing said of the object. */
+struct push_delete {
+	uint64_t size;
+	char etag[MANIFEST_ETAG_MAX];
+};
+
 /* engine.c: what a push and a mirror share */
 ferry_err push_gather_delete(
     struct push *p, const struct remote_obj *o) FERRY_WUR;
-/*
- * Advances the destination listing past objects the run does not want,
- * counting in mg.nremote every object of the run's shard.
- */
-ferry_err push_next_remote(struct push *p) FERRY_WUR;
 /* Runs the merge and the transfers until both are done. */
 ferry_err push_run(struct push *p) FERRY_WUR;
 void push_close(struct push *p);

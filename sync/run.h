@@ -41,10 +41,12 @@ struct sync_run_guard {
 	const char *unread; /* some files of the scan could not be read */
 	const char *failed; /* some transfers failed */
 	const char *empty;  /* the source side is empty */
-	uint64_t nfailed;   /* the transfers that failed */
-	uint64_t nsource;   /* the keys each side counts */
-	uint64_t ndest;
 };
+
+/* plan_push(), plan_pull() or plan_mirror() (plan.h). */
+typedef void sync_run_planner(const struct plan_entry *src,
+    const struct plan_entry *dst, const struct manifest_remote *rec,
+    const struct plan_opts *o, struct plan_decision *out);
 
 /*
  * Readies a zeroed run for o (not copied: it outlives the run): its
@@ -57,12 +59,35 @@ void sync_run_init(struct sync_run *run, const struct sync_opts *o);
  */
 ferry_err sync_run_remote_open(struct sync_run *run) FERRY_WUR;
 /*
+ * Opens the local folder path into run->rootfd, its real path into root
+ * (PATH_MAX bytes).  FERRY_EUSAGE, naming it "<what> folder", when it
+ * cannot be.
+ */
+ferry_err sync_run_root_open(struct sync_run *run, const char *path,
+    const char *what, char *root) FERRY_WUR;
+/*
  * Runs the merge (plan_next(planner) for each key, until run->mg.done) and
  * the transfers until both are done.  The caller may have set the
  * engine's turned and retry hooks before.
  */
 ferry_err sync_run_loop(struct sync_run *run, void *planner,
     ferry_err (*plan_next)(void *planner)) FERRY_WUR;
+/*
+ * Plans the key at the head of run's merge into *d, c as merge_head() or
+ * merge_head_lists() set it: the scanned file (src NULL) or src's object
+ * (a mirror's source) against the listed object and the manifest's record
+ * of it.  The listing is the destination, except for plan_pull().
+ */
+ferry_err sync_run_plan(struct sync_run *run, int c,
+    const struct merge_list *src, sync_run_planner *plan,
+    struct plan_decision *d) FERRY_WUR;
+/*
+ * Advances run's merge past the key just planned (c as for
+ * sync_run_plan()): the scanned tree or src when c <= 0, the listing,
+ * with all_in_shard as for merge_list_next(), when c >= 0.
+ */
+ferry_err sync_run_advance(struct sync_run *run, int c, struct merge_list *src,
+    int all_in_shard) FERRY_WUR;
 /*
  * Prints the planned action type of a dry run on key (relative to
  * run->loc's prefix, which is put before it).
@@ -85,22 +110,27 @@ ferry_err sync_run_delete_add(struct sync_run *run, const char *key,
 int sync_run_delete_next(
     struct sync_run *run, char *key, size_t *keylen, void *rec, size_t reclen);
 /*
- * Non-zero when deletes were gathered and the guard g lets them run (it
- * reports why not, and sets run->fatal, when it does not).
+ * Non-zero when deletes were gathered and the guard lets them run: no
+ * file of the scan unread, nfailed transfers failed, nsource keys on the
+ * source side and ndest on the destination's.  When it does not, it
+ * reports why in g's words and sets run->fatal.
  */
-int sync_run_deletes_allowed(
-    struct sync_run *run, const struct sync_run_guard *g);
+int sync_run_deletes_allowed(struct sync_run *run,
+    const struct sync_run_guard *g, uint64_t nfailed, uint64_t nsource,
+    uint64_t ndest);
 /* After the fatal error e: reports it, and ends what is in flight. */
 void sync_run_fatal(struct sync_run *run, ferry_err e);
 /* The exit status of a run that went to its end. */
 int sync_run_status(const struct sync_run *run);
 /*
- * The end of every run: the exit status from status and e, the manifest
- * committed (synced with durable), the summary printed with the requests
- * rs (NULL: none were sent).  Returns the exit status.
+ * The end of every run: the exit status from status and e, note(m, it)
+ * when note is not NULL and the manifest open, the manifest committed
+ * (synced with durable), the summary printed with the requests rs (NULL:
+ * none were sent).  Returns the exit status.
  */
 int sync_run_finish(struct sync_run *run, ferry_err e, int status,
-    const struct remote_stats *rs, int durable);
+    const struct remote_stats *rs, int durable,
+    void (*note)(struct manifest *m, int status));
 /*
  * Frees what the run holds: its transfers, merge, manifest, client,
  * location, deletes and folder.  Not run itself.

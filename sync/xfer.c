@@ -219,21 +219,12 @@ xfer_new(struct push *p, const char *key, size_t keylen,
 {
 	struct xfer *x;
 
-	if ((x = calloc(1, sizeof(*x))) == NULL)
+	x = xfer_of(transfer_new(&p->run.eng, sizeof(*x), &xfer_ops,
+	    p->run.loc.prefix, key, keylen, dst));
+	if (x == NULL)
 		return NULL;
 	x->p = p;
 	x->fd = -1;
-	if (transfer_add(&p->run.eng, &x->t, &xfer_ops, p->run.loc.prefix, key,
-	        keylen) != FERRY_OK) {
-		free(x);
-		return NULL;
-	}
-	if (dst) {
-		x->t.listed.size = dst->size;
-		snprintf(x->t.listed.etag, sizeof(x->t.listed.etag), "%s",
-		    dst->etag);
-		x->t.listed.last_modified = dst->last_modified;
-	}
 	x->state = XF_PUT_READY;
 	return x;
 }
