@@ -10,9 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "sync/xfer.h"
 
 /*
@@ -126,9 +123,7 @@ on_stream_get(struct remote_req *q, void *arg)
 	buf_init(&s->body, 0);
 	remote_req_free(q);
 	x->p->run.eng.mem_used -= x->t.local.size;
-	XXH128_canonicalFromHash(
-	    (XXH128_canonical_t *)x->hash, XXH3_128bits(x->buf, x->buflen));
-	EVP_Digest(x->buf, x->buflen, x->md5, NULL, EVP_md5(), NULL);
+	xfer_digest_buf(x);
 	if ((e = send_put(x)) != FERRY_OK)
 		xfer_fail(x, e);
 }

@@ -32,13 +32,6 @@ next_random(struct pull *p)
 	return p->rng * 2685821657736338717ULL;
 }
 
-/* MD5, without a fetch by name for each download when it can. */
-static const EVP_MD *
-md5_alg(const struct pull *p)
-{
-	return p->md5 ? p->md5 : EVP_md5();
-}
-
 /* Removes the temporary file if it was never renamed into place. */
 static void
 drop_temp(struct dl *d)
@@ -64,8 +57,8 @@ dl_free(struct dl *d)
 		return;
 	drop_temp(d);
 	free(d->pend.buf);
-	EVP_MD_CTX_free(d->md5);
-	XXH3_freeState(d->xxh);
+	remote_md5_free(d->md5);
+	manifest_hash_free(d->xxh);
 	transfer_clear(&d->t);
 	free(d->version_id);
 	free(d);
@@ -541,13 +534,15 @@ digests_begin(struct dl *d)
 
 	d->md5_on =
 	    !dl_is_xxh128_hex(s->meta_hash) && !remote_resp_etag_opaque(s);
-	if (XXH3_128bits_reset(d->xxh) != XXH_OK)
+	if (manifest_hash_reset(d->xxh) != FERRY_OK)
 		return ferry_fail(FERRY_ESYS, "cannot start a digest");
 	if (!d->md5_on)
 		return FERRY_OK;
-	if (d->md5 == NULL && (d->md5 = EVP_MD_CTX_new()) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	if (EVP_DigestInit_ex(d->md5, md5_alg(d->p), NULL) != 1)
+	/* a new MD5 is started; one kept from before a restart, reset */
+	if (d->md5 == NULL)
+		return (d->md5 = remote_md5_new()) == NULL ? FERRY_ENOMEM
+		                                           : FERRY_OK;
+	if (remote_md5_reset(d->md5) != FERRY_OK)
 		return ferry_fail(FERRY_ESYS, "cannot start a digest");
 	return FERRY_OK;
 }
@@ -599,8 +594,8 @@ sink_whole(const char *data, size_t len, void *arg)
 		return dl_sink_fail(d, e);
 	if ((e = dl_pending_add(d, &d->pend, data, len)) != FERRY_OK)
 		return dl_sink_fail(d, e);
-	if ((d->md5_on && EVP_DigestUpdate(d->md5, data, len) != 1) ||
-	    XXH3_128bits_update(d->xxh, data, len) != XXH_OK)
+	if ((d->md5_on && remote_md5_update(d->md5, data, len) != FERRY_OK) ||
+	    manifest_hash_update(d->xxh, data, len) != FERRY_OK)
 		return dl_sink_fail(
 		    d, ferry_fail(FERRY_ESYS, "digest update failed"));
 	d->written += len;
@@ -648,7 +643,6 @@ on_get(struct remote_req *q, void *arg)
 {
 	struct dl *d = arg;
 	uint8_t xxh[16], md5[16];
-	unsigned int n = 0;
 	ferry_err e;
 
 	e = get_result(d, q);
@@ -664,11 +658,9 @@ on_get(struct remote_req *q, void *arg)
 		dl_fail(d, e);
 		return;
 	}
-	XXH128_canonicalFromHash(
-	    (XXH128_canonical_t *)xxh, XXH3_128bits_digest(d->xxh));
-	if (d->md5_on &&
-	    (EVP_DigestFinal_ex(d->md5, md5, &n) != 1 || n != 16)) {
-		dl_fail(d, ferry_fail(FERRY_ESYS, "MD5 final failed"));
+	manifest_hash_final(d->xxh, xxh);
+	if (d->md5_on && (e = remote_md5_final(d->md5, md5)) != FERRY_OK) {
+		dl_fail(d, e);
 		return;
 	}
 	if ((e = dl_verify(d, xxh, d->md5_on ? md5 : NULL)) != FERRY_OK ||
@@ -711,7 +703,7 @@ dl_start_get(struct dl *d)
 	if ((e = dl_open_temp(d)) != FERRY_OK)
 		return e;
 	dl_pending_init(&d->pend, d->t.listed.size, 0);
-	if ((d->xxh = XXH3_createState()) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((d->xxh = manifest_hash_new()) == NULL)
+		return FERRY_ENOMEM;
 	return dl_send_get(d);
 }

@@ -10,9 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "common/md5mb.h"
 #include "sync/resume.h"
 #include "sync/xfer.h"
@@ -174,8 +171,7 @@ multipart_etag(const struct xfer *x, char *out, size_t outlen)
 	uint8_t md5[16];
 	char hex[33];
 
-	EVP_Digest(
-	    x->part_md5, (size_t)x->t.nparts * 16, md5, NULL, EVP_md5(), NULL);
+	remote_md5_buf(x->part_md5, (size_t)x->t.nparts * 16, md5);
 	hex_encode(md5, 16, hex);
 	snprintf(out, outlen, "\"%s-%u\"", hex, x->t.nparts);
 }
@@ -723,7 +719,7 @@ send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 	pt->buf = buf;
 	pt->len = len;
 	pt->cap = len ? len : 1;
-	EVP_Digest(buf, len, x->part_md5[number - 1], NULL, EVP_md5(), NULL);
+	remote_md5_buf(buf, len, x->part_md5[number - 1]);
 	x->p->run.eng.mem_used += len;
 	x->t.parts_inflight++;
 	if ((e = submit_part(pt)) != FERRY_OK) {

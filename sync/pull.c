@@ -534,7 +534,6 @@ pull_close(struct pull *p)
 	pull_dir_put(p->dir);
 	p->dir = NULL;
 	sync_run_close(&p->run);
-	EVP_MD_free(p->md5);
 }
 
 int
@@ -554,8 +553,6 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	             (uint64_t)time(NULL)) |
 	         1;
 	sync_run_init(&p->run, o);
-	/* NULL is fine: each download then has EVP_md5() fetch it */
-	p->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
 	e = open_sides(p, root);
 	p->run.eng.r = p->run.r;
 	p->run.eng.m = p->run.m;

@@ -7,9 +7,6 @@
 #ifndef FERRY_PULL_H
 #define FERRY_PULL_H
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "sync/internal.h"
 #include "sync/loop.h"
 #include "sync/run.h"
@@ -98,8 +95,9 @@ struct dl {
 	struct dl_pending pend; /* single GET */
 	struct remote_req *get; /* single GET: the one in flight */
 	int md5_on;             /* its response has no XXH3-128 of ferry's */
-	EVP_MD_CTX *md5; /* single GET: digests of the bytes as written */
-	XXH3_state_t *xxh;
+	struct remote_md5
+	    *md5; /* single GET: digests of the bytes as written */
+	struct manifest_hash *xxh;
 	struct dl_meta meta;
 	/* ranged GETs */
 	ferry_err sink_err; /* why a sink stopped a transfer */
@@ -110,7 +108,6 @@ struct pull {
 	struct sync_run run; /* first: what a push has too */
 	uint64_t rng;        /* names of temporary files */
 	enum pull_link link; /* how an unnamed file gets its name */
-	EVP_MD *md5;         /* fetched once for every download, or NULL */
 	/* file keys that are prefixes of the last listed key, by length */
 	char prev[MANIFEST_KEY_MAX];
 	size_t prevlen;

@@ -12,9 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "sync/xfer.h"
 
 #define PUT_STREAM_MIN (8u << 20)
@@ -106,9 +103,7 @@ read_whole(struct workq_job *j)
 		return;
 	}
 	close(fd);
-	XXH128_canonicalFromHash(
-	    (XXH128_canonical_t *)x->hash, XXH3_128bits(x->buf, x->buflen));
-	EVP_Digest(x->buf, x->buflen, x->md5, NULL, EVP_md5(), NULL);
+	xfer_digest_buf(x);
 }
 
 static void

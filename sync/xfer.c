@@ -12,9 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "common/md5mb.h"
 #include "sync/mime.h"
 #include "sync/xfer.h"
@@ -185,6 +182,13 @@ md5_etag(const uint8_t md5[16], char *out, size_t outlen)
 
 	hex_encode(md5, 16, hex);
 	snprintf(out, outlen, "\"%s\"", hex);
+}
+
+void
+xfer_digest_buf(struct xfer *x)
+{
+	manifest_hash_buf(x->buf, x->buflen, x->hash);
+	remote_md5_buf(x->buf, x->buflen, x->md5);
 }
 
 /* A single-part ETag is the MD5 of the object. */
