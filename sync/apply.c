@@ -143,10 +143,10 @@ source_as_planned(const struct push *p, const char *rel, size_t rellen,
 	int fd, scanned;
 
 	memset(now, 0, sizeof(*now));
-	scanned = manifest_local_get(p->m, rel, rellen, &rec) == FERRY_OK &&
+	scanned = manifest_local_get(p->run.m, rel, rellen, &rec) == FERRY_OK &&
 	          rec.size == s->size && rec.mtime_ns == s->mtime_ns;
-	e = manifest_local_open(p->rootfd, rel, scanned ? &rec : NULL,
-	    p->o->follow_symlinks, &fd, &st);
+	e = manifest_local_open(p->run.rootfd, rel, scanned ? &rec : NULL,
+	    p->run.o->follow_symlinks, &fd, &st);
 	if (e != FERRY_OK)
 		return e;
 	manifest_local_from_stat(now, &st);
@@ -155,7 +155,7 @@ source_as_planned(const struct push *p, const char *rel, size_t rellen,
 		    "the file changed since the plan (size or mtime): "
 		    "not uploaded");
 	else
-		e = file_hash(p->m, rel, rellen, fd, &st, now->hash);
+		e = file_hash(p->run.m, rel, rellen, fd, &st, now->hash);
 	close(fd);
 	if (e == FERRY_OK && s->has_hash && memcmp(now->hash, s->hash, 16) != 0)
 		e = ferry_fail(FERRY_ECHANGED,
@@ -199,7 +199,7 @@ record_in_place(struct push *p, const char *rel, size_t rellen,
 	rec.has_hash = 1;
 	snprintf(rec.etag, sizeof(rec.etag), "%.*s", (int)sizeof(rec.etag) - 1,
 	    h->etag);
-	if (manifest_remote_put(p->m, rel, rellen, &rec) != FERRY_OK)
+	if (manifest_remote_put(p->run.m, rel, rellen, &rec) != FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -215,20 +215,20 @@ apply_upload(struct push *p, const struct planfile_line *l, const char *rel,
 
 	e = source_as_planned(p, rel, rellen, &l->src, &now);
 	if (e != FERRY_OK) {
-		refuse_local(&p->out, &p->counts, l->key, 1, e);
+		refuse_local(&p->run.out, &p->run.counts, l->key, 1, e);
 		return FERRY_OK;
 	}
-	multipart = now.size >= p->o->multipart_threshold;
+	multipart = now.size >= p->run.o->multipart_threshold;
 	/* a single PUT carries its condition; the rest look first */
-	if (multipart || written_before(p->m, rel, rellen, &now)) {
-		head_object(p->r, p->loc.bucket, l->key, &h);
+	if (multipart || written_before(p->run.m, rel, rellen, &now)) {
+		head_object(p->run.r, p->run.loc.bucket, l->key, &h);
 		if (holds_file(&h, &now)) {
 			record_in_place(p, rel, rellen, &h, &now);
-			in_place(&p->counts, l->key);
+			in_place(&p->run.counts, l->key);
 			return FERRY_OK;
 		}
 		if (!head_as_planned(&h, &l->dst)) {
-			refuse_local(&p->out, &p->counts, l->key, 1,
+			refuse_local(&p->run.out, &p->run.counts, l->key, 1,
 			    dst_changed(&h, &l->dst));
 			return FERRY_OK;
 		}
@@ -247,16 +247,17 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 	struct manifest_remote rec;
 	struct head h;
 
-	head_object(p->r, p->loc.bucket, l->key, &h);
+	head_object(p->run.r, p->run.loc.bucket, l->key, &h);
 	if (h.e == FERRY_OK &&
-	    manifest_remote_get(p->m, rel, rellen, &rec) == FERRY_OK &&
+	    manifest_remote_get(p->run.m, rel, rellen, &rec) == FERRY_OK &&
 	    strcmp(rec.src_etag, l->src.etag) == 0 &&
 	    strcmp(rec.etag, h.etag) == 0) {
-		in_place(&p->counts, l->key);
+		in_place(&p->run.counts, l->key);
 		return FERRY_OK;
 	}
 	if (!head_as_planned(&h, &l->dst)) {
-		refuse(&p->out, &p->counts, l->key, dst_changed(&h, &l->dst));
+		refuse(&p->run.out, &p->run.counts, l->key,
+		    dst_changed(&h, &l->dst));
 		return FERRY_OK;
 	}
 	src.key = rel;
@@ -267,8 +268,8 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 	dst.size = l->dst.size;
 	dst.etag = l->dst.etag;
 	return xfer_begin_copy(p,
-	    src.size >= p->o->multipart_threshold ? PLAN_MULTIPART_COPY
-	                                          : PLAN_COPY,
+	    src.size >= p->run.o->multipart_threshold ? PLAN_MULTIPART_COPY
+	                                              : PLAN_COPY,
 	    &src, l->dst.present ? &dst : NULL);
 }
 
@@ -285,11 +286,11 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 	struct head h;
 	ferry_err e;
 
-	head_object(p->r, p->loc.bucket, l->key, &h);
+	head_object(p->run.r, p->run.loc.bucket, l->key, &h);
 	if (h.e == FERRY_ENOTFOUND) {
-		if (manifest_remote_del(p->m, rel, rellen) != FERRY_OK)
+		if (manifest_remote_del(p->run.m, rel, rellen) != FERRY_OK)
 			sync_manifest_warn();
-		in_place(&p->counts, l->key);
+		in_place(&p->run.counts, l->key);
 		return FERRY_OK;
 	}
 	if (h.e == FERRY_OK && strcmp(h.etag, l->dst.etag) != 0)
@@ -298,13 +299,13 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 		    "deleted",
 		    h.etag, l->dst.etag);
 	if (h.e != FERRY_OK) {
-		refuse(&p->out, &p->counts, l->key, h.e);
+		refuse(&p->run.out, &p->run.counts, l->key, h.e);
 		return FERRY_OK;
 	}
-	if ((e = remote_delete_object(p->r, p->loc.bucket, l->key, l->keylen,
-	         l->dst.etag, &q)) != FERRY_OK)
+	if ((e = remote_delete_object(p->run.r, p->run.loc.bucket, l->key,
+	         l->keylen, l->dst.etag, &q)) != FERRY_OK)
 		return e;
-	e = remote_perform(p->r, q, 0);
+	e = remote_perform(p->run.r, q, 0);
 	if (e != FERRY_OK && remote_req_resp(q)->status == 412)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "replaced since the plan (its ETag is no longer %s): not "
@@ -312,12 +313,12 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 		    l->dst.etag);
 	remote_req_free(q);
 	if (e != FERRY_OK) {
-		refuse(&p->out, &p->counts, l->key, e);
+		refuse(&p->run.out, &p->run.counts, l->key, e);
 		return FERRY_OK;
 	}
-	p->counts.deleted++;
-	output_action(&p->out, "delete", l->key, l->keylen, 0, NULL);
-	if (manifest_remote_del(p->m, rel, rellen) != FERRY_OK)
+	p->run.counts.deleted++;
+	output_action(&p->run.out, "delete", l->key, l->keylen, 0, NULL);
+	if (manifest_remote_del(p->run.m, rel, rellen) != FERRY_OK)
 		sync_manifest_warn();
 	return FERRY_OK;
 }
@@ -380,14 +381,14 @@ push_step(struct push *p)
 	struct action a;
 	ferry_err e;
 
-	e = next_action(p->o, p->loc.prefix, 0, &p->mg.done, &a);
+	e = next_action(p->run.o, p->run.loc.prefix, 0, &p->run.mg.done, &a);
 	if (e != FERRY_OK || a.l == NULL)
 		return e;
 	if (a.l->action == PLANFILE_DELETE)
 		return apply_delete(p, a.l, a.rel, a.rellen);
 	if (a.l->action == PLANFILE_COPY)
 		return apply_copy(p, a.l, a.rel, a.rellen);
-	if (!path_allowed(&p->out, &p->counts, a.l, a.rel, a.rellen, 1))
+	if (!path_allowed(&p->run.out, &p->run.counts, a.l, a.rel, a.rellen, 1))
 		return FERRY_OK;
 	return apply_upload(p, a.l, a.rel, a.rellen);
 }
@@ -451,15 +452,15 @@ pulled_before(struct pull *p, const char *rel, size_t rellen,
 	uint8_t hash[16];
 	int fd, same = 0;
 
-	if (manifest_remote_get(p->m, rel, rellen, &rec) != FERRY_OK ||
+	if (manifest_remote_get(p->run.m, rel, rellen, &rec) != FERRY_OK ||
 	    !rec.has_hash || strcmp(rec.etag, s->etag) != 0 ||
 	    rec.size != (uint64_t)st->st_size)
 		return 0;
 	manifest_local_from_stat(&seen, st);
-	if (manifest_local_open(p->rootfd, rel, &seen, 0, &fd, &now) !=
+	if (manifest_local_open(p->run.rootfd, rel, &seen, 0, &fd, &now) !=
 	    FERRY_OK)
 		return 0;
-	if (file_hash(p->m, rel, rellen, fd, &now, hash) == FERRY_OK)
+	if (file_hash(p->run.m, rel, rellen, fd, &now, hash) == FERRY_OK)
 		same = memcmp(hash, rec.hash, 16) == 0;
 	close(fd);
 	return same;
@@ -471,18 +472,19 @@ apply_download(struct pull *p, const struct planfile_line *l, const char *rel,
 {
 	struct remote_obj obj = {0};
 	struct stat st;
-	int have = local_stat(p->rootfd, rel, &st);
+	int have = local_stat(p->run.rootfd, rel, &st);
 
 	if (have < 0) {
-		refuse_local(&p->out, &p->counts, l->key, 1, FERRY_ESYS);
+		refuse_local(
+		    &p->run.out, &p->run.counts, l->key, 1, FERRY_ESYS);
 		return FERRY_OK;
 	}
 	if (!local_as_planned(have, &st, &l->dst)) {
 		if (have == 1 && pulled_before(p, rel, rellen, &st, &l->src)) {
-			in_place(&p->counts, l->key);
+			in_place(&p->run.counts, l->key);
 			return FERRY_OK;
 		}
-		refuse_local(&p->out, &p->counts, l->key, 1,
+		refuse_local(&p->run.out, &p->run.counts, l->key, 1,
 		    ferry_fail(FERRY_ECHANGED,
 		        "the local file changed since the plan: not "
 		        "replaced"));
@@ -494,7 +496,7 @@ apply_download(struct pull *p, const struct planfile_line *l, const char *rel,
 	obj.etag = l->src.etag;
 	obj.version_id = l->src.version_id[0] ? l->src.version_id : NULL;
 	return dl_begin(p,
-	    obj.size > 0 && obj.size >= p->o->multipart_threshold
+	    obj.size > 0 && obj.size >= p->run.o->multipart_threshold
 	        ? PLAN_RANGED_GET
 	        : PLAN_GET,
 	    rel, rellen, &obj, NULL);
@@ -505,20 +507,22 @@ apply_local_delete(struct pull *p, const struct planfile_line *l)
 {
 	struct manifest_local now;
 	struct stat st;
-	int have = local_stat(p->rootfd, l->key, &st);
+	int have = local_stat(p->run.rootfd, l->key, &st);
 
 	if (have == 0) {
-		if (manifest_local_del(p->m, l->key, l->keylen) != FERRY_OK ||
-		    manifest_remote_del(p->m, l->key, l->keylen) != FERRY_OK)
+		if (manifest_local_del(p->run.m, l->key, l->keylen) !=
+		        FERRY_OK ||
+		    manifest_remote_del(p->run.m, l->key, l->keylen) !=
+		        FERRY_OK)
 			sync_manifest_warn();
-		in_place(&p->counts, l->key);
+		in_place(&p->run.counts, l->key);
 		return FERRY_OK;
 	}
 	if (have < 0 || !local_as_planned(have, &st, &l->dst)) {
 		if (have > 0)
 			ferry_fail(FERRY_ECHANGED,
 			    "the file changed since the plan: not deleted");
-		refuse_local(&p->out, &p->counts, l->key, 0,
+		refuse_local(&p->run.out, &p->run.counts, l->key, 0,
 		    have < 0 ? FERRY_ESYS : FERRY_ECHANGED);
 		return FERRY_OK;
 	}
@@ -534,12 +538,12 @@ pull_step(struct pull *p)
 	struct action a;
 	ferry_err e;
 
-	e = next_action(p->o, p->loc.prefix, 1, &p->mg.done, &a);
+	e = next_action(p->run.o, p->run.loc.prefix, 1, &p->run.mg.done, &a);
 	if (e != FERRY_OK || a.l == NULL)
 		return e;
 	/* a pull's deletes name paths in the folder, its downloads keys */
-	if (!path_allowed(
-	        &p->out, &p->counts, a.l, a.rel, a.rellen, a.rel != a.l->key))
+	if (!path_allowed(&p->run.out, &p->run.counts, a.l, a.rel, a.rellen,
+	        a.rel != a.l->key))
 		return FERRY_OK;
 	if (a.l->action == PLANFILE_DELETE)
 		return apply_local_delete(p, a.l);
@@ -556,7 +560,7 @@ start_pull(struct pull *p)
 void
 apply_put_cond(const struct xfer *x, struct remote_put *o)
 {
-	if (x->p->o->plan == NULL)
+	if (x->p->run.o->plan == NULL)
 		return;
 	o->if_absent = x->t.listed.etag[0] == '\0';
 	o->if_match = x->t.listed.etag;

@@ -140,8 +140,8 @@ check_same(
 	(void)s;
 	xfer_record(
 	    x, t->listed.size, t->listed.etag, hash, t->local.mtime_ns, 0);
-	p->counts.checked++;
-	p->counts.skipped++;
+	p->run.counts.checked++;
+	p->run.counts.skipped++;
 	xfer_finish(x);
 }
 
@@ -151,12 +151,12 @@ check_differs(struct transfer *t, const char *reason)
 	struct xfer *x = xfer_of(t);
 	struct push *p = x->p;
 
-	p->counts.checked++;
+	p->run.counts.checked++;
 	xfer_planned(x);
-	x->multipart = t->local.size >= p->o->multipart_threshold;
-	if (p->o->dry_run) {
+	x->multipart = t->local.size >= p->run.o->multipart_threshold;
+	if (p->run.o->dry_run) {
 		transfer_check_dry_run(
-		    t, "upload", reason, 1, &p->counts.uploaded);
+		    t, "upload", reason, 1, &p->run.counts.uploaded);
 		xfer_finish(x);
 		return;
 	}
@@ -173,7 +173,7 @@ check_unhashed(struct transfer *t, ferry_err e, const struct remote_resp *s)
 		check_differs(t, "object vanished");
 	else if (t->local.mtime_ns / 1000000000 <= t->listed.last_modified) {
 		/* written by another tool: size and time are all there is */
-		x->p->counts.skipped++;
+		x->p->run.counts.skipped++;
 		xfer_finish(x);
 	} else
 		check_differs(t, "newer than the object");
@@ -186,5 +186,5 @@ start_check(struct xfer *x)
 
 	x->state = XF_HEAD_SENT;
 	transfer_check_start(
-	    &x->t, p->loc.bucket, p->rootfd, p->o->follow_symlinks);
+	    &x->t, p->run.loc.bucket, p->run.rootfd, p->run.o->follow_symlinks);
 }

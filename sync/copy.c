@@ -10,9 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "sync/xfer.h"
 
 /*
@@ -31,7 +28,7 @@ copy_src(
 	s->off = off;
 	s->len = len;
 	s->version_id = x->src_version;
-	s->store = &x->p->o->store;
+	s->store = &x->p->run.o->store;
 }
 
 static void
@@ -66,7 +63,7 @@ start_copy_object(struct xfer *x)
 	ferry_err e;
 
 	copy_src(x, 0, 0, &src);
-	if ((e = remote_copy_object(p->r, p->loc.bucket, x->t.fullkey,
+	if ((e = remote_copy_object(p->run.r, p->run.loc.bucket, x->t.fullkey,
 	         strlen(x->t.fullkey), &src, &q)) != FERRY_OK)
 		return e;
 	if ((e = remote_req_submit(q, on_copy, x)) != FERRY_OK) {
@@ -117,7 +114,7 @@ on_stream_get(struct remote_req *q, void *arg)
 	if (e == FERRY_OK)
 		e = take_source_meta(x, s);
 	if (e != FERRY_OK) {
-		x->p->eng.mem_used -= x->t.local.size;
+		x->p->run.eng.mem_used -= x->t.local.size;
 		remote_req_free(q);
 		xfer_fail(x, e);
 		return;
@@ -127,10 +124,8 @@ on_stream_get(struct remote_req *q, void *arg)
 	x->buflen = s->body.len;
 	buf_init(&s->body, 0);
 	remote_req_free(q);
-	x->p->eng.mem_used -= x->t.local.size;
-	XXH128_canonicalFromHash(
-	    (XXH128_canonical_t *)x->hash, XXH3_128bits(x->buf, x->buflen));
-	EVP_Digest(x->buf, x->buflen, x->md5, NULL, EVP_md5(), NULL);
+	x->p->run.eng.mem_used -= x->t.local.size;
+	xfer_digest_buf(x);
 	if ((e = send_put(x)) != FERRY_OK)
 		xfer_fail(x, e);
 }
@@ -149,7 +144,7 @@ start_stream_get(struct xfer *x)
 		remote_req_free(q);
 		return e;
 	}
-	x->p->eng.mem_used += x->t.local.size;
+	x->p->run.eng.mem_used += x->t.local.size;
 	x->state = XF_GET_SENT;
 	return FERRY_OK;
 }
@@ -252,7 +247,7 @@ start_part_copy(struct xfer *x)
 	cp->number = x->t.next_part + 1;
 	copy_src(x, (uint64_t)(cp->number - 1) * x->t.part_size,
 	    part_len(x, cp->number), &src);
-	if ((e = remote_upload_part_copy(x->p->r, xfer_upload(x, &u),
+	if ((e = remote_upload_part_copy(x->p->run.r, xfer_upload(x, &u),
 	         cp->number, &src, &q)) != FERRY_OK ||
 	    (e = remote_req_submit(q, on_part_copy, cp)) != FERRY_OK)
 		goto out;
@@ -275,7 +270,7 @@ on_part_get(struct remote_req *q, void *arg)
 	uint8_t *buf;
 	ferry_err e;
 
-	x->p->eng.mem_used -= len;
+	x->p->run.eng.mem_used -= len;
 	e = remote_req_result(q, 0);
 	if (e == FERRY_OK)
 		e = remote_resp_check_range(s,
@@ -326,6 +321,6 @@ start_part_stream(struct xfer *x)
 	}
 	x->t.next_part++;
 	x->t.parts_inflight++;
-	x->p->eng.mem_used += len;
+	x->p->run.eng.mem_used += len;
 	return FERRY_OK;
 }

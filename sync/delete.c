@@ -48,8 +48,8 @@ not_deleted(struct push *p, const char *key, size_t keylen, const char *code,
 		ferry_fail(e, "delete: %s: %s", code ? code : "error",
 		    message ? message : "");
 	}
-	output_error(&p->out, key, keylen, e, ferry_errmsg());
-	p->counts.failed++;
+	output_error(&p->run.out, key, keylen, e, ferry_errmsg());
+	p->run.counts.failed++;
 }
 
 static void
@@ -58,7 +58,7 @@ on_deleted(const char *key, size_t keylen, int ok, const char *code,
 {
 	struct batch *b = arg;
 	struct push *p = b->p;
-	size_t plen = strlen(p->loc.prefix);
+	size_t plen = strlen(p->run.loc.prefix);
 
 	/* with a condition, a key gone meanwhile is NoSuchKey: gone all
 	 * the same */
@@ -66,10 +66,10 @@ on_deleted(const char *key, size_t keylen, int ok, const char *code,
 		not_deleted(p, key, keylen, code, message);
 		return;
 	}
-	p->counts.deleted++;
-	output_action(&p->out, "delete", key, keylen, 0, NULL);
-	if (keylen >= plen &&
-	    manifest_remote_del(p->m, key + plen, keylen - plen) != FERRY_OK)
+	p->run.counts.deleted++;
+	output_action(&p->run.out, "delete", key, keylen, 0, NULL);
+	if (keylen >= plen && manifest_remote_del(p->run.m, key + plen,
+	                          keylen - plen) != FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -102,7 +102,7 @@ start_single(struct batch *b)
 	ferry_err e;
 
 	b->singles[i] = (struct single){b, i};
-	if ((e = remote_delete_object(p->r, p->loc.bucket, b->keys[i],
+	if ((e = remote_delete_object(p->run.r, p->run.loc.bucket, b->keys[i],
 	         b->lens[i], b->etags[i], &q)) != FERRY_OK)
 		return e;
 	if ((e = remote_req_submit(q, on_single, &b->singles[i])) != FERRY_OK) {
@@ -122,18 +122,18 @@ send_singles(struct batch *b)
 
 	b->next = 0;
 	while (e == FERRY_OK && (b->next < b->n || b->pending > 0)) {
-		while (
-		    e == FERRY_OK && b->next < b->n && b->pending < p->o->jobs)
+		while (e == FERRY_OK && b->next < b->n &&
+		       b->pending < p->run.o->jobs)
 			e = start_single(b);
 		if (e == FERRY_OK && ferry_interrupted)
 			e = ferry_fail(FERRY_ECANCEL,
 			    "interrupted by signal %d", (int)ferry_interrupted);
 		else if (e == FERRY_OK && b->pending > 0)
-			e = remote_run(p->r, 1000);
+			e = remote_run(p->run.r, 1000);
 	}
 	/* a signal, or no memory: what is in flight ends, told as failed */
 	if (b->pending > 0)
-		remote_end_all(p->r);
+		remote_end_all(p->run.r);
 	return e;
 }
 
@@ -155,12 +155,12 @@ send_batch(struct batch *b)
 		return send_singles(b);
 	for (i = 0; i < b->n; i++)
 		etags[i] = b->etags[i];
-	if ((e = remote_delete_objects(p->r, p->loc.bucket,
+	if ((e = remote_delete_objects(p->run.r, p->run.loc.bucket,
 	         (const char *const *)b->keys, b->lens, etags, b->n, &q)) !=
 	    FERRY_OK)
 		return e;
 	if ((e = remote_req_submit(q, NULL, NULL)) == FERRY_OK &&
-	    (e = remote_wait(p->r, q)) == FERRY_OK) {
+	    (e = remote_wait(p->run.r, q)) == FERRY_OK) {
 		b->single = remote_req_not_implemented(q);
 		e = b->single ? FERRY_OK
 		              : remote_delete_objects_reply(q, on_deleted, b);
@@ -174,26 +174,22 @@ send_batch(struct batch *b)
 	return e;
 }
 
-/* Reads the next gathered key into b (malloc'd); 0 at the end. */
+/* Reads the next gathered key into b (malloc'd, prefixed); 0 at the end. */
 static int
 read_key(struct push *p, struct batch *b)
 {
-	uint32_t len;
-	size_t plen = strlen(p->loc.prefix);
+	size_t plen = strlen(p->run.loc.prefix), len;
+	char key[MANIFEST_KEY_MAX + 1];
+	struct push_delete rec;
 	char *k;
 
-	if (fread(&len, sizeof(len), 1, p->deletes) != 1)
+	if (!sync_run_delete_next(&p->run, key, &len, &rec, sizeof(rec)) ||
+	    (k = malloc(plen + len + 1)) == NULL)
 		return 0;
-	if ((k = malloc(plen + len + 1)) == NULL)
-		return 0;
-	memcpy(k, p->loc.prefix, plen);
-	if (fread(k + plen, 1, len, p->deletes) != len ||
-	    fread(&b->sizes[b->n], sizeof(b->sizes[0]), 1, p->deletes) != 1 ||
-	    fread(b->etags[b->n], MANIFEST_ETAG_MAX, 1, p->deletes) != 1) {
-		free(k);
-		return 0;
-	}
-	k[plen + len] = '\0';
+	memcpy(k, p->run.loc.prefix, plen);
+	memcpy(k + plen, key, len + 1);
+	b->sizes[b->n] = rec.size;
+	memcpy(b->etags[b->n], rec.etag, MANIFEST_ETAG_MAX);
 	b->keys[b->n] = k;
 	b->lens[b->n] = plen + len;
 	b->n++;
@@ -210,21 +206,6 @@ clear_batch(struct batch *b)
 	b->n = 0;
 }
 
-/* Why the deletes may not run, or NULL. */
-static const char *
-guard(struct push *p)
-{
-	if (p->scan_errors)
-		return "some source files could not be read";
-	if (p->counts.failed)
-		return "some transfers failed";
-	if (p->o->force)
-		return NULL;
-	if (p->mg.nlocal == 0)
-		return "the source is empty (use --force to delete anyway)";
-	return sync_over_max_delete(p->o, p->ndeletes, p->mg.nremote);
-}
-
 static void
 run_batches(struct push *p)
 {
@@ -234,24 +215,24 @@ run_batches(struct push *p)
 	if ((b = calloc(1, sizeof(*b))) == NULL)
 		return;
 	b->p = p;
-	rewind(p->deletes);
 	for (;;) {
 		while (b->n < DELETE_BATCH && read_key(p, b))
 			;
 		if (b->n == 0)
 			break;
-		if (p->o->dry_run) {
+		if (p->run.o->dry_run) {
 			for (size_t i = 0; i < b->n; i++) {
 				struct plan_entry dst = {.present = 1,
 				    .size = b->sizes[i],
 				    .etag = b->etags[i]};
-				output_planned(&p->out, "delete", b->keys[i],
-				    b->lens[i], 0, "not in source", NULL, &dst);
+				output_planned(&p->run.out, "delete",
+				    b->keys[i], b->lens[i], 0, "not in source",
+				    NULL, &dst);
 			}
-			p->counts.deleted += b->n;
+			p->run.counts.deleted += b->n;
 		} else if ((e = send_batch(b)) != FERRY_OK) {
-			output_error(&p->out, NULL, 0, e, ferry_errmsg());
-			p->counts.failed += b->n;
+			output_error(&p->run.out, NULL, 0, e, ferry_errmsg());
+			p->run.counts.failed += b->n;
 		}
 		clear_batch(b);
 	}
@@ -261,8 +242,11 @@ run_batches(struct push *p)
 void
 push_deletes(struct push *p)
 {
-	if (p->ndeletes == 0 ||
-	    sync_deletes_refused(&p->out, p->ndeletes, guard(p), &p->fatal))
-		return;
-	run_batches(p);
+	static const struct sync_run_guard g = {
+	    "some source files could not be read", "some transfers failed",
+	    "the source is empty (use --force to delete anyway)"};
+
+	if (sync_run_deletes_allowed(&p->run, &g, p->run.counts.failed,
+	        p->run.mg.nlocal, p->run.mg.nremote))
+		run_batches(p);
 }

@@ -14,29 +14,16 @@
 #include "sync/xfer.h"
 
 ferry_err
-push_next_remote(struct push *p)
-{
-	return merge_list_next(&p->mg.remote, p->o, 1, &p->mg.nremote);
-}
-
-ferry_err
 push_gather_delete(struct push *p, const struct remote_obj *o)
 {
-	uint32_t len = (uint32_t)o->keylen;
-	char etag[MANIFEST_ETAG_MAX] = "";
+	struct push_delete rec;
 
 	/* the listed size and ETag go along, for a plan's guard */
-	snprintf(etag, sizeof(etag), "%s", o->etag ? o->etag : "");
-	if (p->deletes == NULL && (p->deletes = tmpfile()) == NULL)
-		return ferry_fail(FERRY_ESYS,
-		    "cannot create a temporary file: %s", strerror(errno));
-	if (fwrite(&len, sizeof(len), 1, p->deletes) != 1 ||
-	    fwrite(o->key, 1, o->keylen, p->deletes) != o->keylen ||
-	    fwrite(&o->size, sizeof(o->size), 1, p->deletes) != 1 ||
-	    fwrite(etag, sizeof(etag), 1, p->deletes) != 1)
-		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
-	p->ndeletes++;
-	return FERRY_OK;
+	memset(&rec, 0, sizeof(rec));
+	rec.size = o->size;
+	snprintf(rec.etag, sizeof(rec.etag), "%s", o->etag ? o->etag : "");
+	return sync_run_delete_add(
+	    &p->run, o->key, o->keylen, &rec, sizeof(rec));
 }
 
 /* Whether every transfer left waits for its file to be read again. */
@@ -45,10 +32,10 @@ all_put_off(const struct push *p)
 {
 	struct transfer *t;
 
-	for (t = p->eng.active; t; t = t->next)
+	for (t = p->run.eng.active; t; t = t->next)
 		if (xfer_of(t)->state != XF_RETRY_LATER)
 			return 0;
-	return p->eng.active != NULL;
+	return p->run.eng.active != NULL;
 }
 
 /* When only transfers put off for a changing file are left: restarts them. */
@@ -57,7 +44,7 @@ retry_put_off(void *arg)
 {
 	struct push *p = arg;
 
-	if (remote_inflight(p->r) > 0 || !all_put_off(p))
+	if (remote_inflight(p->run.r) > 0 || !all_put_off(p))
 		return 0;
 	xfer_retry_changed(p);
 	return 1;
@@ -80,36 +67,23 @@ turned(void *p)
 ferry_err
 push_run(struct push *p)
 {
-	struct transfer_engine *eng = &p->eng;
-
-	output_expect(&p->out, p->o, p->m);
-	eng->planned_all = &p->mg.done;
-	eng->planner = p;
-	eng->plan_next = step;
-	eng->turned = turned;
-	eng->retry = retry_put_off;
-	return transfer_engine_run(eng);
+	p->run.eng.turned = turned;
+	p->run.eng.retry = retry_put_off;
+	return sync_run_loop(&p->run, p, step);
 }
 
 void
 push_close(struct push *p)
 {
-	transfer_engine_reads_stop(&p->eng);
-	transfer_engine_clear(&p->eng);
+	transfer_engine_reads_stop(&p->run.eng);
+	transfer_engine_clear(&p->run.eng);
 	xfer_pool_free(p);
-	merge_close(&p->mg);
 	merge_list_close(&p->src);
-	manifest_close(p->m);
 	/* the source client runs on the destination's loop: free it first */
 	remote_free(p->sr);
-	remote_free(p->r);
-	remote_loc_clear(&p->loc);
 	remote_loc_clear(&p->sloc);
 	free(p->root);
-	if (p->deletes)
-		fclose(p->deletes);
-	if (p->rootfd >= 0)
-		close(p->rootfd);
+	sync_run_close(&p->run);
 }
 
 /* The uploads found open under the prefix after a run that did not end. */
@@ -145,10 +119,10 @@ on_stale(const char *key, size_t keylen, const char *upload_id, void *arg)
 static int
 own_upload(const struct push *p, const char *key)
 {
-	size_t plen = strlen(p->loc.prefix);
+	size_t plen = strlen(p->run.loc.prefix);
 
-	return strncmp(key, p->loc.prefix, plen) == 0 &&
-	       shard_match(&p->o->shard, key + plen, strlen(key + plen));
+	return strncmp(key, p->run.loc.prefix, plen) == 0 &&
+	       shard_match(&p->run.o->shard, key + plen, strlen(key + plen));
 }
 
 /*
@@ -166,13 +140,13 @@ clean_after_crash(struct push *p)
 	size_t i;
 	ferry_err e;
 
-	e = manifest_meta_get(p->m, "run", state, sizeof(state));
+	e = manifest_meta_get(p->run.m, "run", state, sizeof(state));
 	if (e == FERRY_OK &&
 	    (strcmp(state, "running") == 0 ||
 	        strcmp(state, "interrupted") == 0) &&
-	    !p->o->dry_run) {
-		e = remote_list_uploads(
-		    p->r, p->loc.bucket, p->loc.prefix, on_stale, &st);
+	    !p->run.o->dry_run) {
+		e = remote_list_uploads(p->run.r, p->run.loc.bucket,
+		    p->run.loc.prefix, on_stale, &st);
 		if (e == FERRY_OK)
 			resume_forget_gone(p, st.ids, st.n);
 		for (i = 0; i < st.n; i++) {
@@ -188,9 +162,9 @@ clean_after_crash(struct push *p)
 	}
 	if (e != FERRY_OK && e != FERRY_ENOTFOUND)
 		return e;
-	if ((e = manifest_meta_put(p->m, "run", "running")) != FERRY_OK)
+	if ((e = manifest_meta_put(p->run.m, "run", "running")) != FERRY_OK)
 		return e;
-	return manifest_commit(p->m);
+	return manifest_commit(p->run.m);
 }
 
 /*
@@ -228,9 +202,9 @@ sum_stats(const struct push *p, struct remote_stats *rs)
 	int i;
 
 	memset(rs, 0, sizeof(*rs));
-	if (p->r == NULL)
+	if (p->run.r == NULL)
 		return;
-	*rs = *remote_stats(p->r);
+	*rs = *remote_stats(p->run.r);
 	if (p->sr == NULL)
 		return;
 	a = remote_stats(p->sr);
@@ -249,14 +223,11 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 	int status;
 
 	memset(&p, 0, sizeof(p));
-	p.o = o;
-	p.rootfd = -1;
 	streams_init(&p.streams);
-	output_init(&p.out, o);
-	transfer_engine_init(&p.eng, &p.out, &p.counts, o);
+	sync_run_init(&p.run, o);
 	e = open(&p);
-	p.eng.r = p.r;
-	p.eng.m = p.m;
+	p.run.eng.r = p.run.r;
+	p.run.eng.m = p.run.m;
 	if (e != FERRY_OK) {
 		status = sync_exit_for(e);
 		goto fatal;
@@ -267,22 +238,14 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 		goto fatal;
 	push_deletes(&p);
 	resume_sweep(&p);
-	status = p.counts.failed || p.fatal ? EXIT_PARTIAL : EXIT_SYNCED;
-	if (p.fatal == EXIT_ABORTED)
-		status = EXIT_ABORTED;
+	status = sync_run_status(&p.run);
 	goto out;
 fatal:
-	output_error(&p.out, NULL, 0, e, ferry_errmsg());
-	if (p.r)
-		transfer_engine_drain(&p.eng);
+	sync_run_fatal(&p.run, e);
 out:
-	status = sync_damage_status(&p.out, p.m, e, status);
-	if (p.m)
-		note_last_run(p.m, status);
-	if (p.m && manifest_commit(p.m) != FERRY_OK)
-		sync_manifest_warn();
 	sum_stats(&p, &rs);
-	output_summary(&p.out, &p.counts, p.r ? &rs : NULL, status);
+	status = sync_run_finish(
+	    &p.run, e, status, p.run.r ? &rs : NULL, 0, note_last_run);
 	push_close(&p);
 	return status;
 }

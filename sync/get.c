@@ -33,13 +33,6 @@ next_random(struct pull *p)
 	return p->rng * 2685821657736338717ULL;
 }
 
-/* MD5, without a fetch by name for each download when it can. */
-static const EVP_MD *
-md5_alg(const struct pull *p)
-{
-	return p->md5 ? p->md5 : EVP_md5();
-}
-
 /* Removes the temporary file if it was never renamed into place. */
 static void
 drop_temp(struct dl *d)
@@ -65,8 +58,8 @@ dl_free(struct dl *d)
 		return;
 	drop_temp(d);
 	free(d->pend.buf);
-	EVP_MD_CTX_free(d->md5);
-	XXH3_freeState(d->xxh);
+	remote_md5_free(d->md5);
+	manifest_hash_free(d->xxh);
 	transfer_clear(&d->t);
 	free(d->version_id);
 	free(d);
@@ -393,7 +386,8 @@ dl_record_remote(struct dl *d, const char *etag, uint64_t size,
 	memcpy(rec.hash, xxh, 16);
 	rec.has_hash = 1;
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
-	if (manifest_remote_put(p->m, d->t.key, d->t.keylen, &rec) != FERRY_OK)
+	if (manifest_remote_put(p->run.m, d->t.key, d->t.keylen, &rec) !=
+	    FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -428,26 +422,26 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 	ferry_err e;
 
 	/* --links: an object of a symlink's is made the link it says */
-	if (d->p->o->links && posix_is_link_key(d->t.key, d->t.keylen)) {
+	if (d->p->run.o->links && posix_is_link_key(d->t.key, d->t.keylen)) {
 		if ((e = posix_link_install(d, xxh, mt)) == FERRY_OK)
 			dl_record_remote(d, got_etag(d), d->written, xxh, mt);
 		return e;
 	}
 	ts[0].tv_sec = 0;
 	ts[0].tv_nsec = UTIME_OMIT;
-	if (d->p->o->preserve)
+	if (d->p->run.o->preserve)
 		posix_restore(d->fd, &d->meta.posix, d->t.key, &ts[0]);
 	posix_timespec(mt, &ts[1]);
 	if (futimens(d->fd, ts) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",
 		    d->t.key, strerror(errno));
 	/* --fsync: the bytes are on disk before the name, the name after */
-	if (d->p->o->fsync && fsync(d->fd) != 0)
+	if (d->p->run.o->fsync && fsync(d->fd) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot sync %s: %s", d->t.key,
 		    strerror(errno));
 	if ((e = publish(d)) != FERRY_OK)
 		return e;
-	if (d->p->o->fsync && fsync(d->dirfd) != 0)
+	if (d->p->run.o->fsync && fsync(d->dirfd) != 0)
 		return ferry_fail(FERRY_ESYS,
 		    "cannot sync the folder of %s: %s", d->t.key,
 		    strerror(errno));
@@ -461,10 +455,10 @@ dl_downloaded(struct dl *d)
 {
 	struct pull *p = d->p;
 
-	p->counts.downloaded++;
-	p->counts.bytes += d->written;
-	output_action(&p->out, "download", d->t.fullkey, strlen(d->t.fullkey),
-	    d->written, NULL);
+	p->run.counts.downloaded++;
+	p->run.counts.bytes += d->written;
+	output_action(&p->run.out, "download", d->t.fullkey,
+	    strlen(d->t.fullkey), d->written, NULL);
 	dl_finish(d);
 }
 
@@ -476,8 +470,8 @@ dl_new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
 	struct remote_get v = *g;
 
 	v.version_id = d->version_id;
-	return remote_get_object(
-	    p->r, p->loc.bucket, d->t.fullkey, strlen(d->t.fullkey), &v, q);
+	return remote_get_object(p->run.r, p->run.loc.bucket, d->t.fullkey,
+	    strlen(d->t.fullkey), &v, q);
 }
 
 /*
@@ -549,13 +543,15 @@ digests_begin(struct dl *d)
 
 	d->md5_on =
 	    !dl_is_xxh128_hex(s->meta_hash) && !remote_resp_etag_opaque(s);
-	if (XXH3_128bits_reset(d->xxh) != XXH_OK)
+	if (manifest_hash_reset(d->xxh) != FERRY_OK)
 		return ferry_fail(FERRY_ESYS, "cannot start a digest");
 	if (!d->md5_on)
 		return FERRY_OK;
-	if (d->md5 == NULL && (d->md5 = EVP_MD_CTX_new()) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	if (EVP_DigestInit_ex(d->md5, md5_alg(d->p), NULL) != 1)
+	/* a new MD5 is started; one kept from before a restart, reset */
+	if (d->md5 == NULL)
+		return (d->md5 = remote_md5_new()) == NULL ? FERRY_ENOMEM
+		                                           : FERRY_OK;
+	if (remote_md5_reset(d->md5) != FERRY_OK)
 		return ferry_fail(FERRY_ESYS, "cannot start a digest");
 	return FERRY_OK;
 }
@@ -607,8 +603,8 @@ sink_whole(const char *data, size_t len, void *arg)
 		return dl_sink_fail(d, e);
 	if ((e = dl_pending_add(d, &d->pend, data, len)) != FERRY_OK)
 		return dl_sink_fail(d, e);
-	if ((d->md5_on && EVP_DigestUpdate(d->md5, data, len) != 1) ||
-	    XXH3_128bits_update(d->xxh, data, len) != XXH_OK)
+	if ((d->md5_on && remote_md5_update(d->md5, data, len) != FERRY_OK) ||
+	    manifest_hash_update(d->xxh, data, len) != FERRY_OK)
 		return dl_sink_fail(
 		    d, ferry_fail(FERRY_ESYS, "digest update failed"));
 	d->written += len;
@@ -656,7 +652,6 @@ on_get(struct remote_req *q, void *arg)
 {
 	struct dl *d = arg;
 	uint8_t xxh[16], md5[16];
-	unsigned int n = 0;
 	ferry_err e;
 
 	e = get_result(d, q);
@@ -672,11 +667,9 @@ on_get(struct remote_req *q, void *arg)
 		dl_fail(d, e);
 		return;
 	}
-	XXH128_canonicalFromHash(
-	    (XXH128_canonical_t *)xxh, XXH3_128bits_digest(d->xxh));
-	if (d->md5_on &&
-	    (EVP_DigestFinal_ex(d->md5, md5, &n) != 1 || n != 16)) {
-		dl_fail(d, ferry_fail(FERRY_ESYS, "MD5 final failed"));
+	manifest_hash_final(d->xxh, xxh);
+	if (d->md5_on && (e = remote_md5_final(d->md5, md5)) != FERRY_OK) {
+		dl_fail(d, e);
 		return;
 	}
 	if ((e = dl_verify(d, xxh, d->md5_on ? md5 : NULL)) != FERRY_OK ||
@@ -695,7 +688,7 @@ dl_send_get(struct dl *d)
 	ferry_err e;
 
 	/* applying a plan: only the object the plan saw */
-	if (d->p->o->plan)
+	if (d->p->run.o->plan)
 		g.if_match = d->t.listed.etag;
 	if ((e = dl_new_get(d, &g, &q)) != FERRY_OK)
 		return e;
@@ -719,7 +712,7 @@ dl_start_get(struct dl *d)
 	if ((e = dl_open_temp(d)) != FERRY_OK)
 		return e;
 	dl_pending_init(&d->pend, d->t.listed.size, 0);
-	if ((d->xxh = XXH3_createState()) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((d->xxh = manifest_hash_new()) == NULL)
+		return FERRY_ENOMEM;
 	return dl_send_get(d);
 }

@@ -129,8 +129,8 @@ on_part(struct remote_req *q, void *arg)
 	e = part_result(pt, q);
 	remote_req_free(q);
 	dl_pending_free(&pt->pend);
-	d->p->eng.parts_out -= pt->len;
-	d->p->eng.parts_alive -= pt->len;
+	d->p->run.eng.parts_out -= pt->len;
+	d->p->run.eng.parts_alive -= pt->len;
 	free(pt);
 	if (transfer_part_ended(&d->t, e))
 		complete_ranged(d);
@@ -179,8 +179,8 @@ start_part(struct dl *d)
 	}
 	d->t.next_part++;
 	d->t.parts_inflight++;
-	d->p->eng.parts_out += pt->len;
-	d->p->eng.parts_alive += pt->len;
+	d->p->run.eng.parts_out += pt->len;
+	d->p->run.eng.parts_alive += pt->len;
 	return FERRY_OK;
 }
 
@@ -191,7 +191,8 @@ start_ranged(struct dl *d)
 
 	if ((e = dl_open_temp(d)) != FERRY_OK)
 		return e;
-	d->t.part_size = sync_range_size(d->t.listed.size, d->p->o->part_size);
+	d->t.part_size =
+	    sync_range_size(d->t.listed.size, d->p->run.o->part_size);
 	d->t.nparts = sync_part_count(d->t.listed.size, d->t.part_size);
 	d->state = DL_PARTS;
 	return FERRY_OK;
@@ -214,8 +215,8 @@ dl_check_same(
 	dl_record_remote(
 	    d, t->listed.etag, t->listed.size, xxh, t->local.mtime_ns);
 	memset(&d->meta, 0, sizeof(d->meta));
-	p->counts.checked++;
-	p->counts.skipped++;
+	p->run.counts.checked++;
+	p->run.counts.skipped++;
 	dl_finish(d);
 }
 
@@ -225,12 +226,12 @@ dl_check_differs(struct transfer *t, const char *reason)
 	struct dl *d = dl_of(t);
 	struct pull *p = d->p;
 
-	p->counts.checked++;
-	d->ranged =
-	    t->listed.size > 0 && t->listed.size >= p->o->multipart_threshold;
-	if (p->o->dry_run) {
+	p->run.counts.checked++;
+	d->ranged = t->listed.size > 0 &&
+	            t->listed.size >= p->run.o->multipart_threshold;
+	if (p->run.o->dry_run) {
 		transfer_check_dry_run(
-		    t, "download", reason, 0, &p->counts.downloaded);
+		    t, "download", reason, 0, &p->run.counts.downloaded);
 		dl_finish(d);
 		return;
 	}
@@ -249,7 +250,7 @@ dl_check_unhashed(struct transfer *t, ferry_err e, const struct remote_resp *s)
 	int64_t mtime;
 
 	if (e == FERRY_ENOTFOUND) {
-		d->p->counts.skipped++;
+		d->p->run.counts.skipped++;
 		dl_finish(d);
 		return;
 	}
@@ -257,7 +258,7 @@ dl_check_unhashed(struct transfer *t, ferry_err e, const struct remote_resp *s)
 	mtime = dl_object_mtime_ns(d);
 	memset(&d->meta, 0, sizeof(d->meta));
 	if (mtime / NS_PER_S <= t->local.mtime_ns / NS_PER_S) {
-		d->p->counts.skipped++;
+		d->p->run.counts.skipped++;
 		dl_finish(d);
 		return;
 	}
@@ -287,22 +288,20 @@ static const struct transfer_ops dl_ops = {.advance = advance_one,
     .unhashed = dl_check_unhashed,
     .free = free_one};
 
-/* A new download of key, appended to the active list. */
+/* A new download of key, listed as obj, appended to the active list. */
 static struct dl *
-dl_new(struct pull *p, const char *key, size_t keylen)
+dl_new(struct pull *p, const char *key, size_t keylen,
+    const struct remote_obj *obj)
 {
 	struct dl *d;
 
-	if ((d = calloc(1, sizeof(*d))) == NULL)
+	d = dl_of(transfer_new(&p->run.eng, sizeof(*d), &dl_ops,
+	    p->run.loc.prefix, key, keylen, obj));
+	if (d == NULL)
 		return NULL;
 	d->p = p;
 	d->fd = -1;
 	d->dirfd = -1;
-	if (transfer_add(&p->eng, &d->t, &dl_ops, p->loc.prefix, key, keylen) !=
-	    FERRY_OK) {
-		free(d);
-		return NULL;
-	}
 	return d;
 }
 
@@ -312,12 +311,8 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 {
 	struct dl *d;
 
-	if ((d = dl_new(p, key, keylen)) == NULL)
+	if ((d = dl_new(p, key, keylen, obj)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	d->t.listed.size = obj->size;
-	snprintf(d->t.listed.etag, sizeof(d->t.listed.etag), "%s",
-	    obj->etag ? obj->etag : "");
-	d->t.listed.last_modified = obj->last_modified;
 	if (obj->version_id != NULL &&
 	    (d->version_id = strdup(obj->version_id)) == NULL) {
 		dl_free(d);
@@ -342,7 +337,8 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 	if (a == PLAN_CHECK) {
 		d->state = DL_HEAD_SENT;
 		d->t.no_head = d->version_id != NULL;
-		transfer_check_start(&d->t, p->loc.bucket, p->rootfd, 0);
+		transfer_check_start(
+		    &d->t, p->run.loc.bucket, p->run.rootfd, 0);
 		return FERRY_OK;
 	}
 	transfer_planned(&d->t, d->t.listed.size);
@@ -352,7 +348,7 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 static int
 has_room(const struct pull *p)
 {
-	return transfer_engine_room(&p->eng) > 0;
+	return transfer_engine_room(&p->run.eng) > 0;
 }
 
 /*
@@ -364,7 +360,7 @@ has_room(const struct pull *p)
 static int
 range_room(const struct pull *p, const struct dl *d)
 {
-	return transfer_engine_parts(&p->eng, 0, d->t.part_size);
+	return transfer_engine_parts(&p->run.eng, 0, d->t.part_size);
 }
 
 static void

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "manifest/hash.h"
 #include "manifest/manifest.h"
+#include "remote/digest.h"
 #include "remote/ops.h"
 #include "sync/filter.h"
 #include "sync/plan.h"

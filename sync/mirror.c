@@ -12,13 +12,6 @@
 
 #include "sync/xfer.h"
 
-/* Advances the source listing, counting in mg.nlocal what the run wants. */
-static ferry_err
-next_source(struct push *p)
-{
-	return merge_list_next(&p->src, p->o, 0, &p->mg.nlocal);
-}
-
 /* The two sides hold the same bytes already: remember it. */
 static void
 record_same(
@@ -30,17 +23,16 @@ record_same(
 	rec.size = dst->size;
 	snprintf(rec.etag, sizeof(rec.etag), "%s", dst->etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", src->etag);
-	if (manifest_remote_put(p->m, dst->key, dst->keylen, &rec) != FERRY_OK)
+	if (manifest_remote_put(p->run.m, dst->key, dst->keylen, &rec) !=
+	    FERRY_OK)
 		sync_manifest_warn();
 }
 
 /* A planned copy, printed with the destination's full key. */
-static void
+static ferry_err
 dry_run_copy(struct push *p, const struct remote_obj *src,
     const struct remote_obj *dst, const char *why)
 {
-	size_t plen = strlen(p->loc.prefix);
-	char *full = malloc(plen + src->keylen + 1);
 	struct plan_entry s = {.present = 1,
 	    .size = src->size,
 	    .etag = src->etag,
@@ -49,14 +41,10 @@ dry_run_copy(struct push *p, const struct remote_obj *src,
 	    .size = dst ? dst->size : 0,
 	    .etag = dst ? dst->etag : NULL};
 
-	if (full == NULL)
-		return;
-	memcpy(full, p->loc.prefix, plen);
-	memcpy(full + plen, src->key, src->keylen);
-	full[plen + src->keylen] = '\0';
-	output_planned(
-	    &p->out, "copy", full, plen + src->keylen, src->size, why, &s, &d);
-	free(full);
+	p->run.counts.copied++;
+	p->run.counts.bytes += src->size;
+	return sync_run_planned(
+	    &p->run, "copy", src->key, src->keylen, src->size, why, &s, &d);
 }
 
 static ferry_err
@@ -71,17 +59,13 @@ dispatch(struct push *p, const struct plan_decision *d,
 		/* FALLTHROUGH */
 	case PLAN_SKIP:
 		if (src)
-			p->counts.skipped++;
+			p->run.counts.skipped++;
 		return FERRY_OK;
 	default:
 		break;
 	}
-	if (p->o->dry_run) {
-		dry_run_copy(p, src, dst, d->reason);
-		p->counts.copied++;
-		p->counts.bytes += src->size;
-		return FERRY_OK;
-	}
+	if (p->run.o->dry_run)
+		return dry_run_copy(p, src, dst, d->reason);
 	return xfer_begin_copy(p, d->action, src, dst);
 }
 
@@ -89,30 +73,20 @@ dispatch(struct push *p, const struct plan_decision *d,
 static ferry_err
 merge_step(struct push *p)
 {
-	const struct remote_obj *so = &p->src.obj, *ro = &p->mg.remote.obj;
-	struct plan_entry src = {0}, dst = {0};
-	struct manifest_remote rec;
-	const struct manifest_remote *recp = NULL;
+	const struct remote_obj *so = &p->src.obj, *ro = &p->run.mg.remote.obj;
 	struct plan_decision d;
 	int c;
 	ferry_err e;
 
-	if (!merge_head_lists(&p->mg, &p->src, &c))
+	if (!merge_head_lists(&p->run.mg, &p->src, &c))
 		return FERRY_OK;
-	if (c <= 0)
-		merge_entry_listed(so, &src);
-	if (c >= 0 &&
-	    (e = merge_entry_recorded(p->m, ro, &dst, &rec, &recp)) != FERRY_OK)
+	if ((e = sync_run_plan(&p->run, c, &p->src, plan_mirror, &d)) !=
+	    FERRY_OK)
 		return e;
-	plan_mirror(&src, &dst, recp, &p->popts, &d);
 	e = dispatch(p, &d, c <= 0 ? so : NULL, c >= 0 ? ro : NULL);
 	if (e != FERRY_OK)
 		return e;
-	if (c <= 0 && (e = next_source(p)) != FERRY_OK)
-		return e;
-	if (c >= 0)
-		return push_next_remote(p);
-	return FERRY_OK;
+	return sync_run_advance(&p->run, c, &p->src, 1);
 }
 
 static ferry_err
@@ -121,42 +95,42 @@ open_manifest(struct push *p)
 	char src[4096], dst[4096];
 
 	sync_side_name(&p->sloc, p->sr, src, sizeof(src));
-	sync_side_name(&p->loc, p->r, dst, sizeof(dst));
-	return sync_manifest_open(p->o, src, dst, &p->m);
+	sync_side_name(&p->run.loc, p->run.r, dst, sizeof(dst));
+	return sync_manifest_open(p->run.o, src, dst, &p->run.m);
 }
 
 ferry_err
 mirror_open(struct push *p)
 {
-	const struct sync_opts *o = p->o;
+	const struct sync_opts *o = p->run.o;
 	ferry_err e;
 
 	if ((e = remote_loc_parse(o->src, &p->sloc)) != FERRY_OK ||
-	    (e = remote_loc_parse(o->dst, &p->loc)) != FERRY_OK ||
-	    (e = remote_new(&o->remote, &p->r)) != FERRY_OK ||
-	    (e = remote_new_sharing(&o->src_remote, p->r, &p->sr)) != FERRY_OK)
+	    (e = remote_loc_parse(o->dst, &p->run.loc)) != FERRY_OK ||
+	    (e = sync_run_remote_open(&p->run)) != FERRY_OK ||
+	    (e = remote_new_sharing(&o->src_remote, p->run.r, &p->sr)) !=
+	        FERRY_OK)
 		return e;
-	remote_on_retry(p->r, output_retry, &p->out);
-	remote_on_retry(p->sr, output_retry, &p->out);
-	if (strcmp(p->sloc.bucket, p->loc.bucket) == 0 &&
-	    remote_same_account(p->r, p->sr) &&
-	    (strncmp(p->sloc.prefix, p->loc.prefix, strlen(p->sloc.prefix)) ==
-	            0 ||
-	        strncmp(p->loc.prefix, p->sloc.prefix, strlen(p->loc.prefix)) ==
-	            0))
+	remote_on_retry(p->sr, output_retry, &p->run.out);
+	if (strcmp(p->sloc.bucket, p->run.loc.bucket) == 0 &&
+	    remote_same_account(p->run.r, p->sr) &&
+	    (strncmp(p->sloc.prefix, p->run.loc.prefix,
+	         strlen(p->sloc.prefix)) == 0 ||
+	        strncmp(p->run.loc.prefix, p->sloc.prefix,
+	            strlen(p->run.loc.prefix)) == 0))
 		return ferry_fail(FERRY_EUSAGE,
 		    "the source and destination prefixes overlap");
-	p->source = remote_same_account(p->r, p->sr) ? XS_COPY : XS_STREAM;
+	p->source = remote_same_account(p->run.r, p->sr) ? XS_COPY : XS_STREAM;
 	log_info("mirror by %s",
 	    p->source == XS_COPY ? "server-side copy" : "streaming");
 	p->merge_step = merge_step;
 	if ((e = open_manifest(p)) != FERRY_OK ||
-	    p->o->source_inventory == NULL)
+	    p->run.o->source_inventory == NULL)
 		return e;
 	/* read while opening, as a pull does: an inventory ferry cannot use
 	 * is a usage error (2), a damaged one an aborted run (3) */
 	return merge_source_open(
-	    &p->src, p->o, p->m, MANIFEST_LISTED_SRC, p->sr, &p->sloc);
+	    &p->src, p->run.o, p->run.m, MANIFEST_LISTED_SRC, p->sr, &p->sloc);
 }
 
 static ferry_err
@@ -164,17 +138,16 @@ start(struct push *p)
 {
 	ferry_err e;
 
-	merge_plan_opts(&p->popts, p->o);
-	if ((p->o->source_inventory == NULL &&
-	        (e = merge_source_open(&p->src, p->o, p->m, MANIFEST_LISTED_SRC,
-	             p->sr, &p->sloc)) != FERRY_OK) ||
-	    (e = merge_list_open(&p->mg.remote, p->o, p->m, MANIFEST_LISTED,
-	         p->r, &p->loc)) != FERRY_OK)
+	merge_plan_opts(&p->run.popts, p->run.o);
+	if ((p->run.o->source_inventory == NULL &&
+	        (e = merge_source_open(&p->src, p->run.o, p->run.m,
+	             MANIFEST_LISTED_SRC, p->sr, &p->sloc)) != FERRY_OK) ||
+	    (e = merge_list_open(&p->run.mg.remote, p->run.o, p->run.m,
+	         MANIFEST_LISTED, p->run.r, &p->run.loc)) != FERRY_OK)
 		return e;
-	merge_plan_inventory(&p->popts, &p->src);
-	if ((e = next_source(p)) != FERRY_OK)
-		return e;
-	return push_next_remote(p);
+	merge_plan_inventory(&p->run.popts, &p->src);
+	/* the first object of each listing */
+	return sync_run_advance(&p->run, 0, &p->src, 1);
 }
 
 int

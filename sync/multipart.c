@@ -10,9 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "common/md5mb.h"
 #include "sync/resume.h"
 #include "sync/xfer.h"
@@ -48,20 +45,21 @@ record_upload_id(struct xfer *x)
 		resume_record(x);
 		return;
 	}
-	if (manifest_remote_get(p->m, x->t.key, x->t.keylen, &rec) != FERRY_OK)
+	if (manifest_remote_get(p->run.m, x->t.key, x->t.keylen, &rec) !=
+	    FERRY_OK)
 		memset(&rec, 0, sizeof(rec));
 	snprintf(rec.upload_id, sizeof(rec.upload_id), "%s", x->upload_id);
 	/* committed at once, so that a run killed now leaves a trace */
-	if (manifest_remote_put(p->m, x->t.key, x->t.keylen, &rec) !=
+	if (manifest_remote_put(p->run.m, x->t.key, x->t.keylen, &rec) !=
 	        FERRY_OK ||
-	    manifest_commit(p->m) != FERRY_OK)
+	    manifest_commit(p->run.m) != FERRY_OK)
 		sync_manifest_warn();
 }
 
 const struct remote_upload *
 xfer_upload(const struct xfer *x, struct remote_upload *u)
 {
-	u->bucket = x->p->loc.bucket;
+	u->bucket = x->p->run.loc.bucket;
 	u->key = x->t.fullkey;
 	u->keylen = strlen(x->t.fullkey);
 	u->upload_id = x->upload_id;
@@ -97,7 +95,7 @@ start_create(struct xfer *x)
 	if (x->source == XS_FILE && !stat_matches_scan(&st, &x->t.local))
 		return ferry_fail(
 		    FERRY_ECHANGED, "the file changed since it was scanned");
-	x->t.part_size = sync_part_size(x->t.local.size, p->o->part_size);
+	x->t.part_size = sync_part_size(x->t.local.size, p->run.o->part_size);
 	x->t.nparts =
 	    (uint32_t)sync_part_count(x->t.local.size, x->t.part_size);
 	if (x->t.nparts == 0)
@@ -118,7 +116,7 @@ send_create(struct xfer *x)
 	ferry_err e;
 
 	xfer_put_opts(x, x->t.local.hash, x->t.local.mtime_ns, &o);
-	if ((e = remote_create_upload(p->r, p->loc.bucket, x->t.fullkey,
+	if ((e = remote_create_upload(p->run.r, p->run.loc.bucket, x->t.fullkey,
 	         strlen(x->t.fullkey), &o, &q)) != FERRY_OK)
 		return e;
 	if ((e = remote_req_submit(q, on_create, x)) != FERRY_OK) {
@@ -140,10 +138,11 @@ on_abort(struct remote_req *q, void *arg)
 		    ferry_errmsg());
 	else if (x->source == XS_FILE)
 		resume_forget(x);
-	else if (manifest_remote_get(x->p->m, x->t.key, x->t.keylen, &rec) ==
-	         FERRY_OK) {
+	else if (manifest_remote_get(
+	             x->p->run.m, x->t.key, x->t.keylen, &rec) == FERRY_OK) {
 		rec.upload_id[0] = '\0';
-		if (manifest_remote_put(x->p->m, x->t.key, x->t.keylen, &rec))
+		if (manifest_remote_put(
+		        x->p->run.m, x->t.key, x->t.keylen, &rec))
 			sync_manifest_warn();
 	}
 	remote_req_free(q);
@@ -157,7 +156,8 @@ start_abort(struct xfer *x)
 	struct remote_upload u;
 
 	x->state = XF_MP_ABORT_SENT;
-	if (remote_abort_upload(x->p->r, xfer_upload(x, &u), &q) != FERRY_OK ||
+	if (remote_abort_upload(x->p->run.r, xfer_upload(x, &u), &q) !=
+	        FERRY_OK ||
 	    remote_req_submit(q, on_abort, x) != FERRY_OK) {
 		remote_req_free(q);
 		xfer_finish(x);
@@ -171,8 +171,7 @@ multipart_etag(const struct xfer *x, char *out, size_t outlen)
 	uint8_t md5[16];
 	char hex[33];
 
-	EVP_Digest(
-	    x->part_md5, (size_t)x->t.nparts * 16, md5, NULL, EVP_md5(), NULL);
+	remote_md5_buf(x->part_md5, (size_t)x->t.nparts * 16, md5);
 	hex_encode(md5, 16, hex);
 	snprintf(out, outlen, "\"%s-%u\"", hex, x->t.nparts);
 }
@@ -239,7 +238,7 @@ start_complete(struct xfer *x)
 		              ? x->given_etag[i]
 		              : etags[i];
 	}
-	if ((e = remote_complete_upload(x->p->r, xfer_upload(x, &u), ptrs,
+	if ((e = remote_complete_upload(x->p->run.r, xfer_upload(x, &u), ptrs,
 	         x->t.nparts, &q)) != FERRY_OK)
 		goto out;
 	free(x->buf);
@@ -470,7 +469,7 @@ part_sent(void *arg)
 	struct part *pt = arg;
 
 	if (pt->out) {
-		pt->x->p->eng.parts_out -= pt->len;
+		pt->x->p->run.eng.parts_out -= pt->len;
 		pt->x->p->parts_sending--;
 		pt->out = 0;
 	}
@@ -481,11 +480,11 @@ static void
 part_release(struct part *pt)
 {
 	if (pt->buf) {
-		pt->x->p->eng.mem_used -= pt->len;
+		pt->x->p->run.eng.mem_used -= pt->len;
 		xfer_buf_put(pt->x->p, pt->buf, pt->cap);
 	} else {
 		part_sent(pt);
-		pt->x->p->eng.parts_alive -= pt->len;
+		pt->x->p->run.eng.parts_alive -= pt->len;
 	}
 	free(pt);
 }
@@ -501,7 +500,7 @@ batch_hashed(struct workq_job *j)
 
 	e = xfer_read_done(x->p, &b->r); /* frees b */
 	x->hashing = 0;
-	if (e == FERRY_OK && !x->t.failed && !x->p->eng.stopping)
+	if (e == FERRY_OK && !x->t.failed && !x->p->run.eng.stopping)
 		x->hashed += n;
 	/* counted in flight while hashed, so that a failure waits for it */
 	x->t.parts_inflight--;
@@ -510,7 +509,7 @@ batch_hashed(struct workq_job *j)
 		x->early = 0;
 		x->t.parts_inflight--;
 	}
-	if (x->p->eng.stopping)
+	if (x->p->run.eng.stopping)
 		return;
 	if (e != FERRY_OK) {
 		xfer_fail(x, e);
@@ -548,7 +547,7 @@ early_upload(const struct xfer *x)
 static unsigned
 batch_len(const struct xfer *x)
 {
-	if (x->hashed == 0 && x->p->eng.parts_out == 0 && !early_upload(x))
+	if (x->hashed == 0 && x->p->run.eng.parts_out == 0 && !early_upload(x))
 		return 1;
 	return x->t.nparts - x->hashed < MD5MB_LANES ? x->t.nparts - x->hashed
 	                                             : MD5MB_LANES;
@@ -562,7 +561,7 @@ parts_ahead(const struct push *p)
 	const struct xfer *x;
 	unsigned n = 0;
 
-	for (t = p->eng.active; t; t = t->next) {
+	for (t = p->run.eng.active; t; t = t->next) {
 		x = (const struct xfer *)t;
 		if (x->source != XS_FILE || x->t.failed || !x->part_md5)
 			continue;
@@ -623,7 +622,7 @@ early_unsettled(const struct push *p)
 	const struct transfer *t;
 	const struct xfer *x;
 
-	for (t = p->eng.active; t; t = t->next) {
+	for (t = p->run.eng.active; t; t = t->next) {
 		x = (const struct xfer *)t;
 		if (x->early == EARLY_ANSWERED || x->early == EARLY_AGAIN)
 			return 1;
@@ -672,8 +671,8 @@ part_go(struct xfer *x, uint32_t number, int again)
 	pt->len = (size_t)part_len(x, pt->number);
 	pt->early = number > x->hashed;
 	pt->again = again;
-	x->p->eng.parts_out += pt->len;
-	x->p->eng.parts_alive += pt->len;
+	x->p->run.eng.parts_out += pt->len;
+	x->p->run.eng.parts_alive += pt->len;
 	x->p->parts_sending++;
 	pt->out = 1;
 	x->t.parts_inflight++;
@@ -721,8 +720,8 @@ send_part(struct xfer *x, uint32_t number, uint8_t *buf, size_t len)
 	pt->buf = buf;
 	pt->len = len;
 	pt->cap = len ? len : 1;
-	EVP_Digest(buf, len, x->part_md5[number - 1], NULL, EVP_md5(), NULL);
-	x->p->eng.mem_used += len;
+	remote_md5_buf(buf, len, x->part_md5[number - 1]);
+	x->p->run.eng.mem_used += len;
 	x->t.parts_inflight++;
 	if ((e = submit_part(pt)) != FERRY_OK) {
 		x->t.parts_inflight--;
@@ -742,7 +741,7 @@ submit_part(struct part *pt)
 	ferry_err e;
 
 	if ((e = remote_upload_part(
-	         x->p->r, xfer_upload(x, &u), pt->number, &q)) != FERRY_OK)
+	         x->p->run.r, xfer_upload(x, &u), pt->number, &q)) != FERRY_OK)
 		return e;
 	if (pt->buf)
 		remote_req_body(

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <cJSON.h>
-#include <openssl/evp.h>
 
 #include "sync/internal.h"
 #include "sync/output.h"
@@ -165,8 +164,7 @@ output_json_key(cJSON *obj, const char *key, size_t keylen)
 	/* the exact bytes, when "key" could not carry them */
 	if ((b64 = malloc(4 * ((keylen + 2) / 3) + 1)) == NULL)
 		return;
-	EVP_EncodeBlock(
-	    (unsigned char *)b64, (const unsigned char *)key, (int)keylen);
+	remote_base64(key, keylen, b64);
 	cJSON_AddStringToObject(obj, "key_base64", b64);
 	free(b64);
 }

@@ -15,9 +15,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
+#include "manifest/hash.h"
+#include "remote/digest.h"
 #include "sync/get.h"
 #include "sync/posix.h"
 #include "sync/xfer.h"
@@ -49,9 +48,8 @@ posix_from_stat(
 static void
 hash_bytes(const char *buf, size_t len, uint8_t xxh[16], uint8_t md5[16])
 {
-	XXH128_canonicalFromHash(
-	    (XXH128_canonical_t *)xxh, XXH3_128bits(buf, len));
-	EVP_Digest(buf, len, md5, NULL, EVP_md5(), NULL);
+	manifest_hash_buf(buf, len, xxh);
+	remote_md5_buf(buf, len, md5);
 }
 
 ferry_err
@@ -62,7 +60,7 @@ posix_xfer_read(struct xfer *x)
 	size_t len = 0;
 	ferry_err e;
 
-	e = manifest_special_read(x->p->rootfd, x->t.key, x->t.keylen,
+	e = manifest_special_read(x->p->run.rootfd, x->t.key, x->t.keylen,
 	    &x->t.local, target, sizeof(target), &len, &st);
 	if (e != FERRY_OK)
 		return e;
@@ -188,7 +186,7 @@ link_target_read(struct dl *d, char *buf, size_t cap)
 	if (strlen(buf) != (size_t)n)
 		return ferry_fail(FERRY_EUSAGE,
 		    "refused: the symlink's target has a NUL byte");
-	if (!d->p->o->links_outside &&
+	if (!d->p->run.o->links_outside &&
 	    posix_link_outside(d->t.key, keylen, buf, (size_t)n))
 		return ferry_fail(FERRY_EUSAGE,
 		    "refused: the symlink's target '%s' points outside the "
@@ -248,7 +246,8 @@ link_record(struct dl *d, const char *name, const uint8_t xxh[16])
 	}
 	manifest_local_from_stat(&l, &st);
 	memcpy(l.hash, xxh, 16);
-	if (manifest_local_put(d->p->m, d->t.key, d->t.keylen, &l) != FERRY_OK)
+	if (manifest_local_put(d->p->run.m, d->t.key, d->t.keylen, &l) !=
+	    FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -269,7 +268,7 @@ posix_link_install(struct dl *d, const uint8_t xxh[16], int64_t mtime_ns)
 	ts[0].tv_sec = 0;
 	ts[0].tv_nsec = UTIME_OMIT;
 	posix_timespec(mtime_ns, &ts[1]);
-	if (d->p->o->preserve)
+	if (d->p->run.o->preserve)
 		link_attrs(d, tmp, &ts[0]);
 	if (utimensat(d->dirfd, tmp, ts, AT_SYMLINK_NOFOLLOW) != 0)
 		log_warn("%s: cannot set the mtime of the symlink: %s",

@@ -31,7 +31,7 @@ pull_record_local(
 	}
 	manifest_local_from_stat(&l, &st);
 	memcpy(l.hash, h, 16);
-	if (manifest_local_put(p->m, key, keylen, &l) != FERRY_OK)
+	if (manifest_local_put(p->run.m, key, keylen, &l) != FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -77,7 +77,7 @@ pull_open_dir(
 	int cur, next;
 
 	*fd = -1;
-	if ((cur = fcntl(p->rootfd, F_DUPFD_CLOEXEC, 0)) < 0)
+	if ((cur = fcntl(p->run.rootfd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return ferry_fail(FERRY_ESYS, "dup: %s", strerror(errno));
 	while (i < dirlen) {
 		for (n = 0; i + n < dirlen && key[i + n] != '/'; n++)
@@ -89,7 +89,7 @@ pull_open_dir(
 		}
 		memcpy(name, key + i, n);
 		name[n] = '\0';
-		if ((next = open_child(cur, name, create, p->o->fsync)) < 0)
+		if ((next = open_child(cur, name, create, p->run.o->fsync)) < 0)
 			ferry_fail(FERRY_ESYS,
 			    "cannot open the folder %.*s: %s", (int)(i + n),
 			    key, dir_error(cur, name, errno));
@@ -145,13 +145,6 @@ pull_dir_get(
 	p->dir = dir;
 	*out = dir;
 	return FERRY_OK;
-}
-
-/* Advances the listing past objects the run does not want. */
-static ferry_err
-next_remote(struct pull *p)
-{
-	return merge_list_next(&p->mg.remote, p->o, 0, &p->mg.nremote);
 }
 
 /*
@@ -217,19 +210,20 @@ key_conflict(struct pull *p, const char *key, size_t keylen)
 static void
 refuse_listed(struct pull *p, ferry_err e)
 {
-	size_t plen = strlen(p->loc.prefix), n = p->mg.remote.obj.keylen;
+	size_t plen = strlen(p->run.loc.prefix),
+	       n = p->run.mg.remote.obj.keylen;
 	char *full = malloc(plen + n + 1);
 
-	p->counts.failed++;
+	p->run.counts.failed++;
 	if (full == NULL) {
-		output_error(
-		    &p->out, p->mg.remote.obj.key, n, e, ferry_errmsg());
+		output_error(&p->run.out, p->run.mg.remote.obj.key, n, e,
+		    ferry_errmsg());
 		return;
 	}
-	memcpy(full, p->loc.prefix, plen);
-	memcpy(full + plen, p->mg.remote.obj.key, n);
+	memcpy(full, p->run.loc.prefix, plen);
+	memcpy(full + plen, p->run.mg.remote.obj.key, n);
 	full[plen + n] = '\0';
-	output_error(&p->out, full, plen + n, e, ferry_errmsg());
+	output_error(&p->run.out, full, plen + n, e, ferry_errmsg());
 	free(full);
 }
 
@@ -240,12 +234,12 @@ make_folder(struct pull *p)
 	ferry_err e;
 	int fd;
 
-	if (p->o->dry_run)
+	if (p->run.o->dry_run)
 		return;
-	e = pull_open_dir(
-	    p, p->mg.remote.obj.key, p->mg.remote.obj.keylen - 1, 1, &fd);
+	e = pull_open_dir(p, p->run.mg.remote.obj.key,
+	    p->run.mg.remote.obj.keylen - 1, 1, &fd);
 	if (e != FERRY_OK) {
-		p->eng.failed++;
+		p->run.eng.failed++;
 		refuse_listed(p, e);
 		return;
 	}
@@ -259,10 +253,11 @@ make_folder(struct pull *p)
 static int
 listed_plannable(struct pull *p)
 {
-	const char *k = p->mg.remote.obj.key, *why;
-	size_t n = p->mg.remote.obj.keylen, at;
+	const char *k = p->run.mg.remote.obj.key, *why;
+	size_t n = p->run.mg.remote.obj.keylen, at;
 
-	if ((why = pull_key_refused(k, n, p->loc.prefix[0] != '\0')) != NULL) {
+	if ((why = pull_key_refused(k, n, p->run.loc.prefix[0] != '\0')) !=
+	    NULL) {
 		refuse_listed(p, ferry_fail(FERRY_EPARSE,
 		                     "refused: the key has %s, so it is not "
 		                     "a path inside the target folder",
@@ -273,7 +268,7 @@ listed_plannable(struct pull *p)
 		refuse_listed(p, ferry_fail(FERRY_EPARSE,
 		                     "conflict: %s%.*s is a file, so it "
 		                     "cannot also be a folder",
-		                     p->loc.prefix, (int)at, k));
+		                     p->run.loc.prefix, (int)at, k));
 		return 0;
 	}
 	if (k[n - 1] == '/') {
@@ -286,43 +281,28 @@ listed_plannable(struct pull *p)
 static ferry_err
 gather_delete(struct pull *p)
 {
-	uint32_t len = (uint32_t)p->mg.lkeylen;
-
-	if (p->deletes == NULL && (p->deletes = tmpfile()) == NULL)
-		return ferry_fail(FERRY_ESYS,
-		    "cannot create a temporary file: %s", strerror(errno));
-	if (fwrite(&len, sizeof(len), 1, p->deletes) != 1 ||
-	    fwrite(p->mg.lkey, 1, len, p->deletes) != len ||
-	    fwrite(&p->mg.lrec, sizeof(p->mg.lrec), 1, p->deletes) != 1)
-		return ferry_fail(FERRY_ESYS, "cannot write a temporary file");
-	p->ndeletes++;
-	return FERRY_OK;
+	return sync_run_delete_add(&p->run, p->run.mg.lkey, p->run.mg.lkeylen,
+	    &p->run.mg.lrec, sizeof(p->run.mg.lrec));
 }
 
 static ferry_err
 dry_download(struct pull *p, const struct plan_decision *d, int c)
 {
-	size_t plen = strlen(p->loc.prefix), n = p->mg.remote.obj.keylen;
+	const struct remote_obj *o = &p->run.mg.remote.obj;
+	const struct manifest_local *l = &p->run.mg.lrec;
 	struct plan_entry src = {.present = 1,
-	    .size = p->mg.remote.obj.size,
-	    .etag = p->mg.remote.obj.etag,
-	    .version_id = p->mg.remote.obj.version_id};
+	    .size = o->size,
+	    .etag = o->etag,
+	    .version_id = o->version_id};
 	struct plan_entry dst = {.present = c == 0,
-	    .size = p->mg.lrec.size,
-	    .mtime_ns = p->mg.lrec.mtime_ns,
-	    .hash = p->mg.lrec.hash};
-	char *full;
+	    .size = l->size,
+	    .mtime_ns = l->mtime_ns,
+	    .hash = l->hash};
 
-	if ((full = malloc(plen + n + 1)) == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	memcpy(full, p->loc.prefix, plen);
-	memcpy(full + plen, p->mg.remote.obj.key, n);
-	output_planned(&p->out, "download", full, plen + n,
-	    p->mg.remote.obj.size, d->reason, &src, &dst);
-	free(full);
-	p->counts.downloaded++;
-	p->counts.bytes += p->mg.remote.obj.size;
-	return FERRY_OK;
+	p->run.counts.downloaded++;
+	p->run.counts.bytes += o->size;
+	return sync_run_planned(&p->run, "download", o->key, o->keylen, o->size,
+	    d->reason, &src, &dst);
 }
 
 /*
@@ -332,17 +312,17 @@ dry_download(struct pull *p, const struct plan_decision *d, int c)
 static ferry_err
 pull_skip_archived(struct pull *p)
 {
-	const struct remote_obj *o = &p->mg.remote.obj;
+	const struct remote_obj *o = &p->run.mg.remote.obj;
 	char *rel;
 
 	if ((rel = strndup(o->key, o->keylen)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	log_warn("s3://%s/%s%s: in storage class %s, it cannot be read until "
 	         "it is restored: skipped",
-	    p->loc.bucket, p->loc.prefix, rel, o->archived);
-	output_left_out(&p->out, rel, "archived");
+	    p->run.loc.bucket, p->run.loc.prefix, rel, o->archived);
+	output_left_out(&p->run.out, rel, "archived");
 	free(rel);
-	p->counts.skipped++;
+	p->run.counts.skipped++;
 	return FERRY_OK;
 }
 
@@ -353,60 +333,42 @@ dispatch(struct pull *p, const struct plan_decision *d, int c)
 	switch (d->action) {
 	case PLAN_SKIP:
 		if (c >= 0)
-			p->counts.skipped++;
+			p->run.counts.skipped++;
 		return FERRY_OK;
 	case PLAN_DELETE:
 		return gather_delete(p);
 	case PLAN_GET:
 	case PLAN_RANGED_GET:
-		if (p->mg.remote.obj.archived)
+		if (p->run.mg.remote.obj.archived)
 			return pull_skip_archived(p);
-		if (p->o->dry_run)
+		if (p->run.o->dry_run)
 			return dry_download(p, d, c);
 		break;
 	default:
 		break;
 	}
-	return dl_begin(p, d->action, p->mg.remote.obj.key,
-	    p->mg.remote.obj.keylen, &p->mg.remote.obj,
-	    c == 0 ? &p->mg.lrec : NULL);
-}
-
-static ferry_err
-plan_key(struct pull *p, int c)
-{
-	struct merge *mg = &p->mg;
-	struct plan_entry src = {0}, dst = {0};
-	struct manifest_remote rec;
-	const struct manifest_remote *recp = NULL;
-	struct plan_decision d;
-	ferry_err e;
-
-	if (c <= 0)
-		merge_entry_local(&mg->lrec, &dst);
-	if (c >= 0 && (e = merge_entry_recorded(p->m, &mg->remote.obj, &src,
-	                   &rec, &recp)) != FERRY_OK)
-		return e;
-	plan_pull(&src, &dst, recp, &p->popts, &d);
-	return dispatch(p, &d, c);
+	return dl_begin(p, d->action, p->run.mg.remote.obj.key,
+	    p->run.mg.remote.obj.keylen, &p->run.mg.remote.obj,
+	    c == 0 ? &p->run.mg.lrec : NULL);
 }
 
 /* Plans the smallest key of the two streams and advances past it. */
 static ferry_err
 merge_step(struct pull *p)
 {
+	struct plan_decision d;
 	ferry_err e;
 	int c;
 
-	if (!merge_head(&p->mg, &c))
+	if (!merge_head(&p->run.mg, &c))
 		return FERRY_OK;
-	if ((c < 0 || listed_plannable(p)) && (e = plan_key(p, c)) != FERRY_OK)
-		return e;
-	if (c <= 0 && (e = merge_next_local(&p->mg)) != FERRY_OK)
-		return e;
-	if (c >= 0)
-		return next_remote(p);
-	return FERRY_OK;
+	if (c < 0 || listed_plannable(p)) {
+		if ((e = sync_run_plan(&p->run, c, NULL, plan_pull, &d)) !=
+		        FERRY_OK ||
+		    (e = dispatch(p, &d, c)) != FERRY_OK)
+			return e;
+	}
+	return sync_run_advance(&p->run, c, NULL, 0);
 }
 
 static ferry_err
@@ -421,11 +383,7 @@ step(void *arg)
 static ferry_err
 run_loop(struct pull *p)
 {
-	output_expect(&p->out, p->o, p->m);
-	p->eng.planned_all = &p->mg.done;
-	p->eng.planner = p;
-	p->eng.plan_next = step;
-	return transfer_engine_run(&p->eng);
+	return sync_run_loop(&p->run, p, step);
 }
 
 /* Removes one local file, if it is still the one the scan saw. */
@@ -462,60 +420,34 @@ pull_delete_local(
 	close(dirfd);
 	if (e != FERRY_OK)
 		goto fail;
-	p->counts.deleted++;
+	p->run.counts.deleted++;
 	output_planned_path(
-	    &p->out, "delete", key, keylen, l->size, NULL, NULL, NULL);
-	if (manifest_local_del(p->m, key, keylen) != FERRY_OK ||
-	    manifest_remote_del(p->m, key, keylen) != FERRY_OK)
+	    &p->run.out, "delete", key, keylen, l->size, NULL, NULL, NULL);
+	if (manifest_local_del(p->run.m, key, keylen) != FERRY_OK ||
+	    manifest_remote_del(p->run.m, key, keylen) != FERRY_OK)
 		sync_manifest_warn();
 	return;
 fail:
-	p->counts.failed++;
-	output_path_error(&p->out, key, keylen, e, ferry_errmsg());
-}
-
-/* Why the deletes may not run, or NULL. */
-static const char *
-guard(struct pull *p)
-{
-	if (p->scan_errors)
-		return "some local files could not be read";
-	if (p->eng.failed)
-		return "some downloads failed";
-	if (p->o->force)
-		return NULL;
-	if (p->mg.nremote == 0)
-		return "the bucket side is empty (use --force to delete "
-		       "anyway)";
-	return sync_over_max_delete(p->o, p->ndeletes, p->mg.nlocal);
-}
-
-/* Reads the next gathered delete; 0 at the end. */
-static int
-read_delete(struct pull *p, char *key, struct manifest_local *l)
-{
-	uint32_t len;
-
-	if (fread(&len, sizeof(len), 1, p->deletes) != 1 ||
-	    len > MANIFEST_KEY_MAX || fread(key, 1, len, p->deletes) != len ||
-	    fread(l, sizeof(*l), 1, p->deletes) != 1)
-		return 0;
-	key[len] = '\0';
-	return 1;
+	p->run.counts.failed++;
+	output_path_error(&p->run.out, key, keylen, e, ferry_errmsg());
 }
 
 /* Runs the deletes gathered during the merge, if they are allowed. */
 static void
 pull_deletes(struct pull *p)
 {
+	static const struct sync_run_guard g = {
+	    "some local files could not be read", "some downloads failed",
+	    "the bucket side is empty (use --force to delete anyway)"};
 	char key[MANIFEST_KEY_MAX + 1];
 	struct manifest_local l;
-	if (p->ndeletes == 0 ||
-	    sync_deletes_refused(&p->out, p->ndeletes, guard(p), &p->fatal))
+	size_t keylen;
+
+	if (!sync_run_deletes_allowed(&p->run, &g, p->run.eng.failed,
+	        p->run.mg.nremote, p->run.mg.nlocal))
 		return;
-	rewind(p->deletes);
-	while (read_delete(p, key, &l)) {
-		if (!p->o->dry_run) {
+	while (sync_run_delete_next(&p->run, key, &keylen, &l, sizeof(l))) {
+		if (!p->run.o->dry_run) {
 			pull_delete_local(p, key, &l);
 			continue;
 		}
@@ -523,9 +455,9 @@ pull_deletes(struct pull *p)
 		    .size = l.size,
 		    .mtime_ns = l.mtime_ns,
 		    .hash = l.hash};
-		output_planned_path(&p->out, "delete", key, strlen(key), l.size,
+		output_planned_path(&p->run.out, "delete", key, keylen, l.size,
 		    "not in source", NULL, &dst);
-		p->counts.deleted++;
+		p->run.counts.deleted++;
 	}
 }
 
@@ -585,71 +517,52 @@ open_sides(struct pull *p, char *root, size_t *made)
 	struct stat st;
 	ferry_err e;
 
-	if ((e = remote_loc_parse(p->o->src, &p->loc)) != FERRY_OK ||
-	    (e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
+	if ((e = remote_loc_parse(p->run.o->src, &p->run.loc)) != FERRY_OK ||
+	    (e = sync_run_remote_open(&p->run)) != FERRY_OK)
 		return e;
-	output_set_local(&p->out, p->loc.prefix);
-	remote_on_retry(p->r, output_retry, &p->out);
+	output_set_local(&p->run.out, p->run.loc.prefix);
 	/* a new folder is made only once the bucket has answered */
-	if (p->o->plan == NULL && lstat(p->o->dst, &st) != 0 &&
+	if (p->run.o->plan == NULL && lstat(p->run.o->dst, &st) != 0 &&
 	    errno == ENOENT && (e = pull_list_first(p)) != FERRY_OK)
 		return e;
-	if ((e = make_root(p->o->dst, made)) != FERRY_OK)
+	if ((e = make_root(p->run.o->dst, made)) != FERRY_OK)
 		return e;
-	if (realpath(p->o->dst, root) == NULL)
-		return ferry_fail(FERRY_EUSAGE, "destination folder '%s': %s",
-		    p->o->dst, strerror(errno));
-	p->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (p->rootfd < 0)
-		return ferry_fail(FERRY_EUSAGE, "destination folder '%s': %s",
-		    p->o->dst, strerror(errno));
-	return sync_manifest_open_local(p->o, &p->loc, p->r, root, 0, &p->m);
+	if ((e = sync_run_root_open(
+	         &p->run, p->run.o->dst, "destination", root)) != FERRY_OK)
+		return e;
+	return sync_manifest_open_local(
+	    p->run.o, &p->run.loc, p->run.r, root, 0, &p->run.m);
 }
 
 /* Scans the tree into the manifest, then starts the merge. */
 static ferry_err
 start_merge(struct pull *p)
 {
-	int listed = p->mg.remote.list != NULL;
+	int listed = p->run.mg.remote.list != NULL;
 	ferry_err e;
 
-	e = merge_scan(
-	    p->o, p->m, p->rootfd, &p->out, &p->counts, &p->scan_errors);
+	e = merge_scan(p->run.o, p->run.m, p->run.rootfd, &p->run.out,
+	    &p->run.counts, &p->run.scan_errors);
 	if (e != FERRY_OK)
 		return e;
 	p->merge_step = merge_step;
-	merge_plan_opts(&p->popts, p->o);
-	if ((e = merge_open(&p->mg, p->o, p->m, p->r, &p->loc, 0)) != FERRY_OK)
+	merge_plan_opts(&p->run.popts, p->run.o);
+	if ((e = merge_open(&p->run.mg, p->run.o, p->run.m, p->run.r,
+	         &p->run.loc, 0)) != FERRY_OK)
 		return e;
-	merge_plan_inventory(&p->popts, &p->mg.remote);
+	merge_plan_inventory(&p->run.popts, &p->run.mg.remote);
 	/* pull_list_first() checked an empty listing already */
-	return listed || p->mg.remote.have ? FERRY_OK : pull_check_object(p);
+	return listed || p->run.mg.remote.have ? FERRY_OK
+	                                       : pull_check_object(p);
 }
 
 static void
 pull_close(struct pull *p)
 {
-	transfer_engine_clear(&p->eng);
+	transfer_engine_clear(&p->run.eng);
 	pull_dir_put(p->dir);
 	p->dir = NULL;
-	merge_close(&p->mg);
-	manifest_close(p->m);
-	remote_free(p->r);
-	remote_loc_clear(&p->loc);
-	if (p->deletes)
-		fclose(p->deletes);
-	if (p->rootfd >= 0)
-		close(p->rootfd);
-	EVP_MD_free(p->md5);
-}
-
-/* The exit status of a run that went to its end. */
-static int
-final_status(const struct pull *p)
-{
-	if (p->fatal == EXIT_ABORTED)
-		return EXIT_ABORTED;
-	return p->counts.failed || p->fatal ? EXIT_PARTIAL : EXIT_SYNCED;
+	sync_run_close(&p->run);
 }
 
 int
@@ -666,18 +579,13 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		log_error("out of memory");
 		return EXIT_ABORTED;
 	}
-	p->o = o;
-	p->rootfd = -1;
 	p->rng = ((uint64_t)now_mono_ns() ^ ((uint64_t)getpid() << 32) ^
 	             (uint64_t)time(NULL)) |
 	         1;
-	output_init(&p->out, o);
-	/* NULL is fine: each download then has EVP_md5() fetch it */
-	p->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
-	transfer_engine_init(&p->eng, &p->out, &p->counts, o);
+	sync_run_init(&p->run, o);
 	e = open_sides(p, root, &made);
-	p->eng.r = p->r;
-	p->eng.m = p->m;
+	p->run.eng.r = p->run.r;
+	p->run.eng.m = p->run.m;
 	if (e != FERRY_OK) {
 		status = sync_exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||
@@ -686,20 +594,14 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		status = e == FERRY_EUSAGE ? EXIT_USAGE : EXIT_ABORTED;
 	} else {
 		pull_deletes(p);
-		status = final_status(p);
+		status = sync_run_status(&p->run);
 	}
 	if (e != FERRY_OK) {
-		output_error(&p->out, NULL, 0, e, ferry_errmsg());
-		if (p->r)
-			transfer_engine_drain(&p->eng);
+		sync_run_fatal(&p->run, e);
 		unmake_root(o->dst, made);
 	}
-	status = sync_damage_status(&p->out, p->m, e, status);
-	if (p->m && (o->fsync ? manifest_sync(p->m) : manifest_commit(p->m)) !=
-	                FERRY_OK)
-		sync_manifest_warn();
-	output_summary(
-	    &p->out, &p->counts, p->r ? remote_stats(p->r) : NULL, status);
+	status = sync_run_finish(&p->run, e, status,
+	    p->run.r ? remote_stats(p->run.r) : NULL, o->fsync, NULL);
 	pull_close(p);
 	free(p);
 	return status;

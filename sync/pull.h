@@ -7,13 +7,9 @@
 #ifndef FERRY_PULL_H
 #define FERRY_PULL_H
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "sync/internal.h"
 #include "sync/loop.h"
-#include "sync/merge.h"
-#include "sync/output.h"
+#include "sync/run.h"
 #include "sync/transfer.h"
 
 enum dl_state {
@@ -100,8 +96,9 @@ struct dl {
 	struct dl_pending pend; /* single GET */
 	struct remote_req *get; /* single GET: the one in flight */
 	int md5_on;             /* its response has no XXH3-128 of ferry's */
-	EVP_MD_CTX *md5; /* single GET: digests of the bytes as written */
-	XXH3_state_t *xxh;
+	struct remote_md5
+	    *md5; /* single GET: digests of the bytes as written */
+	struct manifest_hash *xxh;
 	struct dl_meta meta;
 	/* ranged GETs */
 	ferry_err sink_err; /* why a sink stopped a transfer */
@@ -109,32 +106,15 @@ struct dl {
 };
 
 struct pull {
-	const struct sync_opts *o;
-	struct output out;
-	struct sync_counts counts;
-	struct remote *r;
-	struct manifest *m;
-	struct remote_loc loc;
-	int rootfd;
-	struct plan_opts popts;
+	struct sync_run run; /* first: what a push has too */
 	uint64_t rng;        /* names of temporary files */
 	enum pull_link link; /* how an unnamed file gets its name */
-	EVP_MD *md5;         /* fetched once for every download, or NULL */
-	/* the merge */
-	struct merge mg;
 	/* file keys that are prefixes of the last listed key, by length */
 	char prev[MANIFEST_KEY_MAX];
 	size_t prevlen;
 	size_t files[MANIFEST_KEY_MAX];
 	size_t nfiles;
-	/* transfers; eng.failed: the downloads and checks that failed */
-	struct transfer_engine eng;
 	struct pull_dir *dir; /* the folder of the last download started */
-	/* deletes, kept in a temporary file until the end */
-	FILE *deletes;
-	uint64_t ndeletes;
-	uint64_t scan_errors;
-	int fatal;
 	/* plans the next key: the merge, or the next action of a plan */
 	ferry_err (*merge_step)(struct pull *p);
 };

@@ -44,23 +44,23 @@ named_object(const char *bucket, const char *key, size_t n)
 ferry_err
 pull_check_object(struct pull *p)
 {
-	size_t n = strlen(p->loc.prefix);
+	size_t n = strlen(p->run.loc.prefix);
 	struct remote_req *q;
 	ferry_err e;
 
 	/* filters and shards make empty runs of their own */
-	if (n == 0 || p->o->filter != NULL || p->o->shard.count > 1)
+	if (n == 0 || p->run.o->filter != NULL || p->run.o->shard.count > 1)
 		return FERRY_OK;
 	/* the prefix without the '/' that parsing added or kept */
-	if ((e = remote_head_object(p->r, p->loc.bucket, p->loc.prefix, n - 1,
-	         NULL, &q)) != FERRY_OK)
+	if ((e = remote_head_object(p->run.r, p->run.loc.bucket,
+	         p->run.loc.prefix, n - 1, NULL, &q)) != FERRY_OK)
 		return e;
-	e = remote_perform(p->r, q, 0);
+	e = remote_perform(p->run.r, q, 0);
 	remote_req_free(q);
 	/* not found, or not to be read: the listing said all there is */
 	if (e != FERRY_OK)
 		return FERRY_OK;
-	return named_object(p->loc.bucket, p->loc.prefix, n - 1);
+	return named_object(p->run.loc.bucket, p->run.loc.prefix, n - 1);
 }
 
 ferry_err
@@ -71,14 +71,15 @@ pull_list_first(struct pull *p)
 	/* an unsorted listing is sorted in the manifest, not open yet;
 	 * so is the listing of a past time (--at); an inventory stands in
 	 * for the listing */
-	if (!remote_bucket_sorted(p->loc.bucket) || p->o->source_inventory ||
-	    p->o->at_given)
+	if (!remote_bucket_sorted(p->run.loc.bucket) ||
+	    p->run.o->source_inventory || p->run.o->at_given)
 		return FERRY_OK;
-	e = merge_list_open(
-	    &p->mg.remote, p->o, NULL, MANIFEST_LISTED, p->r, &p->loc);
+	e = merge_list_open(&p->run.mg.remote, p->run.o, NULL, MANIFEST_LISTED,
+	    p->run.r, &p->run.loc);
 	if (e == FERRY_OK)
-		e = merge_list_next(&p->mg.remote, p->o, 0, &p->mg.nremote);
-	if (e == FERRY_OK && !p->mg.remote.have)
+		e = merge_list_next(
+		    &p->run.mg.remote, p->run.o, 0, &p->run.mg.nremote);
+	if (e == FERRY_OK && !p->run.mg.remote.have)
 		e = pull_check_object(p);
 	return e;
 }

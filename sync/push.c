@@ -18,36 +18,31 @@ static ferry_err
 dispatch(struct push *p, const struct plan_decision *d, const char *key,
     size_t keylen, const struct manifest_local *l, const struct remote_obj *o)
 {
-	size_t plen = strlen(p->loc.prefix);
 	struct plan_entry src = {.present = 1}, dst = {0};
-	char *full;
+	ferry_err e;
 
 	switch (d->action) {
 	case PLAN_SKIP:
 		if (l)
-			p->counts.skipped++;
+			p->run.counts.skipped++;
 		return FERRY_OK;
 	case PLAN_DELETE:
 		return push_gather_delete(p, o);
 	case PLAN_PUT:
 	case PLAN_MULTIPART_PUT:
-		if (!p->o->dry_run)
+		if (!p->run.o->dry_run)
 			break;
-		if ((full = malloc(plen + keylen + 1)) == NULL)
-			return ferry_fail(FERRY_ENOMEM, "out of memory");
-		memcpy(full, p->loc.prefix, plen);
-		memcpy(full + plen, key, keylen);
 		src.size = l->size;
 		src.mtime_ns = l->mtime_ns;
 		src.hash = l->hash;
 		if (o)
 			dst = (struct plan_entry){
 			    .present = 1, .size = o->size, .etag = o->etag};
-		output_planned(&p->out, "upload", full, plen + keylen, l->size,
-		    d->reason, &src, &dst);
-		free(full);
-		p->counts.uploaded++;
-		p->counts.bytes += l->size;
+		if ((e = sync_run_planned(&p->run, "upload", key, keylen,
+		         l->size, d->reason, &src, &dst)) != FERRY_OK)
+			return e;
+		p->run.counts.uploaded++;
+		p->run.counts.bytes += l->size;
 		return FERRY_OK;
 	default:
 		break;
@@ -59,22 +54,15 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 static ferry_err
 merge_step(struct push *p)
 {
-	struct merge *mg = &p->mg;
-	struct plan_entry src = {0}, dst = {0};
-	struct manifest_remote rec;
-	const struct manifest_remote *recp = NULL;
+	struct merge *mg = &p->run.mg;
 	struct plan_decision d;
 	int c;
 	ferry_err e;
 
 	if (!merge_head(mg, &c))
 		return FERRY_OK;
-	if (c <= 0)
-		merge_entry_local(&mg->lrec, &src);
-	if (c >= 0 && (e = merge_entry_recorded(p->m, &mg->remote.obj, &dst,
-	                   &rec, &recp)) != FERRY_OK)
+	if ((e = sync_run_plan(&p->run, c, NULL, plan_push, &d)) != FERRY_OK)
 		return e;
-	plan_push(&src, &dst, recp, &p->popts, &d);
 	if (c <= 0)
 		e = dispatch(p, &d, mg->lkey, mg->lkeylen, &mg->lrec,
 		    c == 0 ? &mg->remote.obj : NULL);
@@ -83,11 +71,7 @@ merge_step(struct push *p)
 		    NULL, &mg->remote.obj);
 	if (e != FERRY_OK)
 		return e;
-	if (c <= 0 && (e = merge_next_local(mg)) != FERRY_OK)
-		return e;
-	if (c >= 0)
-		return push_next_remote(p);
-	return FERRY_OK;
+	return sync_run_advance(&p->run, c, NULL, 1);
 }
 
 ferry_err
@@ -96,23 +80,18 @@ push_open(struct push *p)
 	char root[PATH_MAX];
 	ferry_err e;
 
-	if (realpath(p->o->src, root) == NULL)
-		return ferry_fail(FERRY_EUSAGE, "source folder '%s': %s",
-		    p->o->src, strerror(errno));
-	p->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (p->rootfd < 0)
-		return ferry_fail(FERRY_EUSAGE, "source folder '%s': %s",
-		    p->o->src, strerror(errno));
-	if ((e = remote_loc_parse(p->o->dst, &p->loc)) != FERRY_OK)
+	if ((e = sync_run_root_open(&p->run, p->run.o->src, "source", root)) !=
+	        FERRY_OK ||
+	    (e = remote_loc_parse(p->run.o->dst, &p->run.loc)) != FERRY_OK)
 		return e;
-	output_set_local(&p->out, p->loc.prefix);
-	if ((e = remote_new(&p->o->remote, &p->r)) != FERRY_OK)
+	output_set_local(&p->run.out, p->run.loc.prefix);
+	if ((e = sync_run_remote_open(&p->run)) != FERRY_OK)
 		return e;
-	remote_on_retry(p->r, output_retry, &p->out);
 	if ((p->root = strdup(root)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	p->merge_step = merge_step;
-	return sync_manifest_open_local(p->o, &p->loc, p->r, root, 1, &p->m);
+	return sync_manifest_open_local(
+	    p->run.o, &p->run.loc, p->run.r, root, 1, &p->run.m);
 }
 
 /* Scans the tree into the manifest, then starts the merge. */
@@ -121,12 +100,13 @@ start(struct push *p)
 {
 	ferry_err e;
 
-	e = merge_scan(
-	    p->o, p->m, p->rootfd, &p->out, &p->counts, &p->scan_errors);
+	e = merge_scan(p->run.o, p->run.m, p->run.rootfd, &p->run.out,
+	    &p->run.counts, &p->run.scan_errors);
 	if (e != FERRY_OK)
 		return e;
-	merge_plan_opts(&p->popts, p->o);
-	return merge_open(&p->mg, p->o, p->m, p->r, &p->loc, 1);
+	merge_plan_opts(&p->run.popts, p->run.o);
+	return merge_open(
+	    &p->run.mg, p->run.o, p->run.m, p->run.r, &p->run.loc, 1);
 }
 
 int

@@ -8,8 +8,7 @@
 
 #include "sync/internal.h"
 #include "sync/loop.h"
-#include "sync/merge.h"
-#include "sync/output.h"
+#include "sync/run.h"
 #include "sync/streams.h"
 #include "sync/transfer.h"
 
@@ -26,18 +25,9 @@ struct xfer;
 #define XFER_POOL_MAX 64
 
 struct push {
-	const struct sync_opts *o;
-	struct output out;
-	struct sync_counts counts;
-	struct remote *r;
-	struct manifest *m;
-	struct remote_loc loc;
-	int rootfd;
-	struct plan_opts popts;
-	char *root; /* push: the real path of the local folder */
-	/* the merge: the scanned tree (push) or the source listing (mirror,
-	 * counted in mg.nlocal) with the destination listing */
-	struct merge mg;
+	struct sync_run run; /* first: what a pull has too */
+	char *root;          /* push: the real path of the local folder */
+	/* a mirror's source listing, counted in run.mg.nlocal */
 	struct merge_list src;
 	/* mirrors: the source side */
 	struct remote *sr;
@@ -45,36 +35,31 @@ struct push {
 	enum xfer_source source;
 	/* plans the next key: the push's or the mirror's merge */
 	ferry_err (*merge_step)(struct push *p);
-	struct transfer_engine eng; /* the transfers */
 	/* the parts of files being sent, and how many may be (streams.h) */
 	unsigned parts_sending;
 	struct streams streams;
 	/* the server's part ETags proved not to be MD5s: no part goes out
 	 * before its MD5 is known */
 	int etag_not_md5;
-	/* idle part buffers, kept for the next parts: eng.mem_used + pool_bytes
-	 * stays within --memory */
+	/* idle part buffers, kept for the next parts: run.eng.mem_used +
+	 * pool_bytes stays within --memory */
 	struct pool_buf {
 		uint8_t *buf;
 		size_t cap;
 	} pool[XFER_POOL_MAX];
 	unsigned npool;
 	uint64_t pool_bytes;
-	/* deletes, kept in a temporary file until the end */
-	FILE *deletes;
-	uint64_t ndeletes;
-	uint64_t scan_errors;
-	int fatal;
+};
+
+/* A delete gathered, after its key: what the listing said of the object. */
+struct push_delete {
+	uint64_t size;
+	char etag[MANIFEST_ETAG_MAX];
 };
 
 /* engine.c: what a push and a mirror share */
 ferry_err push_gather_delete(
     struct push *p, const struct remote_obj *o) FERRY_WUR;
-/*
- * Advances the destination listing past objects the run does not want,
- * counting in mg.nremote every object of the run's shard.
- */
-ferry_err push_next_remote(struct push *p) FERRY_WUR;
 /* Runs the merge and the transfers until both are done. */
 ferry_err push_run(struct push *p) FERRY_WUR;
 void push_close(struct push *p);

@@ -12,9 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "sync/posix.h"
 #include "sync/xfer.h"
 
@@ -35,7 +32,7 @@ on_put(struct remote_req *q, void *arg)
 	char want[MANIFEST_ETAG_MAX];
 	ferry_err e;
 
-	x->p->eng.mem_used -= held(x);
+	x->p->run.eng.mem_used -= held(x);
 	e = remote_req_result(q, 0);
 	md5_etag(x->md5, want, sizeof(want));
 	/* the server took the MD5 digest; an encrypted object's ETag is
@@ -114,9 +111,7 @@ read_whole(struct workq_job *j)
 		return;
 	}
 	close(fd);
-	XXH128_canonicalFromHash(
-	    (XXH128_canonical_t *)x->hash, XXH3_128bits(x->buf, x->buflen));
-	EVP_Digest(x->buf, x->buflen, x->md5, NULL, EVP_md5(), NULL);
+	xfer_digest_buf(x);
 }
 
 static void
@@ -126,8 +121,8 @@ put_read(struct workq_job *j)
 	struct xfer *x = r->arg;
 	ferry_err e = xfer_read_done(x->p, r);
 
-	x->p->eng.mem_used -= x->buf ? x->t.local.size : 0;
-	if (x->p->eng.stopping) {
+	x->p->run.eng.mem_used -= x->buf ? x->t.local.size : 0;
+	if (x->p->run.eng.stopping) {
 		x->t.done = 1;
 		return;
 	}
@@ -148,7 +143,7 @@ send_put(struct xfer *x)
 
 	xfer_put_opts(x, x->hash, x->sent_mtime_ns, &o);
 	apply_put_cond(x, &o);
-	if ((e = remote_put_object(p->r, p->loc.bucket, x->t.fullkey,
+	if ((e = remote_put_object(p->run.r, p->run.loc.bucket, x->t.fullkey,
 	         strlen(x->t.fullkey), &o, &q)) != FERRY_OK)
 		return e;
 	if (x->buf == NULL && x->fd >= 0)
@@ -159,7 +154,7 @@ send_put(struct xfer *x)
 		remote_req_free(q);
 		return e;
 	}
-	p->eng.mem_used += held(x);
+	p->run.eng.mem_used += held(x);
 	x->state = XF_PUT_SENT;
 	return FERRY_OK;
 }
@@ -184,7 +179,7 @@ start_put(struct xfer *x)
 		free(r);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	x->p->eng.mem_used += held(x);
+	x->p->run.eng.mem_used += held(x);
 	x->state = XF_PUT_READING;
 	r->arg = x;
 	r->job.run = read_whole;

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "sync/resume.h"
 #include "sync/xfer.h"
@@ -25,13 +24,14 @@
 int
 resume_abort_upload(struct push *p, const char *key, const char *upload_id)
 {
-	struct remote_upload u = {p->loc.bucket, key, strlen(key), upload_id};
+	struct remote_upload u = {
+	    p->run.loc.bucket, key, strlen(key), upload_id};
 	struct remote_req *q;
 	ferry_err e;
 	int gone;
 
-	if ((e = remote_abort_upload(p->r, &u, &q)) == FERRY_OK)
-		e = remote_perform(p->r, q, 0);
+	if ((e = remote_abort_upload(p->run.r, &u, &q)) == FERRY_OK)
+		e = remote_perform(p->run.r, q, 0);
 	gone = e == FERRY_OK || (q && remote_req_resp(q)->status == 404);
 	if (e == FERRY_OK)
 		log_info(
@@ -49,7 +49,7 @@ resume_forget(struct xfer *x)
 {
 	if (x->source != XS_FILE)
 		return;
-	if (manifest_upload_del(x->p->m, x->t.key, x->t.keylen) != FERRY_OK)
+	if (manifest_upload_del(x->p->run.m, x->t.key, x->t.keylen) != FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -65,8 +65,9 @@ resume_record(struct xfer *x)
 	u.part_size = x->t.part_size;
 	u.file = x->t.local;
 	/* so that a run killed from now on leaves the upload to the next */
-	if (manifest_upload_put(p->m, x->t.key, x->t.keylen, &u) != FERRY_OK ||
-	    manifest_commit(p->m) != FERRY_OK)
+	if (manifest_upload_put(p->run.m, x->t.key, x->t.keylen, &u) !=
+	        FERRY_OK ||
+	    manifest_commit(p->run.m) != FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -143,7 +144,7 @@ restart(struct xfer *x)
 
 	free(x->part_etag);
 	x->part_etag = NULL;
-	e = remote_abort_upload(x->p->r, xfer_upload(x, &u), &q);
+	e = remote_abort_upload(x->p->run.r, xfer_upload(x, &u), &q);
 	free(x->upload_id);
 	x->upload_id = NULL;
 	if (e == FERRY_OK)
@@ -165,7 +166,7 @@ list_parts(struct xfer *x, uint32_t marker)
 	struct push *p = x->p;
 	struct remote_req *q;
 
-	q = remote_list_parts_req(p->r, p->loc.bucket, x->t.fullkey,
+	q = remote_list_parts_req(p->run.r, p->run.loc.bucket, x->t.fullkey,
 	    strlen(x->t.fullkey), x->upload_id, marker);
 	if (q == NULL || remote_req_submit(q, on_parts, x) != FERRY_OK) {
 		remote_req_free(q);
@@ -242,7 +243,7 @@ resume_try(struct xfer *x)
 
 	if (x->source != XS_FILE)
 		return FERRY_ENOTFOUND;
-	e = manifest_upload_get(x->p->m, x->t.key, x->t.keylen, &u);
+	e = manifest_upload_get(x->p->run.m, x->t.key, x->t.keylen, &u);
 	if (e == FERRY_ENOTFOUND)
 		return e;
 	if (e != FERRY_OK) {
@@ -267,12 +268,13 @@ resume_try(struct xfer *x)
 int
 resume_owns(struct push *p, const char *key, const char *upload_id)
 {
-	size_t plen = strlen(p->loc.prefix), klen = strlen(key);
+	size_t plen = strlen(p->run.loc.prefix), klen = strlen(key);
 	struct manifest_upload u;
 
-	if (klen <= plen || memcmp(key, p->loc.prefix, plen) != 0)
+	if (klen <= plen || memcmp(key, p->run.loc.prefix, plen) != 0)
 		return 0;
-	if (manifest_upload_get(p->m, key + plen, klen - plen, &u) != FERRY_OK)
+	if (manifest_upload_get(p->run.m, key + plen, klen - plen, &u) !=
+	    FERRY_OK)
 		return 0;
 	return strcmp(u.upload_id, upload_id) == 0;
 }
@@ -293,7 +295,8 @@ each_upload(struct push *p,
 	size_t keylen;
 	ferry_err e;
 
-	if ((e = manifest_iter_new(p->m, MANIFEST_UPLOADS, &it)) != FERRY_OK)
+	if ((e = manifest_iter_new(p->run.m, MANIFEST_UPLOADS, &it)) !=
+	    FERRY_OK)
 		return e;
 	while ((e = manifest_iter_upload(it, &key, &keylen, &u)) == FERRY_OK)
 		fn(p, key, keylen, &u, ids, n);
@@ -310,7 +313,7 @@ forget_if_gone(struct push *p, const char *key, size_t keylen,
 	for (i = 0; i < n; i++)
 		if (strcmp(ids[i], u->upload_id) == 0)
 			return;
-	if (manifest_upload_del(p->m, key, keylen) != FERRY_OK)
+	if (manifest_upload_del(p->run.m, key, keylen) != FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -325,18 +328,18 @@ static void
 abort_unused(struct push *p, const char *key, size_t keylen,
     const struct manifest_upload *u, char *const *ids, size_t n)
 {
-	size_t plen = strlen(p->loc.prefix);
+	size_t plen = strlen(p->run.loc.prefix);
 	char *full = malloc(plen + keylen + 1);
 
 	(void)ids;
 	(void)n;
 	if (full == NULL)
 		return;
-	memcpy(full, p->loc.prefix, plen);
+	memcpy(full, p->run.loc.prefix, plen);
 	memcpy(full + plen, key, keylen + 1);
 	/* a record whose abort failed stays, for the next run to try */
 	if (resume_abort_upload(p, full, u->upload_id) &&
-	    manifest_upload_del(p->m, key, keylen) != FERRY_OK)
+	    manifest_upload_del(p->run.m, key, keylen) != FERRY_OK)
 		sync_manifest_warn();
 	free(full);
 }
@@ -344,7 +347,7 @@ abort_unused(struct push *p, const char *key, size_t keylen,
 void
 resume_sweep(struct push *p)
 {
-	if (p->o->dry_run || p->m == NULL)
+	if (p->run.o->dry_run || p->run.m == NULL)
 		return;
 	if (each_upload(p, abort_unused, NULL, 0) != FERRY_OK)
 		sync_manifest_warn();

@@ -9,7 +9,6 @@
 #include <errno.h>
 
 #include <cJSON.h>
-#include <xxhash.h>
 
 #include "sync/filter.h"
 #include "sync/internal.h"
@@ -172,7 +171,7 @@ shard_match(const struct shard *s, const char *key, size_t keylen)
 	if (s->by_range)
 		return (s->after == NULL || key_after(key, keylen, s->after)) &&
 		       (s->upto == NULL || !key_after(key, keylen, s->upto));
-	return XXH3_64bits(key, keylen) % s->count == s->index;
+	return manifest_hash_key(key, keylen, 0) % s->count == s->index;
 }
 
 void

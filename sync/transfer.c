@@ -51,6 +51,28 @@ transfer_add(struct transfer_engine *eng, struct transfer *t,
 	return FERRY_OK;
 }
 
+struct transfer *
+transfer_new(struct transfer_engine *eng, size_t size,
+    const struct transfer_ops *ops, const char *prefix, const char *key,
+    size_t keylen, const struct remote_obj *listed)
+{
+	struct transfer *t;
+
+	if ((t = calloc(1, size)) == NULL)
+		return NULL;
+	if (transfer_add(eng, t, ops, prefix, key, keylen) != FERRY_OK) {
+		free(t);
+		return NULL;
+	}
+	if (listed) {
+		t->listed.size = listed->size;
+		snprintf(t->listed.etag, sizeof(t->listed.etag), "%s",
+		    listed->etag ? listed->etag : "");
+		t->listed.last_modified = listed->last_modified;
+	}
+	return t;
+}
+
 void
 transfer_clear(struct transfer *t)
 {

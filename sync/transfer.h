@@ -136,6 +136,15 @@ void transfer_engine_init(struct transfer_engine *eng, struct output *out,
 ferry_err transfer_add(struct transfer_engine *eng, struct transfer *t,
     const struct transfer_ops *ops, const char *prefix, const char *key,
     size_t keylen) FERRY_WUR;
+/*
+ * A new transfer of eng for key, as transfer_add() makes it: size zeroed
+ * bytes (a transfer of its kind, whose first member is the struct
+ * transfer), with the size, ETag and date of listed (NULL: nothing
+ * listed).  The active list owns it; NULL when out of memory.
+ */
+struct transfer *transfer_new(struct transfer_engine *eng, size_t size,
+    const struct transfer_ops *ops, const char *prefix, const char *key,
+    size_t keylen, const struct remote_obj *listed);
 /* Frees the members of t that transfer_add() set (not t). */
 void transfer_clear(struct transfer *t);
 /* How many requests may start now: the window less those in flight. */

@@ -91,7 +91,7 @@ sampled(const struct verify *v, const char *key, size_t keylen)
 		return 1;
 	if (pct <= 0)
 		return 0;
-	return (double)(XXH3_64bits_withSeed(key, keylen, v->seed) % 1000000) <
+	return (double)(manifest_hash_key(key, keylen, v->seed) % 1000000) <
 	       pct * 10000;
 }
 

@@ -6,9 +6,6 @@
 #ifndef FERRY_VERIFY_H
 #define FERRY_VERIFY_H
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "sync/merge.h"
 #include "sync/output.h"
 
@@ -17,8 +14,9 @@
  * the MD5 of the MD5s of its parts (a multipart object's ETag).
  */
 struct vhash {
-	XXH3_state_t *xxh;
-	EVP_MD_CTX *md5, *part, *outer;
+	struct manifest_hash *xxh;
+	struct remote_md5 *md5, *part, *outer;
+	int failed;         /* a digest failed: they are not to be trusted */
 	uint64_t part_size; /* 0: no parts */
 	uint64_t in_part;   /* bytes of the current part so far */
 	uint64_t total;
@@ -59,9 +57,10 @@ void vhash_update(struct vhash *h, const void *p, size_t n);
 /*
  * The XXH3-128 (canonical bytes) into xxh, and the ETag S3 gives the
  * bytes into etag (quoted; of a multipart object with h's part size when
- * it has one).  h may not be updated after.
+ * it has one).  h may not be updated after.  FERRY_ESYS when a digest
+ * failed on the way: then neither is to be trusted.
  */
-void vhash_final(struct vhash *h, uint8_t xxh[16], char *etag, size_t n);
+ferry_err vhash_final(struct vhash *h, uint8_t xxh[16], char *etag, size_t n);
 void vhash_free(struct vhash *h);
 /*
  * Re-reads the DESTINATION's bytes of key (relative) and compares them

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -17,18 +18,14 @@ vhash_init(struct vhash *h, uint64_t part_size)
 {
 	memset(h, 0, sizeof(*h));
 	h->part_size = part_size;
-	h->xxh = XXH3_createState();
-	h->md5 = EVP_MD_CTX_new();
+	h->xxh = manifest_hash_new();
+	h->md5 = remote_md5_new();
 	if (part_size) {
-		h->part = EVP_MD_CTX_new();
-		h->outer = EVP_MD_CTX_new();
+		h->part = remote_md5_new();
+		h->outer = remote_md5_new();
 	}
 	if (h->xxh == NULL || h->md5 == NULL ||
-	    (part_size && (h->part == NULL || h->outer == NULL)) ||
-	    XXH3_128bits_reset(h->xxh) != XXH_OK ||
-	    !EVP_DigestInit_ex(h->md5, EVP_md5(), NULL) ||
-	    (part_size && (!EVP_DigestInit_ex(h->part, EVP_md5(), NULL) ||
-	                      !EVP_DigestInit_ex(h->outer, EVP_md5(), NULL)))) {
+	    (part_size && (h->part == NULL || h->outer == NULL))) {
 		vhash_free(h);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
@@ -41,9 +38,10 @@ part_end(struct vhash *h)
 {
 	uint8_t d[16];
 
-	EVP_DigestFinal_ex(h->part, d, NULL);
-	EVP_DigestUpdate(h->outer, d, 16);
-	EVP_DigestInit_ex(h->part, EVP_md5(), NULL);
+	if (remote_md5_final(h->part, d) != FERRY_OK ||
+	    remote_md5_update(h->outer, d, 16) != FERRY_OK ||
+	    remote_md5_reset(h->part) != FERRY_OK)
+		h->failed = 1;
 	h->nparts++;
 	h->in_part = 0;
 }
@@ -54,14 +52,16 @@ vhash_update(struct vhash *h, const void *p, size_t n)
 	const char *c = p;
 	size_t take;
 
-	XXH3_128bits_update(h->xxh, p, n);
-	EVP_DigestUpdate(h->md5, p, n);
+	if (manifest_hash_update(h->xxh, p, n) != FERRY_OK ||
+	    remote_md5_update(h->md5, p, n) != FERRY_OK)
+		h->failed = 1;
 	h->total += n;
 	while (h->part_size && n > 0) {
 		take = h->part_size - h->in_part < n
 		           ? (size_t)(h->part_size - h->in_part)
 		           : n;
-		EVP_DigestUpdate(h->part, c, take);
+		if (remote_md5_update(h->part, c, take) != FERRY_OK)
+			h->failed = 1;
 		h->in_part += take;
 		c += take;
 		n -= take;
@@ -70,35 +70,36 @@ vhash_update(struct vhash *h, const void *p, size_t n)
 	}
 }
 
-void
+ferry_err
 vhash_final(struct vhash *h, uint8_t xxh[16], char *etag, size_t n)
 {
-	XXH128_canonical_t c;
 	uint8_t d[16];
 	char hex[33];
 
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(h->xxh));
-	memcpy(xxh, c.digest, 16);
+	manifest_hash_final(h->xxh, xxh);
 	if (h->part_size == 0) {
-		EVP_DigestFinal_ex(h->md5, d, NULL);
+		if (remote_md5_final(h->md5, d) != FERRY_OK)
+			h->failed = 1;
 		md5_etag(d, etag, n);
-		return;
+		return h->failed ? FERRY_ESYS : FERRY_OK;
 	}
 	/* an empty object uploaded in parts still has its one part */
 	if (h->in_part > 0 || h->nparts == 0)
 		part_end(h);
-	EVP_DigestFinal_ex(h->outer, d, NULL);
+	if (remote_md5_final(h->outer, d) != FERRY_OK)
+		h->failed = 1;
 	hex_encode(d, 16, hex);
 	snprintf(etag, n, "\"%s-%u\"", hex, h->nparts);
+	return h->failed ? FERRY_ESYS : FERRY_OK;
 }
 
 void
 vhash_free(struct vhash *h)
 {
-	XXH3_freeState(h->xxh);
-	EVP_MD_CTX_free(h->md5);
-	EVP_MD_CTX_free(h->part);
-	EVP_MD_CTX_free(h->outer);
+	manifest_hash_free(h->xxh);
+	remote_md5_free(h->md5);
+	remote_md5_free(h->part);
+	remote_md5_free(h->outer);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -133,11 +134,17 @@ judge(struct verify *v, const char *key, size_t keylen, struct vhash *h,
 	uint8_t xxh[16];
 	char etag[96], hex[33], msg[256];
 	int checked = 0;
+	ferry_err e_final;
 
-	vhash_final(h, xxh, etag, sizeof(etag));
+	e_final = vhash_final(h, xxh, etag, sizeof(etag));
 	hex_encode(xxh, 16, hex);
 	v->counts.checked++;
 	v->bytes_read += h->total;
+	if (e_final != FERRY_OK) {
+		verify_report(v, "unchecked", key, keylen,
+		    "cannot be checked byte-wise: a digest failed");
+		return;
+	}
 	if (e->stored[0] != '\0') {
 		checked = 1;
 		if (strcasecmp(e->stored, hex) != 0) {

@@ -12,9 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <xxhash.h>
-
 #include "common/md5mb.h"
 #include "sync/mime.h"
 #include "sync/posix.h"
@@ -66,7 +63,7 @@ put_off(struct transfer *t, ferry_err e)
 	struct xfer *x = xfer_of(t);
 
 	if (e != FERRY_ECHANGED || x->source != XS_FILE || x->changed_once ||
-	    x->p->o->plan != NULL)
+	    x->p->run.o->plan != NULL)
 		return 0;
 	x->changed_once = x->retry_later = 1;
 	log_info("%s: %s; trying again at the end", x->t.fullkey, x->t.errmsg);
@@ -104,8 +101,8 @@ xfer_open_local(struct xfer *x, int *fd, struct stat *st)
 {
 	ferry_err e;
 
-	e = manifest_local_open(x->p->rootfd, x->t.key, &x->t.local,
-	    x->p->o->follow_symlinks, fd, st);
+	e = manifest_local_open(x->p->run.rootfd, x->t.key, &x->t.local,
+	    x->p->run.o->follow_symlinks, fd, st);
 	if (e == FERRY_OK)
 		posix_from_stat(st, ts_ns(&st->st_mtim), &x->posix);
 	return e;
@@ -160,7 +157,8 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", x->src_etag);
 	snprintf(rec.version_id, sizeof(rec.version_id), "%s", x->version_id);
-	if (manifest_remote_put(p->m, x->t.key, x->t.keylen, &rec) != FERRY_OK)
+	if (manifest_remote_put(p->run.m, x->t.key, x->t.keylen, &rec) !=
+	    FERRY_OK)
 		sync_manifest_warn();
 }
 
@@ -169,7 +167,7 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
     struct remote_put *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->store = &x->p->o->store;
+	o->store = &x->p->run.o->store;
 	if (x->source != XS_FILE) {
 		o->meta = x->meta;
 		return;
@@ -186,11 +184,11 @@ xfer_uploaded(struct xfer *x, uint64_t size)
 	struct push *p = x->p;
 
 	if (x->source == XS_FILE)
-		p->counts.uploaded++;
+		p->run.counts.uploaded++;
 	else
-		p->counts.copied++;
-	p->counts.bytes += size;
-	output_written(&p->out, x->source == XS_FILE ? "upload" : "copy",
+		p->run.counts.copied++;
+	p->run.counts.bytes += size;
+	output_written(&p->run.out, x->source == XS_FILE ? "upload" : "copy",
 	    x->t.fullkey, strlen(x->t.fullkey), size, x->version_id);
 }
 
@@ -201,6 +199,13 @@ md5_etag(const uint8_t md5[16], char *out, size_t outlen)
 
 	hex_encode(md5, 16, hex);
 	snprintf(out, outlen, "\"%s\"", hex);
+}
+
+void
+xfer_digest_buf(struct xfer *x)
+{
+	manifest_hash_buf(x->buf, x->buflen, x->hash);
+	remote_md5_buf(x->buf, x->buflen, x->md5);
 }
 
 /* A single-part ETag is the MD5 of the object. */
@@ -235,21 +240,12 @@ xfer_new(struct push *p, const char *key, size_t keylen,
 {
 	struct xfer *x;
 
-	if ((x = calloc(1, sizeof(*x))) == NULL)
+	x = xfer_of(transfer_new(&p->run.eng, sizeof(*x), &xfer_ops,
+	    p->run.loc.prefix, key, keylen, dst));
+	if (x == NULL)
 		return NULL;
 	x->p = p;
 	x->fd = -1;
-	if (transfer_add(&p->eng, &x->t, &xfer_ops, p->loc.prefix, key,
-	        keylen) != FERRY_OK) {
-		free(x);
-		return NULL;
-	}
-	if (dst) {
-		x->t.listed.size = dst->size;
-		snprintf(x->t.listed.etag, sizeof(x->t.listed.etag), "%s",
-		    dst->etag);
-		x->t.listed.last_modified = dst->last_modified;
-	}
 	x->state = XF_PUT_READY;
 	return x;
 }
@@ -354,7 +350,7 @@ retry_changed(struct xfer *x)
 	x->t.local.size = (uint64_t)st.st_size;
 	x->t.local.mtime_ns = ts_ns(&st.st_mtim);
 	x->t.local.ctime_ns = ts_ns(&st.st_ctim);
-	x->multipart = x->t.local.size >= x->p->o->multipart_threshold;
+	x->multipart = x->t.local.size >= x->p->run.o->multipart_threshold;
 	x->state = XF_PUT_READY;
 }
 
@@ -363,7 +359,7 @@ xfer_retry_changed(struct push *p)
 {
 	struct transfer *t;
 
-	for (t = p->eng.active; t; t = t->next)
+	for (t = p->run.eng.active; t; t = t->next)
 		if (xfer_of(t)->state == XF_RETRY_LATER)
 			retry_changed(xfer_of(t));
 }
@@ -371,7 +367,7 @@ xfer_retry_changed(struct push *p)
 int
 push_has_room(const struct push *p)
 {
-	return transfer_engine_room(&p->eng) > 0;
+	return transfer_engine_room(&p->run.eng) > 0;
 }
 
 /* Below this, a read is cheaper done at once than handed to a worker. */
@@ -383,13 +379,13 @@ xfer_read_submit(
 {
 	struct workq_job *j = &r->job;
 
-	struct transfer_engine *eng = &p->eng;
+	struct transfer_engine *eng = &p->run.eng;
 
 	r->nreads = nreads;
 	eng->reads += nreads;
 	eng->jobs++;
 	if (len >= READ_ON_WORKER_MIN && eng->wq == NULL &&
-	    workq_new(workq_threads(), remote_wakeup, p->r, &eng->wq) !=
+	    workq_new(workq_threads(), remote_wakeup, p->run.r, &eng->wq) !=
 	        FERRY_OK)
 		log_info("reading on the loop's thread: %s", ferry_errmsg());
 	if (len >= READ_ON_WORKER_MIN && eng->wq != NULL) {
@@ -405,8 +401,8 @@ xfer_read_done(struct push *p, struct xfer_read *r)
 {
 	ferry_err e = r->e;
 
-	p->eng.reads -= r->nreads;
-	p->eng.jobs--;
+	p->run.eng.reads -= r->nreads;
+	p->run.eng.jobs--;
 	if (e != FERRY_OK)
 		e = ferry_fail(e, "%s", r->msg);
 	free(r);
@@ -443,14 +439,14 @@ start_single(struct push *p, struct xfer *x)
 	case XS_COPY:
 		return start_copy_object(x);
 	case XS_STREAM:
-		if (!transfer_engine_memory(&p->eng, x->t.local.size))
+		if (!transfer_engine_memory(&p->run.eng, x->t.local.size))
 			return FERRY_OK;
 		return start_stream_get(x);
 	case XS_FILE:
 		break;
 	}
 	if (!put_streams(x) &&
-	    !transfer_engine_memory(&p->eng, x->t.local.size))
+	    !transfer_engine_memory(&p->run.eng, x->t.local.size))
 		return FERRY_OK;
 	return start_put(x);
 }
@@ -467,13 +463,13 @@ static unsigned
 parts_to_start(const struct push *p, const struct xfer *x)
 {
 	unsigned k = 0, ready = parts_ready(x);
-	unsigned room = transfer_engine_room(&p->eng);
+	unsigned room = transfer_engine_room(&p->run.eng);
 	uint64_t more;
 
 	for (; k < ready && k < room && p->parts_sending + k < p->streams.cap;
 	     k++) {
 		more = (uint64_t)k * x->t.part_size;
-		if (!transfer_engine_parts(&p->eng, more, x->t.part_size))
+		if (!transfer_engine_parts(&p->run.eng, more, x->t.part_size))
 			break;
 	}
 	return k;
@@ -504,7 +500,7 @@ advance_one(struct transfer *t)
 			n = parts_to_start(p, x);
 		/* a server-side copy holds no buffer */
 		else if (x->source == XS_STREAM &&
-		         !transfer_engine_memory(&p->eng, x->t.part_size))
+		         !transfer_engine_memory(&p->run.eng, x->t.part_size))
 			n = 0;
 		if (n == 0)
 			break;
@@ -522,8 +518,8 @@ xfer_turned(struct push *p)
 	if (p->streams.settled ||
 	    (p->parts_sending == 0 && !p->streams.running))
 		return;
-	streams_sample(&p->streams, remote_stats(p->r)->body_out, now_mono_ns(),
-	    p->parts_sending);
+	streams_sample(&p->streams, remote_stats(p->run.r)->body_out,
+	    now_mono_ns(), p->parts_sending);
 	if (p->streams.settled)
 		log_info("parts sent at once: %u (%.0f MB/s)", p->streams.cap,
 		    p->streams.best_rate / 1e6);
@@ -557,7 +553,7 @@ xfer_buf_put(struct push *p, uint8_t *buf, size_t cap)
 	if (buf == NULL)
 		return;
 	if (p->npool == XFER_POOL_MAX ||
-	    p->eng.mem_used + p->pool_bytes + cap > p->o->memory) {
+	    p->run.eng.mem_used + p->pool_bytes + cap > p->run.o->memory) {
 		free(buf);
 		return;
 	}

@@ -115,6 +115,11 @@ void xfer_written_version(struct xfer *x, const struct remote_req *q);
 void xfer_record(struct xfer *x, uint64_t size, const char *etag,
     const uint8_t *hash, int64_t mtime_ns, uint64_t part_size);
 /*
+ * The content hash and the MD5 of the bytes in x->buf, into x (on any
+ * thread).
+ */
+void xfer_digest_buf(struct xfer *x);
+/*
  * What the new object of x carries: for a file, its type by extension
  * (mime.h), hash (16 bytes, borrowed) and mtime; for a source object, its
  * headers, as the source's HEAD or GET gave them.
