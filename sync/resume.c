@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "sync/resume.h"
 #include "sync/xfer.h"
 
