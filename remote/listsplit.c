@@ -8,12 +8,12 @@
 
 #define DIGITS_MAX 16
 /*
- * The pages of a range cut off: a range buffers two pages (list.c), so
- * that two are fetched at once; a range of one page's width costs two
- * requests as often as one (the second ending with a few keys), one of
- * two pages two or three.
+ * The pages of a range cut off.  A range of two pages' width costs fewer
+ * requests a page than one of one page (two or three, where one costs one
+ * or two), but its third, when it has one, waits for the reader: a range
+ * ahead of it buffers two pages (list.c), and the listing is slower.
  */
-#define LIST_SPLIT_PAGES 2
+#define LIST_SPLIT_PAGES 1
 
 /*
  * The digits keys are read in, from where they part: each position's own,
@@ -236,7 +236,7 @@ list_split_after(const char *prefix, const struct list_alphabet *a,
 		return 0;
 	memcpy(prev.key, last, lastlen);
 	prev.len = lastlen;
-	/* two pages a range, or, past max of those, doubling widths */
+	/* a page a range, or, past max of those, doubling widths */
 	step = width * LIST_SPLIT_PAGES;
 	v = k;
 	while (n < max && h - v > step) {
