@@ -6,47 +6,120 @@
 
 #include "remote/listsplit.h"
 
-/* The digits keys are read in: the printable bytes a page used. */
+#define DIGITS_MAX 16
+/*
+ * The pages of a range cut off.  A range of two pages' width costs fewer
+ * requests a page than one of one page (two or three, where one costs one
+ * or two), but its third, when it has one, waits for the reader: a range
+ * ahead of it buffers two pages (list.c), and the listing is slower.
+ */
+#define LIST_SPLIT_PAGES 1
+
+/*
+ * The digits keys are read in, from where they part: each position's own,
+ * the bytes its keys used there (digits_symbols), so that "d0001/f" reads
+ * in tens and ones, not in every byte of the page.
+ */
 struct digits {
-	unsigned char sym[96];
-	unsigned base;  /* symbols + 1: digit 0 is "nothing", past the end */
+	unsigned char sym[DIGITS_MAX][96];
+	/* symbols + 1: digit 0 is "nothing", past the end */
+	unsigned base[DIGITS_MAX];
 	unsigned width; /* digits read into one 63-bit number */
 };
+
+static void
+alphabet_set(unsigned char *bits, unsigned char c)
+{
+	bits[(c - 0x20) / 8] |= (unsigned char)(1u << ((c - 0x20) % 8));
+}
 
 void
 list_alphabet_add(struct list_alphabet *a, const char *key, size_t len)
 {
+	unsigned char c;
 	size_t i;
 
-	for (i = 0; i < len; i++)
-		a->seen[(unsigned char)key[i]] = 1;
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)key[i];
+		/* cuts are printable: other bytes have no place in them */
+		if (c < 0x20 || c > 0x7e)
+			continue;
+		/* a digit seen: the position counts, in all ten */
+		if (c >= '0' && c <= '9')
+			c = '0';
+		if (i < XML_KEY_MAX)
+			alphabet_set(a->pos[i], c);
+		alphabet_set(a->all, c);
+	}
 }
 
-static void
-digits_init(struct digits *d, const struct list_alphabet *a)
+static int
+alphabet_has(const unsigned char *bits, unsigned c)
 {
+	return bits[(c - 0x20) / 8] >> ((c - 0x20) % 8) & 1;
+}
+
+/* How many of the bytes lo..hi bits holds. */
+static unsigned
+alphabet_count(const unsigned char *bits, unsigned lo, unsigned hi)
+{
+	unsigned n = 0;
+
+	for (; lo <= hi; lo++)
+		n += (unsigned)alphabet_has(bits, lo);
+	return n;
+}
+
+/*
+ * The symbols of bits into sym: every digit where one was seen, every
+ * letter of a case where two were (a letter alone is part of a word).
+ */
+static unsigned
+digits_symbols(const unsigned char *bits, unsigned char *sym)
+{
+	int digits = alphabet_has(bits, '0');
+	int lower = alphabet_count(bits, 'a', 'z') > 1;
+	int upper = alphabet_count(bits, 'A', 'Z') > 1;
 	unsigned b, n = 0;
-	uint64_t top;
 
 	for (b = 0x20; b < 0x7f; b++)
-		if (a->seen[b])
-			d->sym[n++] = (unsigned char)b;
+		if (alphabet_has(bits, b) || (digits && b >= '0' && b <= '9') ||
+		    (lower && b >= 'a' && b <= 'z') ||
+		    (upper && b >= 'A' && b <= 'Z'))
+			sym[n++] = (unsigned char)b;
 	if (n == 0)
-		d->sym[n++] = '0';
-	d->base = n + 1;
-	/* as many digits as fit 63 bits: base^width <= 2^63 */
-	for (d->width = 0, top = 1;
-	     d->width < 16 && top <= (1ull << 63) / d->base; d->width++)
-		top *= d->base;
+		sym[n++] = '0';
+	return n;
 }
 
-/* The digit of byte c: 1 + the symbols below or at it; 0 below all. */
+/* The digits from pos (past the prefix) on; a position no key reached
+ * reads in every byte the page used. */
+static void
+digits_init(struct digits *d, const struct list_alphabet *a, size_t pos)
+{
+	static const unsigned char none[sizeof(a->all)];
+	const unsigned char *bits;
+	uint64_t top = 1;
+
+	for (d->width = 0; d->width < DIGITS_MAX; d->width++, pos++) {
+		bits = pos < XML_KEY_MAX ? a->pos[pos] : none;
+		if (memcmp(bits, none, sizeof(none)) == 0)
+			bits = a->all;
+		d->base[d->width] = digits_symbols(bits, d->sym[d->width]) + 1;
+		/* as many digits as fit 63 bits */
+		if (top > (1ull << 63) / d->base[d->width])
+			break;
+		top *= d->base[d->width];
+	}
+}
+
+/* The digit of byte c at digit j: 1 + the symbols below or at it. */
 static uint64_t
-digit_of(const struct digits *d, unsigned char c)
+digit_of(const struct digits *d, unsigned j, unsigned char c)
 {
 	uint64_t k = 0;
 
-	while (k < d->base - 1 && d->sym[k] <= c)
+	while (k < d->base[j] - 1 && d->sym[j][k] <= c)
 		k++;
 	return k;
 }
@@ -56,13 +129,14 @@ static uint64_t
 number_of(const struct digits *d, const char *s, size_t len, size_t at, int top)
 {
 	uint64_t v = 0;
-	size_t i;
+	unsigned j;
 
-	for (i = at; i < at + d->width; i++)
-		v = v * d->base + (top ? d->base - 1
-		                      : i < len
-		                          ? digit_of(d, (unsigned char)s[i])
-		                          : 0);
+	for (j = 0; j < d->width; j++)
+		v = v * d->base[j] +
+		    (top ? d->base[j] - 1
+		        : at + j < len
+		            ? digit_of(d, j, (unsigned char)s[at + j])
+		            : 0);
 	return v;
 }
 
@@ -93,22 +167,35 @@ make_cut(const struct digits *d, const char *last, size_t at, uint64_t v,
     const struct list_cut *prev, const char *high, size_t highlen,
     struct list_cut *c)
 {
-	size_t i;
+	unsigned i;
 	uint64_t k;
 
 	memcpy(c->key, last, at);
 	c->len = at + d->width;
 	for (i = d->width; i-- > 0;) {
-		k = v % d->base;
-		v /= d->base;
+		k = v % d->base[i];
+		v /= d->base[i];
 		/* "nothing" inside a key reads as the smallest symbol */
-		c->key[at + i] = (char)d->sym[k ? k - 1 : 0];
+		c->key[at + i] = (char)d->sym[i][k ? k - 1 : 0];
 		if (k == 0 && c->len == at + i + 1)
 			c->len--;
 	}
 	if (key_cmp(c->key, c->len, prev->key, prev->len) <= 0)
 		return 0;
 	return high == NULL || key_cmp(c->key, c->len, high, highlen) < 0;
+}
+
+/* From pos on (past the prefix), before upto, the first position whose
+ * keys on the page used more than one symbol. */
+static size_t
+single_len(const struct list_alphabet *a, size_t pos, size_t upto)
+{
+	unsigned char sym[96];
+
+	while (pos < upto && pos < XML_KEY_MAX &&
+	       digits_symbols(a->pos[pos], sym) == 1)
+		pos++;
+	return pos;
 }
 
 size_t
@@ -121,10 +208,9 @@ list_split_after(const char *prefix, const struct list_alphabet *a,
 	struct list_cut prev;
 	struct digits d;
 
-	digits_init(&d, a);
 	if (max > LIST_SPLIT_MAX)
 		max = LIST_SPLIT_MAX;
-	if (max == 0 || lastlen < plen || lastlen + d.width > XML_KEY_MAX)
+	if (max == 0 || lastlen < plen || lastlen + DIGITS_MAX > XML_KEY_MAX)
 		return 0;
 	/* the digits read from where first, last and high part: for the
 	 * end of the listing, from the prefix on */
@@ -133,6 +219,13 @@ list_split_after(const char *prefix, const struct list_alphabet *a,
 		at = high ? common_len(last, lastlen, high, highlen) : plen;
 	if (at < plen)
 		at = plen;
+	/* to the end, from the first byte the page's keys do not all share
+	 * (a byte of one symbol has no room for more keys above it) */
+	if (high == NULL)
+		at = plen +
+		     single_len(a, at - plen,
+		         common_len(first, firstlen, last, lastlen) - plen);
+	digits_init(&d, a, at - plen);
 	f = key_cmp(first, firstlen, last, at) < 0
 	        ? 0
 	        : number_of(&d, first, firstlen, at, 0);
@@ -144,13 +237,14 @@ list_split_after(const char *prefix, const struct list_alphabet *a,
 	memcpy(prev.key, last, lastlen);
 	prev.len = lastlen;
 	/* a page a range, or, past max of those, doubling widths */
-	step = width;
+	step = width * LIST_SPLIT_PAGES;
 	v = k;
 	while (n < max && h - v > step) {
 		v += step;
 		if (make_cut(&d, last, at, v, &prev, high, highlen, &out[n]))
 			prev = out[n++];
-		if ((h - k) / width > max && step < (h - v) / 2)
+		if ((h - k) / width / LIST_SPLIT_PAGES > max &&
+		    step < (h - v) / 2)
 			step *= 2;
 	}
 	return n;

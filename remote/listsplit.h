@@ -18,23 +18,26 @@ struct list_cut {
 	char key[XML_KEY_MAX];
 };
 
-/* The bytes the keys of a page use, to cut in the same alphabet. */
+/* The bytes the keys of a page use, position by position past the
+ * prefix, to cut in the same alphabet. */
 struct list_alphabet {
-	unsigned char seen[256];
+	unsigned char pos[XML_KEY_MAX][12]; /* printable bytes seen there */
+	unsigned char all[12];              /* ... and anywhere */
 };
 
-/* Adds the bytes of key (len bytes) to a (zeroed first). */
+/* Adds key (len bytes, past the prefix) to a (zeroed first). */
 void list_alphabet_add(struct list_alphabet *a, const char *key, size_t len);
 
 /*
  * Cuts for the rest of a range whose first page listed the keys first to
  * last (whole keys; first <= last), with the bytes a, and that ends at
  * high (highlen bytes; NULL: the end of the listing of prefix).  From
- * where the keys part, they read as numbers whose digits are a's
- * printable bytes; the rest (last, high] is estimated in pages of the
- * width first..last covered, and is cut when it holds two or more: into
- * ranges of a page each, or, when that would take more than max cuts,
- * into ranges that double in width (the nearest, read first, the
+ * where the keys part, they read as numbers whose digits are, position by
+ * position, the printable bytes a's keys used there (all ten digits where
+ * one was, all letters of a case where two were); the rest (last, high] is
+ * estimated in pages of the width first..last covered, and is cut when it holds
+ * two or more: into ranges of a page each, or, when that would take more
+ * than max cuts, into ranges that double in width (the nearest, read first, the
  * smallest), the last reaching high.  Cuts hold printable ASCII only past
  * prefix (a start-after any server takes), ascend strictly and lie in
  * (last, high).  Writes at most max (up to LIST_SPLIT_MAX) cuts into out

@@ -19,32 +19,66 @@
 struct split_case {
 	const char *name;
 	const char *prefix;
-	const char *alphabet;            /* the bytes the page's keys used */
+	const char *page; /* the page's keys past the prefix, by spaces */
 	const char *first, *last, *high; /* high NULL: the listing's end */
 	size_t max;
 	size_t min_cuts, max_cuts; /* how many cuts are right */
 	const char *first_below;   /* the first cut comes before it, or NULL */
+	const char *all_under;     /* every cut starts with it, or NULL */
 };
+
+#define LONGP "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/"
 
 static const struct split_case cases[] = {
     {"flat, to the end: cut, the nearest range about a page", "p/",
-        "k0123456789", "p/k000000", "p/k000999", NULL, 16, 4, 16, "p/k003"},
-    {"flat, the rest a page: not cut", "p/", "k0123456789", "p/k000000",
-        "p/k000999", "p/k001500", 16, 0, 0, NULL},
-    {"flat, the rest nine pages: about a cut a page", "p/", "k0123456789",
-        "p/k000000", "p/k000999", "p/k009999", 16, 7, 12, "p/k0025"},
-    {"as many cuts as asked at most", "p/", "k0123456789", "p/k000000",
-        "p/k000999", "p/k009999", 2, 1, 2, NULL},
-    {"no cut asked", "p/", "k0123456789", "p/k000000", "p/k000999", NULL, 0, 0,
-        0, NULL},
-    {"folders", "data/", "abcdefghijklmnopqrstuvwxyz/0123456789.",
-        "data/a/b/00.txt", "data/c/q/99.txt", NULL, 16, 1, 16, NULL},
-    {"no prefix", "", "0123456789abcdef", "000a", "0fff", NULL, 16, 1, 16, "3"},
-    {"a page of one key", "", "ab", "ab", "ab", NULL, 16, 1, 16, NULL},
-    {"the end just after the page", "", "xyz", "x", "y", "yz", 16, 0, 1, NULL},
-    {"keys past ASCII: cuts stay printable", "", "\xc3\xa9\xe6\x97\xa5",
-        "\xc3\xa9", "\xe6\x97\xa5", NULL, 16, 0, 16, NULL},
+        "k000000 k000999", "p/k000000", "p/k000999", NULL, 16, 4, 16, "p/k004",
+        "p/k"},
+    {"flat, the rest a page: not cut", "p/", "k000000 k000999", "p/k000000",
+        "p/k000999", "p/k001500", 16, 0, 0, NULL, NULL},
+    {"flat, the rest nine pages: about a cut a page", "p/", "k000000 k000999",
+        "p/k000000", "p/k000999", "p/k009999", 16, 7, 11, "p/k0025", "p/k00"},
+    {"as many cuts as asked at most", "p/", "k000000 k000999", "p/k000000",
+        "p/k000999", "p/k009999", 2, 1, 2, NULL, NULL},
+    {"no cut asked", "p/", "k000000 k000999", "p/k000000", "p/k000999", NULL, 0,
+        0, 0, NULL, NULL},
+    /* 5 of 100 folders a page: the rest is 19 pages (read 23), not the 90 that
+     * reading the folders' digits in every byte of the page gives */
+    {"digit folders: the rest in folders' digits", "data/",
+        "d000/f000000.bin d002/f040500.bin d004/f099500.bin",
+        "data/d000/f000000.bin", "data/d004/f099500.bin",
+        "data/d099/f099999.bin", 32, 18, 26, "data/d010", "data/d0"},
+    {"a word in every key: the cuts keep it", "", "img0000.png img0999.png",
+        "img0000.png", "img0999.png", "img9999.png", 16, 7, 11, "img25", "img"},
+    {"folders", "data/", "a/b/00.txt c/q/99.txt", "data/a/b/00.txt",
+        "data/c/q/99.txt", NULL, 16, 1, 16, NULL, "data/"},
+    {"no prefix", "", "000a 0123 09bc 0fff", "000a", "0fff", NULL, 16, 1, 16,
+        "3", NULL},
+    {"a page of one key", "", "ab", "ab", "ab", NULL, 16, 1, 16, NULL, NULL},
+    {"the end just after the page", "", "x y", "x", "y", "yz", 16, 0, 1, NULL,
+        NULL},
+    {"keys past ASCII: cuts stay printable", "", "\xc3\xa9 \xe6\x97\xa5",
+        "\xc3\xa9", "\xe6\x97\xa5", NULL, 16, 0, 16, NULL, NULL},
+    {"control bytes: cuts stay printable", "b/", "\x01\x02 \x01\x7f",
+        "b/\x01\x02", "b/\x01\x7f", "b/\x02", 16, 0, 16, NULL, "b/"},
+    {"a long shared prefix", "", LONGP "x000000 " LONGP "x000999",
+        LONGP "x000000", LONGP "x000999", NULL, 16, 4, 16, LONGP "x004",
+        LONGP "x"},
 };
+
+/* Adds the space-separated keys of page to a. */
+static void
+page_add(struct list_alphabet *a, const char *page)
+{
+	const char *sp;
+
+	memset(a, 0, sizeof(*a));
+	for (; *page != '\0'; page = *sp ? sp + 1 : sp) {
+		sp = strchr(page, ' ');
+		if (sp == NULL)
+			sp = page + strlen(page);
+		list_alphabet_add(a, page, (size_t)(sp - page));
+	}
+}
 
 static int
 key_cmp(const char *a, size_t alen, const char *b, size_t blen)
@@ -58,12 +92,11 @@ static void
 check_case(const struct split_case *c)
 {
 	static struct list_cut out[LIST_SPLIT_MAX];
-	struct list_alphabet a;
+	static struct list_alphabet a;
 	const char *prev = c->last;
 	size_t prevlen = strlen(c->last), plen = strlen(c->prefix), n, i, j;
 
-	memset(&a, 0, sizeof(a));
-	list_alphabet_add(&a, c->alphabet, strlen(c->alphabet));
+	page_add(&a, c->page);
 	n = list_split_after(c->prefix, &a, c->first, strlen(c->first), c->last,
 	    strlen(c->last), c->high, c->high ? strlen(c->high) : 0, c->max,
 	    out);
@@ -80,6 +113,11 @@ check_case(const struct split_case *c)
 		if (out[i].len < plen || memcmp(out[i].key, c->prefix, plen))
 			fail_msg(
 			    "%s: cut %zu not under the prefix", c->name, i);
+		if (c->all_under && (out[i].len < strlen(c->all_under) ||
+		                        memcmp(out[i].key, c->all_under,
+		                            strlen(c->all_under)) != 0))
+			fail_msg("%s: cut %zu '%.*s' not under '%s'", c->name,
+			    i, (int)out[i].len, out[i].key, c->all_under);
 		for (j = plen; j < out[i].len; j++)
 			if ((unsigned char)out[i].key[j] < 0x20 ||
 			    (unsigned char)out[i].key[j] > 0x7e)
@@ -112,13 +150,13 @@ static void
 test_widening(void **state)
 {
 	static struct list_cut out[LIST_SPLIT_MAX];
-	struct list_alphabet a;
+	static struct list_alphabet a;
 	long prev = 999, gap = 0, v;
 	size_t n, i;
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	list_alphabet_add(&a, "0123456789", 10);
+	list_alphabet_add(&a, "0000000999", 10);
 	n = list_split_after(
 	    "", &a, "0000000000", 10, "0000000999", 10, NULL, 0, 8, out);
 	assert_int_equal(n, 8);
@@ -134,12 +172,34 @@ test_widening(void **state)
 	assert_true(gap > 4 * 1000);
 }
 
+/* A key too long to take the digits of a cut: not cut, whatever high. */
+static void
+test_long_key(void **state)
+{
+	static struct list_cut out[LIST_SPLIT_MAX];
+	static struct list_alphabet a;
+	static char first[XML_KEY_MAX], last[XML_KEY_MAX];
+	size_t n = XML_KEY_MAX - 4;
+
+	(void)state;
+	memset(first, 'k', n);
+	memset(last, 'k', n);
+	first[n - 1] = '0';
+	last[n - 1] = '9';
+	memset(&a, 0, sizeof(a));
+	list_alphabet_add(&a, first, n);
+	list_alphabet_add(&a, last, n);
+	assert_int_equal(
+	    list_split_after("", &a, first, n, last, n, NULL, 0, 16, out), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cases),
 	    cmocka_unit_test(test_widening),
+	    cmocka_unit_test(test_long_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Cold listings (no manifest) in ranges cost about the pages of one
+# stream: a prefix of N keys in numbered folders (the bench's shape) is
+# listed by ferry ls in ranges, and by 4 range shards pulling with no
+# manifest; each lists exactly what one stream lists, and the requests
+# the proxy counts stay within 1.3 times one stream's pages, plus 6.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+export LC_ALL=C
+
+B=coldlist-$$
+N=10000
+mkbucket "$B"
+mkdir -p "$WORK/deep"
+python3 - "$WORK/deep" "$N" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, "d%03d" % (i % 100))
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "f%06d.bin" % i), "w").close()
+PY
+"$FERRY" sync -q --jobs 32 "$WORK/deep" "s3://$B/deep"
+is "$?" 0 "$N empty keys in 100 folders go up"
+
+start_proxy lists --rate 0 --list-delay 0.05
+LOG=$WORK/lists.log
+# pages FROM: the listing requests the proxy saw after line FROM
+pages() {
+	tail -n +"$(($1 + 1))" "$LOG" | grep -c '^list '
+}
+keys() {
+	python3 -c '
+import json, sys
+for l in sys.stdin:
+    d = json.loads(l)
+    if "key" in d:
+        print(d["key"])' | sort
+}
+
+from=$(wc -l <"$LOG")
+FERRY_LIST_SERIAL=1 "$FERRY" ls --json --endpoint-url "$PROXY" \
+	"s3://$B/deep/" | keys >"$WORK/serial"
+one=$(pages "$from")
+is "$(wc -l <"$WORK/serial")" "$N" "one stream lists $N keys in $one pages"
+# the budget: 1.3 times one stream's pages, and 6: the first page, read
+# before any cut, and the ranges past the last key.  With no manifest the
+# end of the listing is not known: the folders' digits are read up to
+# d999 where the keys end at d099, and the ranges to the end double in
+# width, so about log2(10) + 1 of them lie past the last key, each a
+# request that lists nothing
+max=$((one * 13 / 10 + 6))
+
+# 1. ferry ls, cold: one listing cut in ranges as its pages come
+from=$(wc -l <"$LOG")
+"$FERRY" ls --json --endpoint-url "$PROXY" "s3://$B/deep/" | keys \
+	>"$WORK/ranged"
+got=$(pages "$from")
+check "a listing in ranges lists the same keys as one stream" \
+	cmp -s "$WORK/serial" "$WORK/ranged"
+check "... and fetched ranges after a key" \
+	grep -q 'start-after=' "$LOG"
+check "... in $got requests, at most $max (1.3 x $one + 6)" \
+	test "$got" -le "$max"
+
+# 2. 4 range shards, each a cold pull (no manifest) of its own range
+R=$WORK/ranges.json
+"$FERRY" ls --ranges 4 "s3://$B/deep" >"$R"
+is "$?" 0 "ferry ls --ranges 4 cuts the prefix"
+from=$(wc -l <"$LOG")
+: >"$WORK/sharded"
+for i in 0 1 2 3; do
+	"$FERRY" sync -n --json --shard "$i/4" --shard-ranges "$R" \
+		--endpoint-url "$PROXY" "s3://$B/deep" "$WORK/sh$i" |
+		python3 -c '
+import json, sys
+for l in sys.stdin:
+    d = json.loads(l)
+    if d.get("type") == "plan":
+        print(d["key"])' >>"$WORK/sharded"
+done
+got=$(pages "$from")
+sort -o "$WORK/sharded" "$WORK/sharded"
+check "4 cold range shards plan every key once ($(wc -l <"$WORK/sharded"))" \
+	cmp -s "$WORK/serial" "$WORK/sharded"
+check "... in $got requests, at most $max (1.3 x $one + 6)" \
+	test "$got" -le "$max"
+stop_proxy
+
+done_testing
