@@ -5,9 +5,11 @@
  * connections) and read in key order.  A listing starts as one range; the
  * cuts come from the caller (where the keys were last time) or from a
  * range's first page, when it is truncated and shows the rest of the range
- * to hold more than two pages (listsplit.h).  Each range holds two pages
- * at most: the one being read and the next; only the ranges just ahead of
- * the one read fetch, so memory stays bounded.
+ * to hold more than two pages (listsplit.h).  Only the ranges just ahead
+ * of the one read fetch, and they hold two pages each (the one being read
+ * and the next) and a third while the pages held in all stay within two
+ * per range that may fetch: memory stays bounded as with two, and a range
+ * of three pages ahead of the reader is fetched whole before it is read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,8 @@
  * and in all, so that memory stays bounded whatever --jobs is */
 #define LIST_LOOKAHEAD 4
 #define LIST_AHEAD_MAX 64
+/* the pages one range may hold: the third only within the bound above */
+#define LIST_RANGE_PAGES 3
 /* the cuts of the last range of a listing cut where the keys were: it
  * looks for keys added past them, the other ranges fill the window */
 #define LIST_HINTED_CUTS 2
@@ -58,9 +62,10 @@ struct range {
 	char *low, *high;
 	size_t lowlen, highlen;
 	struct list_check check; /* as of the last page read whole */
-	struct page pages[2];
-	int consume; /* the page being read */
-	int fill;    /* the page the next fetch goes into */
+	struct page pages[LIST_RANGE_PAGES]; /* in turn, as a ring */
+	int consume;                         /* the page being read */
+	int fill; /* the page the next fetch goes into */
+	int held; /* pages not empty */
 	size_t pos;
 	char *next_token;
 	int more;     /* another page is to be fetched */
@@ -87,6 +92,8 @@ struct remote_list {
 	size_t prefixlen;
 	unsigned window;   /* requests in flight at most */
 	unsigned fetching; /* requests in flight */
+	unsigned held;     /* pages not empty, of all ranges */
+	unsigned held_max; /* a range takes a third page only below it */
 	int may_split;     /* dense ranges are cut further */
 	int hinted;        /* the ranges fill the window, cut where keys were */
 	ferry_err err;     /* the first range that failed, ending all */
@@ -306,16 +313,23 @@ out:
 	return e;
 }
 
-/* Starts fetching rg's next page when there is one and a free slot. */
+/*
+ * Starts fetching rg's next page when there is one and a free slot: two a
+ * range, a third while the listing holds fewer than held_max pages.
+ */
 static void
 range_prefetch(struct range *rg)
 {
 	struct page *p = &rg->pages[rg->fill];
+	struct remote_list *l = rg->l;
 
-	if (!rg->more || rg->fetching || p->state != PAGE_EMPTY)
+	if (!rg->more || rg->fetching || p->state != PAGE_EMPTY ||
+	    (rg->held >= 2 && l->held >= l->held_max))
 		return;
 	/* pages are filled in turn, so that they are consumed in order */
-	rg->fill ^= 1;
+	rg->fill = (rg->fill + 1) % LIST_RANGE_PAGES;
+	rg->held++;
+	l->held++;
 	if ((p->err = start_fetch(rg, p)) != FERRY_OK) {
 		p->state = PAGE_READY;
 		list_failed(rg->l, p);
@@ -354,7 +368,7 @@ range_free(struct range *rg)
 {
 	int i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < LIST_RANGE_PAGES; i++) {
 		remote_req_free(rg->pages[i].q);
 		xml_list_free(rg->pages[i].parser);
 		buf_free(&rg->pages[i].arena);
@@ -382,7 +396,7 @@ range_new(struct remote_list *l, const char *low, size_t lowlen,
 	rg->l = l;
 	rg->more = 1;
 	list_check_init(&rg->check, l->prefix, remote_bucket_sorted(l->bucket));
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < LIST_RANGE_PAGES; i++) {
 		rg->pages[i].rg = rg;
 		buf_init(&rg->pages[i].arena, LIST_ARENA_LIMIT);
 	}
@@ -556,6 +570,10 @@ remote_list_open_hint(struct remote *r, const char *bucket, const char *prefix,
 	}
 	l->prefixlen = strlen(l->prefix);
 	l->window = r->list_ranges ? r->list_ranges : 1;
+	/* two pages for each range that may fetch (pump) */
+	l->held_max = 2 * (l->window * LIST_LOOKAHEAD < LIST_AHEAD_MAX
+	                          ? l->window * LIST_LOOKAHEAD
+	                          : LIST_AHEAD_MAX);
 	l->may_split = remote_bucket_sorted(bucket) && l->window > 1 &&
 	               !list_serial() && !(h && h->no_split);
 	/* an unsorted listing cannot be cut by key: the caller filters it */
@@ -598,7 +616,9 @@ remote_list_next(struct remote_list *l, struct remote_obj *obj)
 			if (rg->pos < p->n)
 				goto found;
 			p->state = PAGE_EMPTY;
-			rg->consume ^= 1;
+			rg->consume = (rg->consume + 1) % LIST_RANGE_PAGES;
+			rg->held--;
+			l->held--;
 			rg->pos = 0;
 			pump(l);
 			continue;
