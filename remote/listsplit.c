@@ -10,10 +10,10 @@
 /*
  * The pages of a range cut off.  A range of two pages' width costs fewer
  * requests a page than one of one page (two or three, where one costs one
- * or two), but its third, when it has one, waits for the reader: a range
- * ahead of it buffers two pages (list.c), and the listing is slower.
+ * or two); its third, when it has one, is fetched before the reader gets
+ * there, as the ranges ahead of it hold a third page (list.c).
  */
-#define LIST_SPLIT_PAGES 1
+#define LIST_SPLIT_PAGES 2
 
 /*
  * The digits keys are read in, from where they part: each position's own,
@@ -236,7 +236,7 @@ list_split_after(const char *prefix, const struct list_alphabet *a,
 		return 0;
 	memcpy(prev.key, last, lastlen);
 	prev.len = lastlen;
-	/* a page a range, or, past max of those, doubling widths */
+	/* two pages a range, or, past max of those, doubling widths */
 	step = width * LIST_SPLIT_PAGES;
 	v = k;
 	while (n < max && h - v > step) {

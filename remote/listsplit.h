@@ -36,7 +36,7 @@ void list_alphabet_add(struct list_alphabet *a, const char *key, size_t len);
  * position, the printable bytes a's keys used there (all ten digits where
  * one was, all letters of a case where two were); the rest (last, high] is
  * estimated in pages of the width first..last covered, and is cut when it holds
- * two or more: into ranges of a page each, or, when that would take more
+ * two or more: into ranges of two pages each, or, when that would take more
  * than max cuts, into ranges that double in width (the nearest, read first, the
  * smallest), the last reaching high.  Cuts hold printable ASCII only past
  * prefix (a start-after any server takes), ascend strictly and lie in

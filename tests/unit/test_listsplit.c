@@ -30,13 +30,13 @@ struct split_case {
 #define LONGP "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/"
 
 static const struct split_case cases[] = {
-    {"flat, to the end: cut, the nearest range about a page", "p/",
+    {"flat, to the end: cut, the nearest range about two pages", "p/",
         "k000000 k000999", "p/k000000", "p/k000999", NULL, 16, 4, 16, "p/k004",
         "p/k"},
     {"flat, the rest a page: not cut", "p/", "k000000 k000999", "p/k000000",
         "p/k000999", "p/k001500", 16, 0, 0, NULL, NULL},
-    {"flat, the rest nine pages: about a cut a page", "p/", "k000000 k000999",
-        "p/k000000", "p/k000999", "p/k009999", 16, 7, 11, "p/k0025", "p/k00"},
+    {"flat, the rest nine pages: a cut every two", "p/", "k000000 k000999",
+        "p/k000000", "p/k000999", "p/k009999", 16, 3, 5, "p/k0035", "p/k00"},
     {"as many cuts as asked at most", "p/", "k000000 k000999", "p/k000000",
         "p/k000999", "p/k009999", 2, 1, 2, NULL, NULL},
     {"no cut asked", "p/", "k000000 k000999", "p/k000000", "p/k000999", NULL, 0,
@@ -46,9 +46,9 @@ static const struct split_case cases[] = {
     {"digit folders: the rest in folders' digits", "data/",
         "d000/f000000.bin d002/f040500.bin d004/f099500.bin",
         "data/d000/f000000.bin", "data/d004/f099500.bin",
-        "data/d099/f099999.bin", 32, 18, 26, "data/d010", "data/d0"},
+        "data/d099/f099999.bin", 16, 8, 12, "data/d014", "data/d0"},
     {"a word in every key: the cuts keep it", "", "img0000.png img0999.png",
-        "img0000.png", "img0999.png", "img9999.png", 16, 7, 11, "img25", "img"},
+        "img0000.png", "img0999.png", "img9999.png", 16, 3, 5, "img3", "img"},
     {"folders", "data/", "a/b/00.txt c/q/99.txt", "data/a/b/00.txt",
         "data/c/q/99.txt", NULL, 16, 1, 16, NULL, "data/"},
     {"no prefix", "", "000a 0123 09bc 0fff", "000a", "0fff", NULL, 16, 1, 16,
