@@ -25,23 +25,49 @@
 #define NAMEBUF 4096
 #define TMP_TRIES 32
 
+/*
+ * The name of the last owner and group looked up, by thread: the files of
+ * a tree mostly share them, and each getpwuid_r() of the files backend
+ * opens and reads /etc/passwd again.  An id without a name is kept as "".
+ */
+struct name_cache {
+	int have;
+	unsigned id;
+	char name[sizeof(((struct remote_posix *)0)->uname)];
+};
+
+static _Thread_local struct name_cache user_cache, group_cache;
+
+/* The name of uid (group: of gid) into c->name, "" when it has none. */
+static const char *
+name_of(struct name_cache *c, unsigned id, int group)
+{
+	char buf[NAMEBUF];
+	struct passwd pw, *pwp = NULL;
+	struct group gr, *grp = NULL;
+	const char *n = NULL;
+
+	if (c->have && c->id == id)
+		return c->name;
+	if (!group && getpwuid_r(id, &pw, buf, sizeof(buf), &pwp) == 0 && pwp)
+		n = pwp->pw_name;
+	if (group && getgrgid_r(id, &gr, buf, sizeof(buf), &grp) == 0 && grp)
+		n = grp->gr_name;
+	/* a name too long to store is not stored cut */
+	if (n == NULL || strlen(n) >= sizeof(c->name))
+		n = "";
+	snprintf(c->name, sizeof(c->name), "%s", n);
+	c->id = id;
+	c->have = 1;
+	return c->name;
+}
+
 void
 posix_from_stat(
     const struct stat *st, int64_t mtime_ns, struct remote_posix *out)
 {
-	char buf[NAMEBUF], user[sizeof(out->uname)] = "",
-	                   group[sizeof(out->gname)] = "";
-	struct passwd pw, *pwp = NULL;
-	struct group gr, *grp = NULL;
-
-	/* a name too long to store is not stored cut */
-	if (getpwuid_r(st->st_uid, &pw, buf, sizeof(buf), &pwp) == 0 && pwp &&
-	    strlen(pwp->pw_name) < sizeof(user))
-		snprintf(user, sizeof(user), "%s", pwp->pw_name);
-	if (getgrgid_r(st->st_gid, &gr, buf, sizeof(buf), &grp) == 0 && grp &&
-	    strlen(grp->gr_name) < sizeof(group))
-		snprintf(group, sizeof(group), "%s", grp->gr_name);
-	posix_encode(st, mtime_ns, user, group, out);
+	posix_encode(st, mtime_ns, name_of(&user_cache, st->st_uid, 0),
+	    name_of(&group_cache, st->st_gid, 1), out);
 }
 
 /* The XXH3-128 and MD5 of buf[0..len). */
