@@ -78,6 +78,22 @@ mkbucket() {
 	s3 mb "$1"
 }
 
+# two_users ARGS...: ferry ARGS with a credentials file of two profiles,
+# "one" (the test's user) and "two" (the gateway's second user), and no
+# key in the environment.
+two_users() {
+	[ -f "$WORK/credentials2" ] || cat >"$WORK/credentials2" <<CRED
+[one]
+aws_access_key_id = $AWS_ACCESS_KEY_ID
+aws_secret_access_key = $AWS_SECRET_ACCESS_KEY
+[two]
+aws_access_key_id = $FERRY_TEST_ACCESS2
+aws_secret_access_key = $FERRY_TEST_SECRET2
+CRED
+	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
+		AWS_SHARED_CREDENTIALS_FILE="$WORK/credentials2" "$FERRY" "$@"
+}
+
 # mark: the position in the gateway's request log, for counting from.
 mark() {
 	"$COUNT" --lines "$FERRY_TEST_LOG"

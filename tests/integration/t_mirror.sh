@@ -47,20 +47,10 @@ is "$n" 396 "... and the destination holds the other 396"
 
 # Streamed: the destination belongs to a second user, who cannot read the
 # source, so the bytes must pass through ferry.
-cat >"$WORK/credentials" <<CRED
-[one]
-aws_access_key_id = $AWS_ACCESS_KEY_ID
-aws_secret_access_key = $AWS_SECRET_ACCESS_KEY
-[two]
-aws_access_key_id = $FERRY_TEST_ACCESS2
-aws_secret_access_key = $FERRY_TEST_SECRET2
-CRED
 # streamed SOURCE DEST OPTION...: a mirror reading as user one and
 # writing as user two.
 streamed() {
-	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
-		AWS_SHARED_CREDENTIALS_FILE="$WORK/credentials" \
-		"$FERRY" sync "$@" --source-profile one --profile two
+	two_users sync "$@" --source-profile one --profile two
 }
 D2=mirror-two-$$
 AWS_ACCESS_KEY_ID=$FERRY_TEST_ACCESS2 AWS_SECRET_ACCESS_KEY=$FERRY_TEST_SECRET2 \

@@ -131,25 +131,13 @@ rm -rf "$WORK/m3"
 check "... and holds the snapshot of backup 1" diff -r "$WORK/s1" "$WORK/m3"
 
 # (b) streamed between accounts: GETs of the versions
-cat >"$WORK/credentials" <<CRED
-[one]
-aws_access_key_id = $AWS_ACCESS_KEY_ID
-aws_secret_access_key = $AWS_SECRET_ACCESS_KEY
-[two]
-aws_access_key_id = $FERRY_TEST_ACCESS2
-aws_secret_access_key = $FERRY_TEST_SECRET2
-CRED
-two() {
-	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
-		AWS_SHARED_CREDENTIALS_FILE="$WORK/credentials" "$FERRY" "$@"
-}
 D2=vers2-two-$$
 AWS_ACCESS_KEY_ID=$FERRY_TEST_ACCESS2 AWS_SECRET_ACCESS_KEY=$FERRY_TEST_SECRET2 \
 	s3 mb "$D2"
-two sync "s3://$B/p" "s3://$D2/s" --at "$T1" --source-profile one \
+two_users sync "s3://$B/p" "s3://$D2/s" --at "$T1" --source-profile one \
 	--profile two -q "${mp[@]}"
 is "$?" 0 "a streamed mirror at time 1 exits 0"
-two sync "s3://$D2/s" "$WORK/st" --profile two -q
+two_users sync "s3://$D2/s" "$WORK/st" --profile two -q
 check "... it holds the snapshot of backup 1" diff -r "$WORK/s1" "$WORK/st"
 
 # (c) plan --at, then apply: exactly the versions planned
