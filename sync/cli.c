@@ -152,7 +152,7 @@ static const char help_what[] =
     "  --preserve               a pull restores mode, owner (as root)\n"
     "                           and atime\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
-    "  --at TIME                a pull of the bucket as it was then\n"
+    "  --at TIME                the source bucket as it was then\n"
     "                           (2026-11-01T00:00:00Z; versioned buckets)\n"
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
