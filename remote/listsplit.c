@@ -92,16 +92,19 @@ digits_symbols(const unsigned char *bits, unsigned char *sym)
 	return n;
 }
 
-/* The digits from pos (past the prefix) on; a position no key reached
- * reads in every byte the page used. */
+/* The digits from pos (past the prefix) on, at most limit of them; a
+ * position no key reached reads in every byte the page used. */
 static void
-digits_init(struct digits *d, const struct list_alphabet *a, size_t pos)
+digits_init(
+    struct digits *d, const struct list_alphabet *a, size_t pos, size_t limit)
 {
 	static const unsigned char none[sizeof(a->all)];
 	const unsigned char *bits;
 	uint64_t top = 1;
 
-	for (d->width = 0; d->width < DIGITS_MAX; d->width++, pos++) {
+	if (limit > DIGITS_MAX)
+		limit = DIGITS_MAX;
+	for (d->width = 0; d->width < limit; d->width++, pos++) {
 		bits = pos < XML_KEY_MAX ? a->pos[pos] : none;
 		if (memcmp(bits, none, sizeof(none)) == 0)
 			bits = a->all;
@@ -124,19 +127,32 @@ digit_of(const struct digits *d, unsigned j, unsigned char c)
 	return k;
 }
 
-/* The width digits of s from at (0 past its end; top: every digit max). */
+/* How number_of() reads a key: as it is, as the highest number, or as a
+ * range's end, which lies past every key under it once one of its bytes
+ * is no symbol of the page's */
+enum { NUM_KEY, NUM_TOP, NUM_END };
+
+/* The width digits of s from at (0 past its end). */
 static uint64_t
-number_of(const struct digits *d, const char *s, size_t len, size_t at, int top)
+number_of(const struct digits *d, const char *s, size_t len, size_t at, int how)
 {
-	uint64_t v = 0;
+	uint64_t v = 0, k;
+	unsigned char c;
 	unsigned j;
 
-	for (j = 0; j < d->width; j++)
-		v = v * d->base[j] +
-		    (top ? d->base[j] - 1
-		        : at + j < len
-		            ? digit_of(d, j, (unsigned char)s[at + j])
-		            : 0);
+	for (j = 0; j < d->width; j++) {
+		if (how == NUM_TOP) {
+			k = d->base[j] - 1;
+		} else if (at + j >= len) {
+			k = 0;
+		} else {
+			c = (unsigned char)s[at + j];
+			k = digit_of(d, j, c);
+			if (how == NUM_END && (k == 0 || d->sym[j][k - 1] != c))
+				how = NUM_TOP;
+		}
+		v = v * d->base[j] + k;
+	}
 	return v;
 }
 
@@ -198,13 +214,94 @@ single_len(const struct list_alphabet *a, size_t pos, size_t upto)
 	return pos;
 }
 
+/*
+ * Cuts from k on towards h, in d's numbers, ranges two pages of width
+ * wide (doubling past max of those), each after prev, into out[n...];
+ * returns the new n.
+ */
+static size_t
+cut_from(const struct digits *d, const char *last, size_t at, uint64_t k,
+    uint64_t h, uint64_t width, struct list_cut *prev, const char *high,
+    size_t highlen, size_t n, size_t max, struct list_cut *out)
+{
+	uint64_t step = width * LIST_SPLIT_PAGES, v = k;
+
+	while (n < max && h - v > step) {
+		v += step;
+		if (make_cut(d, last, at, v, prev, high, highlen, &out[n]))
+			*prev = out[n++];
+		if ((h - k) / width / LIST_SPLIT_PAGES > max &&
+		    step < (h - v) / 2)
+			step *= 2;
+	}
+	return n;
+}
+
+/* The last '/' in key's bytes from at to before end, or 0: none. */
+static size_t
+folder_end(const char *key, size_t at, size_t end)
+{
+	while (end > at)
+		if (key[--end] == '/')
+			return end;
+	return 0;
+}
+
+/*
+ * A page whose keys all lie in one folder, the folder's name ending at
+ * slash, in a range that reaches past it: the next two pages of that
+ * folder, then the rest of it as one range (its first page cuts it again
+ * when it holds more), then the folders after it, read in their names'
+ * digits from at, two folders a range.  Keys numbered across folders
+ * (d0001/f00001000, ...) fill a tiny corner of a folder's number space:
+ * read in the file names' digits, the space left in the folder would be
+ * cut into ranges that hold nothing.
+ */
+static size_t
+split_folders(const struct list_alphabet *a, size_t plen, const char *first,
+    size_t firstlen, const char *last, size_t lastlen, size_t at, size_t slash,
+    const char *high, size_t highlen, size_t max, struct list_cut *out)
+{
+	size_t n = 0;
+	struct list_cut end, prev;
+	struct digits d;
+	uint64_t f, k, h;
+
+	memcpy(end.key, last, slash + 1);
+	end.key[slash + 1] = '~';
+	end.len = slash + 2;
+	if (key_cmp(end.key, end.len, last, lastlen) <= 0 ||
+	    (high != NULL && key_cmp(end.key, end.len, high, highlen) >= 0))
+		return 0;
+	memcpy(prev.key, last, lastlen);
+	prev.len = lastlen;
+	/* the folder's next two pages, in its file names' digits */
+	digits_init(&d, a, slash + 1 - plen, DIGITS_MAX);
+	f = number_of(&d, first, firstlen, slash + 1, NUM_KEY);
+	k = number_of(&d, last, lastlen, slash + 1, NUM_KEY);
+	h = number_of(&d, NULL, 0, slash + 1, NUM_TOP);
+	if (k > f && max > 2 && h - k > (k - f) * LIST_SPLIT_PAGES &&
+	    make_cut(&d, last, slash + 1, k + (k - f) * LIST_SPLIT_PAGES, &prev,
+	        end.key, end.len, &out[n]))
+		n++;
+	out[n++] = end;
+	prev = end;
+	digits_init(&d, a, at - plen, slash - at);
+	k = number_of(&d, last, lastlen, at, NUM_KEY);
+	h = number_of(&d, high, highlen, at, high ? NUM_END : NUM_TOP);
+	if (h <= k || h - k < LIST_SPLIT_PAGES)
+		return n;
+	return cut_from(
+	    &d, last, at, k, h, 1, &prev, high, highlen, n, max, out);
+}
+
 size_t
 list_split_after(const char *prefix, const struct list_alphabet *a,
     const char *first, size_t firstlen, const char *last, size_t lastlen,
     const char *high, size_t highlen, size_t max, struct list_cut *out)
 {
-	size_t plen = strlen(prefix), at, n = 0;
-	uint64_t f, k, h, width, step, v;
+	size_t plen = strlen(prefix), at, slash;
+	uint64_t f, k, h, width;
 	struct list_cut prev;
 	struct digits d;
 
@@ -225,27 +322,24 @@ list_split_after(const char *prefix, const struct list_alphabet *a,
 		at = plen +
 		     single_len(a, at - plen,
 		         common_len(first, firstlen, last, lastlen) - plen);
-	digits_init(&d, a, at - plen);
+	slash =
+	    folder_end(last, at, common_len(first, firstlen, last, lastlen));
+	if (slash > 0 &&
+	    (high == NULL || common_len(last, lastlen, high, highlen) <= slash))
+		return split_folders(a, plen, first, firstlen, last, lastlen,
+		    at, slash, high, highlen, max, out);
+	digits_init(&d, a, at - plen, DIGITS_MAX);
 	f = key_cmp(first, firstlen, last, at) < 0
 	        ? 0
-	        : number_of(&d, first, firstlen, at, 0);
-	k = number_of(&d, last, lastlen, at, 0);
-	h = number_of(&d, high, highlen, at, high == NULL);
+	        : number_of(&d, first, firstlen, at, NUM_KEY);
+	k = number_of(&d, last, lastlen, at, NUM_KEY);
+	h = number_of(&d, high, highlen, at, high ? NUM_END : NUM_TOP);
 	width = k > f ? k - f : 1;
 	if (h <= k || (h - k) / width < 2)
 		return 0;
 	memcpy(prev.key, last, lastlen);
 	prev.len = lastlen;
 	/* two pages a range, or, past max of those, doubling widths */
-	step = width * LIST_SPLIT_PAGES;
-	v = k;
-	while (n < max && h - v > step) {
-		v += step;
-		if (make_cut(&d, last, at, v, &prev, high, highlen, &out[n]))
-			prev = out[n++];
-		if ((h - k) / width / LIST_SPLIT_PAGES > max &&
-		    step < (h - v) / 2)
-			step *= 2;
-	}
-	return n;
+	return cut_from(
+	    &d, last, at, k, h, width, &prev, high, highlen, 0, max, out);
 }

@@ -38,8 +38,11 @@ void list_alphabet_add(struct list_alphabet *a, const char *key, size_t len);
  * estimated in pages of the width first..last covered, and is cut when it holds
  * two or more: into ranges of two pages each, or, when that would take more
  * than max cuts, into ranges that double in width (the nearest, read first, the
- * smallest), the last reaching high.  Cuts hold printable ASCII only past
- * prefix (a start-after any server takes), ascend strictly and lie in
+ * smallest), the last reaching high.  A page whose keys all lie in one
+ * folder, in a range that reaches past it, is cut at the folder's end
+ * instead: two pages on in the folder, its end, then the folders after it
+ * in their names' digits, two folders a range.  Cuts hold printable ASCII only
+ * past prefix (a start-after any server takes), ascend strictly and lie in
  * (last, high).  Writes at most max (up to LIST_SPLIT_MAX) cuts into out
  * and returns how many: 0, the range is not worth cutting.  Pure.
  */

@@ -4,6 +4,9 @@
 # listed by ferry ls in ranges, and by 4 range shards pulling with no
 # manifest; each lists exactly what one stream lists, and the requests
 # the proxy counts stay within 1.3 times one stream's pages, plus 6.
+# Then folders of a page and more whose files are numbered across them:
+# a few requests a folder, not a range for every empty stretch of its
+# file numbers.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 export LC_ALL=C
@@ -37,11 +40,18 @@ for l in sys.stdin:
     if "key" in d:
         print(d["key"])' | sort
 }
+# list_into OUT SERIAL NAME: ferry ls of s3://$B/NAME/ through the proxy
+# (one stream when SERIAL is 1), its keys into OUT, its requests in $got
+list_into() {
+	local from
+	from=$(wc -l <"$LOG")
+	FERRY_LIST_SERIAL=$2 "$FERRY" ls --json --endpoint-url "$PROXY" \
+		"s3://$B/$3/" | keys >"$1"
+	got=$(pages "$from")
+}
 
-from=$(wc -l <"$LOG")
-FERRY_LIST_SERIAL=1 "$FERRY" ls --json --endpoint-url "$PROXY" \
-	"s3://$B/deep/" | keys >"$WORK/serial"
-one=$(pages "$from")
+list_into "$WORK/serial" 1 deep
+one=$got
 is "$(wc -l <"$WORK/serial")" "$N" "one stream lists $N keys in $one pages"
 # the budget: 1.3 times one stream's pages, and 6: the first page, read
 # before any cut, and the ranges past the last key.  With no manifest the
@@ -52,10 +62,7 @@ is "$(wc -l <"$WORK/serial")" "$N" "one stream lists $N keys in $one pages"
 max=$((one * 13 / 10 + 6))
 
 # 1. ferry ls, cold: one listing cut in ranges as its pages come
-from=$(wc -l <"$LOG")
-"$FERRY" ls --json --endpoint-url "$PROXY" "s3://$B/deep/" | keys \
-	>"$WORK/ranged"
-got=$(pages "$from")
+list_into "$WORK/ranged" 0 deep
 check "a listing in ranges lists the same keys as one stream" \
 	cmp -s "$WORK/serial" "$WORK/ranged"
 check "... and fetched ranges after a key" \
@@ -84,6 +91,31 @@ sort -o "$WORK/sharded" "$WORK/sharded"
 check "4 cold range shards plan every key once ($(wc -l <"$WORK/sharded"))" \
 	cmp -s "$WORK/serial" "$WORK/sharded"
 check "... in $got requests, at most $max (1.3 x $one + 6)" \
+	test "$got" -le "$max"
+
+# 3. folders of a page and more, the files numbered across them
+# (d0001/f00001500, ...): the rest of a folder is not cut in its file
+# numbers' digits, where it holds nothing, but at the folder's end
+mkdir -p "$WORK/across"
+python3 - "$WORK/across" <<'PY'
+import os, sys
+for i in range(6000):
+    d = os.path.join(sys.argv[1], "d%04d" % (i // 1500))
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "f%08d" % i), "w").close()
+PY
+"$FERRY" sync -q --jobs 32 "$WORK/across" "s3://$B/across"
+is "$?" 0 "6000 empty keys in 4 folders of 1500 go up"
+list_into "$WORK/serial2" 1 across
+one=$got
+list_into "$WORK/ranged2" 0 across
+check "folders numbered across: ranges list what one stream lists" \
+	cmp -s "$WORK/serial2" "$WORK/ranged2"
+# each folder: its pages, a page to find its end and a range two pages
+# on that finds nothing; then the ranges past the last folder, the
+# folders' digits read up to d9999 where the keys end at d0003
+max=$((one + 4 * 3 + 13))
+check "... in $got requests, at most $max ($one + 4 x 3 + 13)" \
 	test "$got" -le "$max"
 stop_proxy
 

@@ -60,6 +60,19 @@ static const struct split_case cases[] = {
         "\xc3\xa9", "\xe6\x97\xa5", NULL, 16, 0, 16, NULL, NULL},
     {"control bytes: cuts stay printable", "b/", "\x01\x02 \x01\x7f",
         "b/\x01\x02", "b/\x01\x7f", "b/\x02", 16, 0, 16, NULL, "b/"},
+    /* a folder of a page or more, its files numbered across folders: the
+     * rest of the folder is not cut in the file names' digits */
+    {"a page in one folder: its next pages, its end, then folders", "data/",
+        "d0000/f00000000 d0000/f00000999", "data/d0000/f00000000",
+        "data/d0000/f00000999", NULL, 16, 4, 16, "data/d0000/f00003", "data/d"},
+    {"a page in one folder, the range ending in it: cut in it", "data/",
+        "d0000/f00000000 d0000/f00000999", "data/d0000/f00000000",
+        "data/d0000/f00000999", "data/d0000/f00009999", 16, 3, 5,
+        "data/d0000/f00004", "data/d0000/f0000"},
+    {"a range to its folder's end: cut up to it", "data/",
+        "d0003/f00003000 d0003/f00003999", "data/d0003/f00003000",
+        "data/d0003/f00003999", "data/d0003/~", 16, 4, 16, "data/d0003/f00006",
+        "data/d0003/f"},
     {"a long shared prefix", "", LONGP "x000000 " LONGP "x000999",
         LONGP "x000000", LONGP "x000999", NULL, 16, 4, 16, LONGP "x004",
         LONGP "x"},
@@ -172,6 +185,39 @@ test_widening(void **state)
 	assert_true(gap > 4 * 1000);
 }
 
+/*
+ * A page in one folder of many: a cut two pages on in the folder, one at
+ * its end, then cuts at folder names alone, nearest first, the first two
+ * folders on.
+ */
+static void
+test_folder_page(void **state)
+{
+	static struct list_cut out[LIST_SPLIT_MAX];
+	static struct list_alphabet a;
+	const char *first = "data/d0000/f00000000",
+	           *last = "data/d0000/f00000999";
+	size_t n, i;
+
+	(void)state;
+	page_add(&a, "d0000/f00000000 d0000/f00000999");
+	n = list_split_after("data/", &a, first, strlen(first), last,
+	    strlen(last), NULL, 0, 16, out);
+	assert_true(n >= 4);
+	assert_memory_equal(out[0].key, "data/d0000/f00002", 17);
+	assert_int_equal(out[1].len, strlen("data/d0000/~"));
+	assert_memory_equal(out[1].key, "data/d0000/~", out[1].len);
+	assert_int_equal(out[2].len, strlen("data/d0002"));
+	assert_memory_equal(out[2].key, "data/d0002", out[2].len);
+	for (i = 2; i < n; i++)
+		assert_null(memchr(out[i].key + 5, '/', out[i].len - 5));
+	/* in a range that ends two folders on: no cut past the next folder */
+	n = list_split_after("data/", &a, first, strlen(first), last,
+	    strlen(last), "data/d0001", strlen("data/d0001"), 16, out);
+	assert_int_equal(n, 2);
+	assert_memory_equal(out[1].key, "data/d0000/~", out[1].len);
+}
+
 /* A key too long to take the digits of a cut: not cut, whatever high. */
 static void
 test_long_key(void **state)
@@ -199,6 +245,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cases),
 	    cmocka_unit_test(test_widening),
+	    cmocka_unit_test(test_folder_page),
 	    cmocka_unit_test(test_long_key),
 	};
 
