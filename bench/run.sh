@@ -27,10 +27,16 @@
 #   BENCH_S9_TOOLS   tools for S9 (BENCH_S8_TOOLS)
 #   BENCH_S9_SHAPES  which S9 trees ("deep flat")
 #   BENCH_S9_OPS     which S9 runs ("push pull mirror")
-#   BENCH_S9_SHARE   tools that list ferry's copy instead of making their
-#                    own (""; only for BENCH_S9_OPS=push, and for tools
-#                    that find an object pushed by another tool unchanged:
-#                    aws by size and date, s3cmd by size and MD5)
+#   BENCH_S9_SHARE   tools that sync with ferry's copies instead of
+#                    making their own (""): they push to ferry's bucket and
+#                    mirror it to ferry's mirror; each pulls into a copy
+#                    (cp -a) of ferry's pulled folder, settled by one
+#                    untimed pull of its own.  Only for tools that find an
+#                    object another tool wrote unchanged: aws by size and
+#                    date, s3cmd by size and MD5, rclone by size and the
+#                    mtime ferry stores under rclone's name
+#   BENCH_S9_DROP    0: leave S9's buckets in place (a gateway thrown away
+#                    afterwards need not spend minutes deleting them) (1)
 #   BENCH_S10_COUNTS empty files for S10, the scan against find ("1000000";
 #                    small: "20000")
 #   BENCH_S10_DRY    1: S10's push is a --dry-run to an empty prefix, so
@@ -772,8 +778,9 @@ if want_scen S9; then
 	S9_SHAPES=${BENCH_S9_SHAPES:-"deep flat"}
 	S9_OPS=${BENCH_S9_OPS:-"push pull mirror"}
 	S9_SHARE=${BENCH_S9_SHARE:-}
-	if [ -n "$S9_SHARE" ] && { [ "$S9_OPS" != push ] || ! has ferry "$S9_TOOLS"; }; then
-		die "BENCH_S9_SHARE needs BENCH_S9_OPS=push and ferry among the S9 tools"
+	S9_DROP=${BENCH_S9_DROP:-1}
+	if [ -n "$S9_SHARE" ] && ! has ferry "$S9_TOOLS"; then
+		die "BENCH_S9_SHARE needs ferry among the S9 tools"
 	fi
 	rm -f "$W/cfg/s9.port"
 	"$PY" "$TOP/tests/faultproxy.py" --upstream "$EP" --rate 0 \
@@ -825,9 +832,20 @@ if want_scen S9; then
 					"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
 				fi
 			done
+			# a sharing tool's pulled folder: ferry's, copied, then
+			# made its own by one pull of its own (aws, for one, takes
+			# a file as pulled only when its mtime is the object's date)
+			for tool in $S9_SHARE; do
+				has pull "$S9_OPS" && has "$tool" "$S9_TOOLS" || continue
+				say "S9: $tool settles a copy of ferry's pulled $shape folder"
+				cp -a "$W/data/s9-$shape-$n-ferry-pull" "$W/data/s9-$shape-$n-$tool-pull"
+				sync_cmd "$tool" "s3://s9-$shape-$n-ferry/data" "$W/data/s9-$shape-$n-$tool-pull"
+				"${CMD[@]}" >>"$W/logs/setup.log" 2>&1
+			done
 			for r in $(runs_of S9); do
 				for tool in $(rotated "$r" $S9_TOOLS); do
 					b="s9-$shape-$n-$tool"
+					lp="$W/data/$b-pull"
 					has "$tool" "$S9_SHARE" && b="s9-$shape-$n-ferry"
 					if has push "$S9_OPS"; then
 						s9_cmd "$tool" "$t9" "s3://$b/data"
@@ -835,7 +853,7 @@ if want_scen S9; then
 						record "$sc-push" "$tool" "$r" ""
 					fi
 					if has pull "$S9_OPS"; then
-						s9_cmd "$tool" "s3://$b/data" "$W/data/$b-pull"
+						s9_cmd "$tool" "s3://$b/data" "$lp"
 						timed "$sc-pull" "$tool" "$r" "${CMD[@]}"
 						record "$sc-pull" "$tool" "$r" ""
 					fi
@@ -848,6 +866,7 @@ if want_scen S9; then
 			done
 			for tool in $S9_TOOLS; do
 				rm -rf "$W/data/s9-$shape-$n-$tool-pull"
+				[ "$S9_DROP" = 0 ] && continue
 				dropbucket "s9-$shape-$n-$tool"
 				dropbucket "s9-$shape-$n-$tool-m"
 			done
