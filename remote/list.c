@@ -10,6 +10,9 @@
  * and the next) and a third while the pages held in all stay within two
  * per range that may fetch: memory stays bounded as with two, and a range
  * of three pages ahead of the reader is fetched whole before it is read.
+ * The caller's cuts wait as keys until the reader gets near them: only
+ * the ranges that may fetch exist at once, so a listing of millions of
+ * keys cut a page apart holds the memory of one of thousands.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -94,11 +97,27 @@ struct remote_list {
 	unsigned fetching; /* requests in flight */
 	unsigned held;     /* pages not empty, of all ranges */
 	unsigned held_max; /* a range takes a third page only below it */
-	int may_split;     /* dense ranges are cut further */
-	int hinted;        /* the ranges fill the window, cut where keys were */
-	ferry_err err;     /* the first range that failed, ending all */
+	/* the ranges that may fetch (pump), and so the ranges made at once
+	 * of a listing's cuts: the others wait as cuts for the reader */
+	unsigned ahead;
+	int may_split; /* dense ranges are cut further */
+	int hinted;    /* the ranges fill the window, cut where keys were */
+	ferry_err err; /* the first range that failed, ending all */
 	char errmsg[1024];
 	struct range *head; /* the range being read */
+	unsigned nranges;   /* ranges made and not yet read whole */
+	/* the cuts not yet made ranges (whole keys), from the cut next on,
+	 * the last range's end, and where the next range starts */
+	char **cuts;
+	size_t ncuts, cut_next;
+	char *upto, *low;
+	size_t uptolen, lowlen;
+	int ended; /* the last range, to upto, is made */
+	/* the key last handed out (relative): the ranges, read in turn, must
+	 * ascend as one listing does, whatever cut them */
+	size_t prevlen;
+	int have_prev;
+	char prev[XML_KEY_MAX];
 };
 
 static int
@@ -343,9 +362,8 @@ pump(struct remote_list *l)
 	struct range *rg;
 	unsigned ahead = 0;
 
-	for (rg = l->head;
-	     rg != NULL && l->err == FERRY_OK && l->fetching < l->window &&
-	     ahead < l->window * LIST_LOOKAHEAD && ahead < LIST_AHEAD_MAX;
+	for (rg = l->head; rg != NULL && l->err == FERRY_OK &&
+	                   l->fetching < l->window && ahead < l->ahead;
 	     rg = rg->next, ahead++)
 		range_prefetch(rg);
 }
@@ -453,6 +471,7 @@ range_split(struct range *rg, const struct page *p)
 		}
 		nr->next = rg->next;
 		rg->next = nr;
+		l->nranges++;
 		free(rg->high);
 		rg->high = high;
 		rg->highlen = cuts[i].len;
@@ -488,67 +507,78 @@ whole_key(const struct remote_list *l, const char *key, size_t *len)
 }
 
 /*
- * Appends to *tail the range from low (whole, owned by the caller; NULL:
- * the start) to the key rel (relative; NULL: the end).  Returns the new
- * range, or NULL when out of memory.
+ * Makes ranges of l's cuts, appended in order, while fewer than those
+ * that may fetch are unread: each from where the last one ended to the
+ * next cut, then the last to upto.  Listings cut where the keys were
+ * (hinted) keep all but their last range whole.
  */
-static struct range *
-range_append(struct remote_list *l, struct range **tail, const char *low,
-    size_t lowlen, const char *rel)
+static ferry_err
+ranges_make(struct remote_list *l)
 {
-	struct range *rg;
-	char *high = NULL;
-	size_t highlen = 0;
+	struct range **link = &l->head, *rg;
+	const char *high;
+	size_t highlen;
 
-	if (rel != NULL && (high = whole_key(l, rel, &highlen)) == NULL)
-		return NULL;
-	rg = range_new(l, low, lowlen, high, highlen);
-	free(high);
-	if (rg != NULL) {
-		*tail = rg;
-		rg->next = NULL;
+	while (*link != NULL)
+		link = &(*link)->next;
+	while (!l->ended && l->nranges < l->ahead) {
+		if (l->cut_next < l->ncuts) {
+			high = l->cuts[l->cut_next];
+			highlen = strlen(high);
+		} else {
+			high = l->upto;
+			highlen = l->uptolen;
+		}
+		rg = range_new(l, l->low, l->lowlen, high, highlen);
+		if (rg == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
+		*link = rg;
+		link = &rg->next;
+		l->nranges++;
+		if (l->cut_next == l->ncuts) {
+			l->ended = 1;
+			break;
+		}
+		rg->no_split = l->hinted;
+		free(l->low);
+		l->low = l->cuts[l->cut_next];
+		l->lowlen = highlen;
+		l->cuts[l->cut_next++] = NULL;
 	}
-	return rg;
+	return FERRY_OK;
 }
 
-/* The ranges of h: from after to upto, cut at h's cuts that lie between. */
+/*
+ * The ranges of h: from after to upto, cut at h's cuts that lie between
+ * (copied: h is the caller's).
+ */
 static ferry_err
 list_ranges(struct remote_list *l, const struct remote_list_hint *h)
 {
-	struct range **tail = &l->head, *rg;
-	const char *low = NULL, *upto = h ? h->upto : NULL;
-	size_t lowlen = 0, i, nr = 0, n = l->may_split && h ? h->ncuts : 0;
-	char *start = NULL;
-	ferry_err e = FERRY_OK;
+	const char *upto = h ? h->upto : NULL;
+	size_t i, n = l->may_split && h ? h->ncuts : 0, len;
 
 	if (h != NULL && h->after != NULL &&
-	    (low = start = whole_key(l, h->after, &lowlen)) == NULL)
+	    (l->low = whole_key(l, h->after, &l->lowlen)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (upto != NULL && (l->upto = whole_key(l, upto, &l->uptolen)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (n > 0 && (l->cuts = calloc(n, sizeof(*l->cuts))) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		if ((h->after && strcmp(h->cuts[i], h->after) <= 0) ||
 		    (upto && strcmp(h->cuts[i], upto) >= 0) ||
 		    (i > 0 && strcmp(h->cuts[i], h->cuts[i - 1]) <= 0))
 			continue; /* not between the bounds, or out of order */
-		if ((rg = range_append(l, tail, low, lowlen, h->cuts[i])) ==
-		    NULL)
-			goto out;
-		tail = &rg->next;
-		low = rg->high;
-		lowlen = rg->highlen;
-		nr++;
+		l->cuts[l->ncuts] = whole_key(l, h->cuts[i], &len);
+		if (l->cuts[l->ncuts++] == NULL)
+			return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	rg = range_append(l, tail, low, lowlen, upto);
-out:
-	free(start);
-	if (rg == NULL)
-		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	/* enough ranges to fill the window, each of a page or two where the
 	 * last listing saw the keys: cutting one further costs requests and
 	 * gains nothing; the last (where keys are added most) may be cut */
-	if ((l->hinted = nr + 1 >= l->window))
-		for (rg = l->head; rg->next != NULL; rg = rg->next)
-			rg->no_split = 1;
-	return e;
+	l->hinted = l->ncuts + 1 >= l->window;
+	return ranges_make(l);
 }
 
 ferry_err
@@ -570,10 +600,11 @@ remote_list_open_hint(struct remote *r, const char *bucket, const char *prefix,
 	}
 	l->prefixlen = strlen(l->prefix);
 	l->window = r->list_ranges ? r->list_ranges : 1;
+	l->ahead = l->window * LIST_LOOKAHEAD < LIST_AHEAD_MAX
+	               ? l->window * LIST_LOOKAHEAD
+	               : LIST_AHEAD_MAX;
 	/* two pages for each range that may fetch (pump) */
-	l->held_max = 2 * (l->window * LIST_LOOKAHEAD < LIST_AHEAD_MAX
-	                          ? l->window * LIST_LOOKAHEAD
-	                          : LIST_AHEAD_MAX);
+	l->held_max = 2 * l->ahead;
 	l->may_split = remote_bucket_sorted(bucket) && l->window > 1 &&
 	               !list_serial() && !(h && h->no_split);
 	/* an unsorted listing cannot be cut by key: the caller filters it */
@@ -630,6 +661,9 @@ remote_list_next(struct remote_list *l, struct remote_obj *obj)
 			if (!rg->more && !rg->fetching) {
 				l->head = rg->next;
 				range_free(rg);
+				l->nranges--;
+				if ((e = ranges_make(l)) != FERRY_OK)
+					return e;
 				pump(l);
 				continue;
 			}
@@ -647,6 +681,24 @@ found:
 	x = &p->ent[rg->pos++];
 	obj->key = p->arena.data + x->key_off;
 	obj->keylen = x->keylen;
+	if (rg->check.sorted && x->keylen <= sizeof(l->prev)) {
+		if (l->have_prev &&
+		    key_cmp(obj->key, obj->keylen, l->prev, l->prevlen) <= 0) {
+			l->err = FERRY_EPARSE;
+			snprintf(l->errmsg, sizeof(l->errmsg),
+			    "its ranges listed '%.*s' after '%.*s': the "
+			    "listing stops, deleting nothing",
+			    (int)(obj->keylen > 200 ? 200 : obj->keylen),
+			    obj->key,
+			    (int)(l->prevlen > 200 ? 200 : l->prevlen),
+			    l->prev);
+			return ferry_fail(l->err, "listing s3://%s/%s: %s",
+			    l->bucket, l->prefix, l->errmsg);
+		}
+		memcpy(l->prev, obj->key, obj->keylen);
+		l->prevlen = obj->keylen;
+		l->have_prev = 1;
+	}
 	obj->etag = p->arena.data + x->etag_off;
 	obj->size = x->size;
 	obj->last_modified = x->last_modified;
@@ -676,6 +728,11 @@ remote_list_free(struct remote_list *l)
 		l->head = rg->next;
 		range_free(rg);
 	}
+	while (l->cut_next < l->ncuts)
+		free(l->cuts[l->cut_next++]);
+	free(l->cuts);
+	free(l->upto);
+	free(l->low);
 	free(l->bucket);
 	free(l->prefix);
 	free(l);

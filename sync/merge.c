@@ -111,23 +111,26 @@ list_into_table(struct merge_list *l, const struct remote_loc *loc)
 #define MERGE_RANGE_KEYS 900
 /* Up to this many keys (two pages) a listing is not cut. */
 #define MERGE_SMALL_KEYS 2000
-/* Ranges a listing starts with at most, per request in flight. */
-#define MERGE_RANGES_PER_JOB 4
+/* The most ranges a listing starts cut in (their cuts, a key each, are
+ * held while it runs; past 59 million keys a range holds more than a
+ * page).  The listing makes ranges of them as its reader gets near. */
+#define MERGE_RANGES_MAX 65536
 
 /* Where a listing starts cut: keys of the manifest's last run. */
 struct merge_hint {
 	struct remote_list_hint h;
-	char *cuts[MERGE_RANGES_PER_JOB * 1024];
+	char **cuts;
 };
 
 /*
- * Picks the cuts of a listing of about count keys into ranges (of
- * MERGE_RANGE_KEYS keys at most, at most MERGE_RANGES_PER_JOB per job):
- * evenly spaced keys of m's table t, read in key order.
+ * Picks the cuts of a listing of about count keys into ranges of
+ * MERGE_RANGE_KEYS keys (of more past MERGE_RANGES_MAX ranges), each
+ * listed in one request: evenly spaced keys of m's table t, read in key
+ * order.
  */
 static ferry_err
 hint_cuts(struct merge_hint *mh, struct manifest *m, enum manifest_table t,
-    uint64_t count, unsigned jobs)
+    uint64_t count)
 {
 	uint64_t ranges = (count + MERGE_RANGE_KEYS - 1) / MERGE_RANGE_KEYS;
 	uint64_t i = 0, want;
@@ -138,9 +141,14 @@ hint_cuts(struct merge_hint *mh, struct manifest *m, enum manifest_table t,
 	size_t keylen;
 	ferry_err e;
 
-	if (ranges > (uint64_t)jobs * MERGE_RANGES_PER_JOB)
-		ranges = (uint64_t)jobs * MERGE_RANGES_PER_JOB;
-	if (ranges < 2 || (e = manifest_iter_new(m, t, &it)) != FERRY_OK)
+	if (ranges > MERGE_RANGES_MAX)
+		ranges = MERGE_RANGES_MAX;
+	if (ranges < 2)
+		return FERRY_OK; /* no cuts: the listing cuts itself */
+	if ((mh->cuts = calloc(ranges, sizeof(*mh->cuts))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	mh->h.cuts = (const char *const *)mh->cuts;
+	if ((e = manifest_iter_new(m, t, &it)) != FERRY_OK)
 		return FERRY_OK; /* no cuts: the listing cuts itself */
 	want = count / ranges;
 	for (;;) {
@@ -174,7 +182,6 @@ merge_hint_make(struct merge_hint *mh, const struct sync_opts *o,
 	ferry_err e;
 
 	memset(mh, 0, sizeof(*mh));
-	mh->h.cuts = (const char *const *)mh->cuts;
 	shard_range(&o->shard, &mh->h.after, &mh->h.upto);
 	if (m == NULL || jobs < 2)
 		return FERRY_OK;
@@ -187,8 +194,8 @@ merge_hint_make(struct merge_hint *mh, const struct sync_opts *o,
 		return FERRY_OK;
 	}
 	if (nremote > MERGE_SMALL_KEYS)
-		return hint_cuts(mh, m, MANIFEST_REMOTE, nremote, jobs);
-	return hint_cuts(mh, m, MANIFEST_LOCAL, nlocal, jobs);
+		return hint_cuts(mh, m, MANIFEST_REMOTE, nremote);
+	return hint_cuts(mh, m, MANIFEST_LOCAL, nlocal);
 }
 
 static void
@@ -198,6 +205,8 @@ merge_hint_clear(struct merge_hint *mh)
 
 	for (i = 0; i < mh->h.ncuts; i++)
 		free(mh->cuts[i]);
+	free(mh->cuts);
+	mh->cuts = NULL;
 	mh->h.ncuts = 0;
 }
 

@@ -117,6 +117,24 @@ check "folders numbered across: ranges list what one stream lists" \
 max=$((one + 4 * 3 + 13))
 check "... in $got requests, at most $max ($one + 4 x 3 + 13)" \
 	test "$got" -le "$max"
+
+# 4. warm: a push whose manifest knows the keys cuts its listing where
+# they were, about a page a range; with --jobs 2 only 8 ranges may fetch
+# at once, so the 12 ranges of the 10000 keys are made as the reader
+# gets near them, not all at first
+M=$WORK/warm-manifest
+"$FERRY" sync -q --jobs 32 --manifest "$M" --endpoint-url "$PROXY" \
+	"$WORK/deep" "s3://$B/deep"
+is "$?" 0 "a first push records the keys (the same bytes: nothing sent)"
+from=$(wc -l <"$LOG")
+"$FERRY" sync --json --jobs 2 --manifest "$M" --endpoint-url "$PROXY" \
+	"$WORK/deep" "s3://$B/deep" >"$WORK/warm.json"
+is "$?" 0 "an unchanged push with --jobs 2 lists its 12 ranges"
+got=$(pages "$from")
+is "$(summary "$WORK/warm.json" uploaded) $(summary "$WORK/warm.json" deleted)" \
+	"0 0" "... finds every key listed: nothing uploaded, nothing deleted"
+check "... in $got requests: one a range (12), a few more for the last" \
+	test "$got" -ge 12 -a "$got" -le 15
 stop_proxy
 
 done_testing
