@@ -14,6 +14,13 @@
  * there, as the ranges ahead of it hold a third page (list.c).
  */
 #define LIST_SPLIT_PAGES 2
+/*
+ * The most cuts of the rest of a folder (a range that ends at "F/~", cut
+ * by split_folders()): its keys may fill a corner of the file names'
+ * number space, and doubling ranges past them find nothing; the last
+ * range, when it holds more, is cut again from its own first page.
+ */
+#define LIST_SPLIT_FOLDER_REST 4
 
 /*
  * The digits keys are read in, from where they part: each position's own,
@@ -307,6 +314,9 @@ list_split_after(const char *prefix, const struct list_alphabet *a,
 
 	if (max > LIST_SPLIT_MAX)
 		max = LIST_SPLIT_MAX;
+	if (high != NULL && highlen >= 2 && high[highlen - 2] == '/' &&
+	    high[highlen - 1] == '~' && max > LIST_SPLIT_FOLDER_REST)
+		max = LIST_SPLIT_FOLDER_REST;
 	if (max == 0 || lastlen < plen || lastlen + DIGITS_MAX > XML_KEY_MAX)
 		return 0;
 	/* the digits read from where first, last and high part: for the

@@ -41,8 +41,9 @@ void list_alphabet_add(struct list_alphabet *a, const char *key, size_t len);
  * smallest), the last reaching high.  A page whose keys all lie in one
  * folder, in a range that reaches past it, is cut at the folder's end
  * instead: two pages on in the folder, its end, then the folders after it
- * in their names' digits, two folders a range.  Cuts hold printable ASCII only
- * past prefix (a start-after any server takes), ascend strictly and lie in
+ * in their names' digits, two folders a range; the rest of a folder (a
+ * range that ends at "F/~") takes at most 4 cuts.  Cuts hold printable ASCII
+ * only past prefix (a start-after any server takes), ascend strictly and lie in
  * (last, high).  Writes at most max (up to LIST_SPLIT_MAX) cuts into out
  * and returns how many: 0, the range is not worth cutting.  Pure.
  */
