@@ -113,8 +113,8 @@ struct remote_list {
 	char *upto, *low;
 	size_t uptolen, lowlen;
 	int ended; /* the last range, to upto, is made */
-	/* the key last handed out (relative): the ranges, read in turn, must
-	 * ascend as one listing does, whatever cut them */
+	/* the last key of the page last read whole (relative): the ranges,
+	 * read in turn, must ascend as one listing does, whatever cut them */
 	size_t prevlen;
 	int have_prev;
 	char prev[XML_KEY_MAX];
@@ -519,6 +519,8 @@ ranges_make(struct remote_list *l)
 	const char *high;
 	size_t highlen;
 
+	if (l->ended)
+		return FERRY_OK;
 	while (*link != NULL)
 		link = &(*link)->next;
 	while (!l->ended && l->nranges < l->ahead) {
@@ -681,8 +683,10 @@ found:
 	x = &p->ent[rg->pos++];
 	obj->key = p->arena.data + x->key_off;
 	obj->keylen = x->keylen;
+	/* within a page the range's check saw them ascend: a page's first
+	 * key against the last page's last */
 	if (rg->check.sorted && x->keylen <= sizeof(l->prev)) {
-		if (l->have_prev &&
+		if (rg->pos == 1 && l->have_prev &&
 		    key_cmp(obj->key, obj->keylen, l->prev, l->prevlen) <= 0) {
 			l->err = FERRY_EPARSE;
 			snprintf(l->errmsg, sizeof(l->errmsg),
@@ -695,9 +699,11 @@ found:
 			return ferry_fail(l->err, "listing s3://%s/%s: %s",
 			    l->bucket, l->prefix, l->errmsg);
 		}
-		memcpy(l->prev, obj->key, obj->keylen);
-		l->prevlen = obj->keylen;
-		l->have_prev = 1;
+		if (rg->pos == p->n) {
+			memcpy(l->prev, obj->key, obj->keylen);
+			l->prevlen = obj->keylen;
+			l->have_prev = 1;
+		}
 	}
 	obj->etag = p->arena.data + x->etag_off;
 	obj->size = x->size;
