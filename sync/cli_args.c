@@ -39,11 +39,15 @@ cli_take_size(const char *arg, uint64_t *out)
 int
 cli_take_count(const char *arg, unsigned *out, unsigned max)
 {
-	char *end;
+	char *end, fmt[80];
 	unsigned long v = strtoul(arg, &end, 10);
 
-	if (*arg == '\0' || *end != '\0' || v == 0 || v > max)
-		return cli_bad("invalid number '%s'", arg);
+	if (*arg == '\0' || *end != '\0' || v == 0 || v > max) {
+		snprintf(fmt, sizeof(fmt),
+		    "invalid number '%%s': give a whole number from 1 to %u",
+		    max);
+		return cli_bad(fmt, arg);
+	}
 	*out = (unsigned)v;
 	return -1;
 }
