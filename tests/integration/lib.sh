@@ -10,6 +10,44 @@ export FERRY_STATE_DIR="$WORK/state"
 PROXY_PID=
 PROXY=
 trap 'stop_proxy; rm -rf "$WORK"' EXIT
+
+# The suite reaches loopback only, by construction.  With no keys, ferry
+# (like the AWS tools) asks the instance metadata service at
+# 169.254.169.254 or a container endpoint: both are off here, and a test
+# that wants one points it at its own loopback fake (with_imds below).
+# Proxies of the developer's own are out too.  tests/integration/run.sh
+# also runs the suite in a network namespace that has loopback alone.
+export AWS_EC2_METADATA_DISABLED=true
+unset AWS_EC2_METADATA_SERVICE_ENDPOINT AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE \
+	AWS_CONTAINER_CREDENTIALS_FULL_URI AWS_CONTAINER_CREDENTIALS_RELATIVE_URI \
+	AWS_CONTAINER_AUTHORIZATION_TOKEN AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \
+	AWS_WEB_IDENTITY_TOKEN_FILE AWS_ROLE_ARN AWS_ROLE_SESSION_NAME \
+	AWS_ENDPOINT_URL_STS http_proxy https_proxy HTTP_PROXY HTTPS_PROXY \
+	ALL_PROXY all_proxy
+
+# loopback_url URL: succeeds when URL is http(s) to 127.0.0.0/8, [::1]
+# or localhost, the only places a test may send a request.
+loopback_url() {
+	case "$1" in
+	http://127.* | https://127.* | http://\[::1\]* | https://\[::1\]* | \
+		http://localhost[:/]* | https://localhost[:/]*) return 0 ;;
+	esac
+	echo "# not a loopback URL, refused by lib.sh: $1" >&2
+	return 1
+}
+
+# with_imds URL CMD...: CMD with the instance metadata service on and at
+# URL, a fake of the test's own on loopback (anything else is refused).
+with_imds() {
+	local url=$1
+	shift
+	loopback_url "$url" || return 99
+	(
+		unset AWS_EC2_METADATA_DISABLED
+		export AWS_EC2_METADATA_SERVICE_ENDPOINT="$url"
+		"$@"
+	)
+}
 _n=0
 _fails=0
 

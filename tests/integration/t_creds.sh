@@ -28,10 +28,11 @@ stop_bg() {
 }
 
 # bare CMD...: CMD without keys in the environment, the config and
-# credentials files being $CONF and $CRED (default: empty files).
+# credentials files being $CONF and $CRED (default: empty files), and no
+# metadata service (lib.sh turns it off) unless with_imds turns it on.
 bare() {
 	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN \
-		-u AWS_PROFILE -u AWS_EC2_METADATA_SERVICE_ENDPOINT \
+		-u AWS_PROFILE \
 		AWS_CONFIG_FILE="${CONF:-$WORK/empty}" \
 		AWS_SHARED_CREDENTIALS_FILE="${CRED:-$WORK/empty}" "$@"
 }
@@ -171,8 +172,7 @@ counted() {
 imds_push() {
 	local d=$1
 	shift
-	run bare env AWS_EC2_METADATA_SERVICE_ENDPOINT="$IMDS" \
-		"$FERRY" sync "$T" "s3://$B/$d" --json -v "$@"
+	run with_imds "$IMDS" bare "$FERRY" sync "$T" "s3://$B/$d" --json -v "$@"
 }
 
 # slowed_push DEST MARGIN: the same for the 6 files of $S through $PROXY,
@@ -240,8 +240,7 @@ like "$out" "no credentials found" "... saying so"
 
 # Nothing listens on the fake's port once it is stopped.
 stop_bg
-run bare env AWS_EC2_METADATA_SERVICE_ENDPOINT="$IMDS" \
-	"$FERRY" sync "$T" "s3://$B/none"
+run with_imds "$IMDS" bare "$FERRY" sync "$T" "s3://$B/none"
 is "$rc" 3 "no credentials and no metadata service: exit 3"
 like "$out" "no credentials found.*metadata service at $IMDS" "... saying so"
 
