@@ -147,6 +147,13 @@ int text_print(FILE *f, const char *s, size_t n);
 /* Whether the n bytes at name are such a name. */
 int ferry_tmp_name(const char *name, size_t n);
 
+/*
+ * The offset of the first control byte in s[0..n) that may not stand in
+ * an HTTP header value (C0 but tab, and DEL; a NUL included), or -1 when
+ * there is none.  Pure.
+ */
+long ctl_find(const char *s, size_t n);
+
 /* strdup that returns NULL for NULL. */
 char *xstrdup(const char *s);
 
