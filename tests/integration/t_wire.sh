@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Nothing from outside reaches the wire raw: keys with a line break from
+# any source, and a plan's ETag with one under --no-sign-request, are
+# refused before a request is sent, naming where they came from and
+# never quoting them.
+. "$(dirname "$0")/lib.sh"
+
+B=wire-$$
+T=$WORK/tree
+mkbucket "$B"
+mkdir -p "$T"
+printf 'one\n' >"$T/a"
+printf 'two\n' >"$T/b"
+SK=$AWS_SECRET_ACCESS_KEY
+: >"$WORK/empty"
+
+# bare CMD...: CMD without keys in the environment, the config and
+# credentials files being $CONF and $CRED (default: empty files), and
+# the metadata service off.
+bare() {
+	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN \
+		-u AWS_PROFILE AWS_EC2_METADATA_DISABLED=true \
+		AWS_CONFIG_FILE="${CONF:-$WORK/empty}" \
+		AWS_SHARED_CREDENTIALS_FILE="${CRED:-$WORK/empty}" "$@"
+}
+
+# run CMD...: $out gets stdout and stderr, $rc the status.
+run() {
+	"$@" >"$WORK/out" 2>&1
+	rc=$?
+	out=$(cat "$WORK/out")
+}
+
+# refused WHAT WHERE: the last run failed before any request, saying
+# WHERE, never showing the secret or the injected header.
+refused() {
+	is "$rc" "$2" "$1: exit $2"
+	like "$out" "$3" "... naming the source"
+	is "$(requests "$m" total)" 0 "... and no request reaches the gateway"
+	if printf '%s' "$out" | grep -qF -e "$SK" -e "X-Injected"; then
+		not_ok "... the value shows"
+	else
+		ok "... never showing the value"
+	fi
+}
+
+# --- a credential_process printing a key id with CR LF ------------------
+cat >"$WORK/inject.sh" <<EOF
+#!/bin/sh
+printf '%s' '{"Version": 1, "AccessKeyId": "AKID\\r\\nX-Injected: yes", "SecretAccessKey": "$SK"}'
+EOF
+printf '[profile inject]\ncredential_process = sh %s\n' \
+	"$WORK/inject.sh" >"$WORK/config"
+m=$(mark)
+CONF=$WORK/config run bare "$FERRY" sync "$T" "s3://$B/p" --profile inject
+refused "a credential_process key id with CR LF" 3 \
+	"credential_process of profile 'inject'.*access key id"
+
+# the same from the environment and from the shared credentials file
+m=$(mark)
+run bare env AWS_ACCESS_KEY_ID="$(printf 'AKID\r\nX-Injected: yes')" \
+	AWS_SECRET_ACCESS_KEY="$SK" "$FERRY" sync "$T" "s3://$B/p"
+refused "a key id with CR LF in the environment" 2 \
+	"environment's AWS_ACCESS_KEY_ID.*access key id"
+printf '[default]\naws_access_key_id = AK ID\naws_secret_access_key = %s\n' \
+	"$SK" >"$WORK/cred"
+m=$(mark)
+CRED=$WORK/cred run bare "$FERRY" sync "$T" "s3://$B/p"
+refused "a key id with a blank in the credentials file" 2 \
+	"profile 'default' in .*cred: the access key id"
+printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s\naws_session_token = t\001x\n' \
+	"$AWS_ACCESS_KEY_ID" "$SK" >"$WORK/cred"
+m=$(mark)
+CRED=$WORK/cred run bare "$FERRY" sync "$T" "s3://$B/p"
+refused "a session token with a control byte" 2 "the session token"
+
+# --- a plan's ETag with CR LF, applied unsigned ---------------------------
+P=wirepub-$$
+mkbucket "$P"
+awscli s3api put-bucket-acl --bucket "$P" --acl public-read
+"$FERRY" sync "$T" "s3://$P/x" --acl public-read -q
+is "$?" 0 "a public bucket to pull from"
+bare "$FERRY" plan "s3://$P/x" "$WORK/pull" --no-sign-request \
+	>"$WORK/plan.jsonl"
+is "$?" 0 "a plan of an unsigned pull"
+python3 - "$WORK/plan.jsonl" "$WORK/bad.jsonl" <<'EOF'
+import json, sys
+out = []
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if d.get("type") == "plan" and d.get("action") == "download":
+        d["source"]["etag"] += "\r\nX-Injected: yes"
+    out.append(json.dumps(d))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+EOF
+is "$(grep -c 'X-Injected' "$WORK/bad.jsonl")" 2 "... edited: an ETag with CR LF"
+m=$(mark)
+run bare "$FERRY" apply "$WORK/bad.jsonl" --no-sign-request
+isnt_zero=$([ "$rc" -ne 0 ] && echo yes)
+is "$isnt_zero" yes "apply refuses the plan (exit $rc)"
+like "$out" '"etag" holds a control byte' "... naming the ETag"
+is "$(requests "$m" total)" 0 "... and sends nothing"
+check "... and writes no file" test ! -e "$WORK/pull/a"
+run bare "$FERRY" apply "$WORK/plan.jsonl" --no-sign-request
+is "$rc" 0 "the plan as written applies"
+check "... giving the files" diff -r "$T" "$WORK/pull"
+
+done_testing
