@@ -2,7 +2,8 @@
 # Nothing from outside reaches the wire raw: keys with a line break from
 # any source, and a plan's ETag with one under --no-sign-request, are
 # refused before a request is sent, naming where they came from and
-# never quoting them.
+# never quoting them.  And nothing from a server is cut and believed: a
+# header value too long for its field is refused, naming it.
 . "$(dirname "$0")/lib.sh"
 
 B=wire-$$
@@ -104,5 +105,34 @@ check "... and writes no file" test ! -e "$WORK/pull/a"
 run bare "$FERRY" apply "$WORK/plan.jsonl" --no-sign-request
 is "$rc" 0 "the plan as written applies"
 check "... giving the files" diff -r "$T" "$WORK/pull"
+
+# --- reply header values too long for their fields ------------------------
+M=wiremeta-$$
+mkbucket "$M"
+printf 'payload\n' >"$WORK/f"
+s3 put "$M" m/long-mode "$WORK/f" "x-amz-meta-mode:0000000000000104755"
+s3 put "$M" m/ok-mode "$WORK/f" "x-amz-meta-mode:100640"
+run "$FERRY" sync "s3://$M/m" "$WORK/m" --preserve
+is "$rc" 0 "a pull with --preserve of a mode of 19 digits exits 0"
+like "$out" "long-mode: x-amz-meta-mode is not what ferry or rclone writes" \
+	"... warning that the mode is left out, naming it"
+mode=$(stat -c %a "$WORK/m/long-mode")
+check "... not mode 010, as the cut value read (mode $mode)" \
+	[ "$mode" != 10 ]
+is "$(stat -c %a "$WORK/m/ok-mode")" 640 "... a mode that fits is given"
+s3 put "$M" t/long-mtime "$WORK/f" \
+	"x-amz-meta-ferry-mtime:$(printf '%047d' 1700000000000000000)"
+s3 put "$M" t/ok "$WORK/f"
+run "$FERRY" sync "s3://$M/t" "$WORK/t"
+is "$rc" 1 "a pull of a ferry-mtime of 47 digits fails that object: exit 1"
+like "$out" "x-amz-meta-ferry-mtime longer than the 31 bytes" \
+	"... naming the header"
+check "... and writes no file for it" test ! -e "$WORK/t/long-mtime"
+check "... the other object is pulled" test -e "$WORK/t/ok"
+
+# --- a bidi control in a key shows escaped --------------------------------
+s3 put "$M" "b/evil$(printf '\342\200\256')txt.exe" "$WORK/f"
+is "$("$FERRY" ls "s3://$M/b/" | awk '{print $NF}')" \
+	'b/evil\xe2\x80\xaetxt.exe' "ls shows U+202E escaped, not reordering"
 
 done_testing
