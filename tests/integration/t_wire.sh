@@ -135,4 +135,34 @@ s3 put "$M" "b/evil$(printf '\342\200\256')txt.exe" "$WORK/f"
 is "$("$FERRY" ls "s3://$M/b/" | awk '{print $NF}')" \
 	'b/evil\xe2\x80\xaetxt.exe' "ls shows U+202E escaped, not reordering"
 
+# --- out of memory ends the run, never skips quietly ----------------------
+# (tests/integration/failalloc.c, through LD_PRELOAD)
+cc -shared -fPIC -o "$WORK/failprint.so" "$TOP/tests/integration/failalloc.c" \
+	-ldl && cc -shared -fPIC -DFAIL_MALLOC -o "$WORK/failmalloc.so" \
+	"$TOP/tests/integration/failalloc.c"
+is "$?" 0 "the out-of-memory shims build"
+for k in a b c d; do s3 put "$M" "j/$k" "$WORK/f"; done
+run env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	FAILALLOC_PRINT=2 LD_PRELOAD="$WORK/failprint.so" \
+	"$FERRY" ls --json "s3://$M/j/"
+is "$rc" 3 "ls --json whose second line cannot be made: exit 3"
+like "$out" '"error":"no-memory".*ls stops here' "... saying why"
+is "$(grep -c '"type":"object"' "$WORK/out")" 1 "... after the one line made"
+if ldd "$FERRY" | grep -q libasan; then
+	ok "# skip a failing malloc: the sanitizers' malloc stands"
+else
+	long=$(printf 'z%.0s' $(seq 1000))
+	s3 put "$M" "d/$long" "$WORK/f"
+	s3 put "$M" d/gone "$WORK/f"
+	mkdir -p "$WORK/d"
+	printf 'k\n' >"$WORK/d/keep"
+	# "d/" and 1,000 bytes: the key read back to be deleted
+	run env FAILALLOC_SIZE=1003 LD_PRELOAD="$WORK/failmalloc.so" \
+		"$FERRY" sync "$WORK/d" "s3://$M/d" --delete --force
+	is "$rc" 3 "out of memory gathering the deletes: exit 3"
+	like "$out" "out of memory while reading the keys to delete" \
+		"... saying so"
+	is "$(s3 ls "$M" d/ | wc -l)" 3 "... and deleting nothing"
+fi
+
 done_testing
