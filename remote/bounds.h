@@ -52,6 +52,11 @@ int64_t remote_parse_time(const char *s);
  * blanks, fields as remote_parse_time() reads them).  Thread-safe.
  */
 int64_t remote_parse_time_zoned(const char *s);
+/*
+ * The same, for times before 1970 too: 0 with the seconds (negative
+ * before 1970) in *out, or -1 with *out 0.
+ */
+int remote_time_zoned(const char *s, int64_t *out);
 
 /*
  * Strict readers of the numbers in reply headers (bounds.c), pure and

@@ -165,4 +165,20 @@ else
 	is "$(s3 ls "$M" d/ | wc -l)" 3 "... and deleting nothing"
 fi
 
+# --- a pre-1970 atime written by push is read back by its pull ------------
+mkdir -p "$WORK/old"
+printf 'old\n' >"$WORK/old/f"
+touch -a -d '1960-02-03 04:05:06.5 UTC' "$WORK/old/f"
+"$FERRY" sync "$WORK/old" "s3://$M/old" -q
+is "$?" 0 "a push of a file last read in 1960"
+is "$(s3 head "$M" old/f | python3 -c \
+	'import json,sys; print(json.load(sys.stdin).get("x-amz-meta-atime"))')" \
+	1960-02-03T04:05:06.500000000Z "... stores its atime"
+run "$FERRY" sync "s3://$M/old" "$WORK/old2" --preserve
+is "$rc" 0 "its pull with --preserve exits 0"
+n=$(printf "%s" "$out" | grep -c x-amz-meta-atime)
+is "$n" 0 "... with no warning about the atime"
+is "$(stat -c %X "$WORK/old2/f")" "$(stat -c %X "$WORK/old/f")" \
+	"... giving the file its 1960 atime"
+
 done_testing
