@@ -126,8 +126,10 @@ long utf8_next(const unsigned char *u, size_t n, size_t *len);
  * Text output of bytes from outside (keys, paths, a server's messages):
  * valid UTF-8 that prints shows as is; a backslash is doubled; tab, line
  * feed and carriage return show as \t, \n and \r; every other control
- * (C0, DEL, and C1 as its two bytes) and every byte that is not part of
- * valid UTF-8 shows as \xNN.  The text so made has no control byte and
+ * (C0, DEL, and C1 as its two bytes), every bidi control that reorders
+ * text (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069, as
+ * their three bytes) and every byte that is not part of valid UTF-8
+ * shows as \xNN.  The text so made has no control byte and
  * reads back to the exact bytes.
  *
  * text_escape() writes the text of s[0..n) and a NUL into out, which has
@@ -146,6 +148,13 @@ int text_print(FILE *f, const char *s, size_t n);
 #define FERRY_TMP_DIGITS 12
 /* Whether the n bytes at name are such a name. */
 int ferry_tmp_name(const char *name, size_t n);
+
+/*
+ * The offset of the first control byte in s[0..n) that may not stand in
+ * an HTTP header value (C0 but tab, and DEL; a NUL included), or -1 when
+ * there is none.  Pure.
+ */
+long ctl_find(const char *s, size_t n);
 
 /* strdup that returns NULL for NULL. */
 char *xstrdup(const char *s);

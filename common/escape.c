@@ -9,6 +9,19 @@
 #include "common.h"
 
 /*
+ * Whether cp is a format control that reorders text on screen: the
+ * marks (U+061C, U+200E, U+200F), embeddings and overrides (U+202A to
+ * U+202E) and isolates (U+2066 to U+2069).  A name holding one could
+ * show as another (U+202E turns "exe.txt" around).
+ */
+static int
+is_bidi(long cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/*
  * Looks at the bytes at u (n > 0 left).  Returns how many of them are
  * consumed; when they must not be shown as they are, esc receives their
  * escape (at most 4 bytes per byte consumed, no NUL) and *esclen its
@@ -27,9 +40,11 @@ escape_next(const unsigned char *u, size_t n, char esc[8], size_t *esclen)
 			i++;
 			continue;
 		}
-		/* C1 controls (U+0080 to U+009F) move some terminals too */
+		/* C1 controls (U+0080 to U+009F) move some terminals too;
+		 * a bidi control goes as its bytes, each escaped */
 		if (u[i] >= 0x80 &&
-		    (cp = utf8_next(u + i, n - i, &len)) >= 0xa0) {
+		    (cp = utf8_next(u + i, n - i, &len)) >= 0xa0 &&
+		    !is_bidi(cp)) {
 			i += len;
 			continue;
 		}

@@ -175,6 +175,18 @@ ferry_tmp_name(const char *name, size_t n)
 	return 1;
 }
 
+long
+ctl_find(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') ||
+		    s[i] == 0x7f)
+			return (long)i;
+	return -1;
+}
+
 char *
 xstrdup(const char *s)
 {

@@ -18,7 +18,7 @@
 #include "manifest/scan.h"
 
 #define MANIFEST_SCHEMA 1
-#define MANIFEST_ETAG_MAX 80 /* "\"<32 hex>-10000\"" fits */
+#define MANIFEST_ETAG_MAX 80 /* REMOTE_ETAG_MAX + 1 (sync/internal.h) */
 #define MANIFEST_UPLOAD_ID_MAX 1024
 #define MANIFEST_KEY_MAX 1024       /* bytes in a key, as in S3 */
 #define MANIFEST_VERSION_ID_MAX 256 /* AWS's and Ceph's ids have 32 bytes */

@@ -126,6 +126,16 @@ refuse(
 }
 
 size_t
+bounds_refuse_long(struct remote_req *q, const char *name, size_t max)
+{
+	snprintf(q->fault, sizeof(q->fault),
+	    "the server sent a %s longer than the %zu bytes it can have: a "
+	    "fault of the server",
+	    name, max);
+	return 0;
+}
+
+size_t
 bounds_check_header(struct remote_req *q, const char *name, const char *value)
 {
 	struct remote_resp *s = &q->resp;

@@ -17,6 +17,15 @@
 #define REMOTE_MAX_PARTS 10000u
 #define REMOTE_TIME_MAX (INT64_MAX / 1000000000LL)
 
+/*
+ * The longest ETag believed, quotes included, in bytes: S3's multipart
+ * form "\"<32 hex>-10000\"" has 40, a SHA-256 in hex 66.  A listing
+ * entry with a longer one fails the listing's check (listcheck.c), a
+ * reply's is refused (response.c), and every buffer that holds an ETag
+ * has REMOTE_ETAG_MAX + 1 bytes, so that none is ever cut.
+ */
+#define REMOTE_ETAG_MAX 79
+
 /* A Content-Range: bytes first-last/total, or (has_bytes 0) total alone. */
 struct remote_range {
 	uint64_t first, last, total;
@@ -43,6 +52,11 @@ int64_t remote_parse_time(const char *s);
  * blanks, fields as remote_parse_time() reads them).  Thread-safe.
  */
 int64_t remote_parse_time_zoned(const char *s);
+/*
+ * The same, for times before 1970 too: 0 with the seconds (negative
+ * before 1970) in *out, or -1 with *out 0.
+ */
+int remote_time_zoned(const char *s, int64_t *out);
 
 /*
  * Strict readers of the numbers in reply headers (bounds.c), pure and

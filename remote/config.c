@@ -185,11 +185,45 @@ open_files(struct resolve *r, struct config *c)
 	return FERRY_OK;
 }
 
+/* Whether s is printable ASCII, a space allowed only when blank_ok. */
+static int
+printable(const char *s, int blank_ok)
+{
+	for (; *s != '\0'; s++)
+		if (*s < (blank_ok ? ' ' : '!') || *s > '~')
+			return 0;
+	return 1;
+}
+
+ferry_err
+config_keys_check(const char *ak, const char *sk, const char *tok)
+{
+	/* the key id goes on the wire in Authorization, the token in a
+	 * header of its own, the secret into HMAC: all as text */
+	if (!printable(ak, 0))
+		return ferry_fail(FERRY_EPARSE,
+		    "the access key id holds a byte that is not printable "
+		    "ASCII, or a blank");
+	if (!printable(sk, 1))
+		return ferry_fail(FERRY_EPARSE,
+		    "the secret access key holds a byte that is not "
+		    "printable ASCII");
+	if (tok != NULL && !printable(tok, 1))
+		return ferry_fail(FERRY_EPARSE,
+		    "the session token holds a byte that is not printable "
+		    "ASCII");
+	return FERRY_OK;
+}
+
 ferry_err
 config_keys_set(
     struct config_keys *k, const char *ak, const char *sk, const char *tok)
 {
+	ferry_err e;
+
 	config_keys_clear(k);
+	if ((e = config_keys_check(ak, sk, tok)) != FERRY_OK)
+		return e;
 	k->access_key = strdup(ak);
 	k->secret_key = strdup(sk);
 	k->session_token = xstrdup(tok);
@@ -211,6 +245,20 @@ config_keys_clear(struct config_keys *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/* config_keys_set(), a refusal naming where the keys were read. */
+static ferry_err
+keys_from(struct config_keys *k, const char *ak, const char *sk,
+    const char *tok, const char *where)
+{
+	char why[256];
+	ferry_err e;
+
+	if ((e = config_keys_set(k, ak, sk, tok)) != FERRY_EPARSE)
+		return e;
+	snprintf(why, sizeof(why), "%s", ferry_errmsg());
+	return ferry_fail(FERRY_EUSAGE, "%s: %s", where, why);
+}
+
 /* Keys from the environment; *found when AWS_ACCESS_KEY_ID is set. */
 static ferry_err
 env_creds(const struct resolve *r, struct config *c, int *found)
@@ -227,7 +275,9 @@ env_creds(const struct resolve *r, struct config *c, int *found)
 		                                "AWS_SECRET_ACCESS_KEY is not");
 	if (tok == NULL)
 		tok = config_env_get(r, "AWS_SECURITY_TOKEN");
-	return config_keys_set(&c->keys, ak, sk, tok);
+	return keys_from(&c->keys, ak, sk, tok,
+	    "the environment's AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or "
+	    "AWS_SESSION_TOKEN");
 }
 
 /* A setting of the profile in the credentials file only. */
@@ -246,6 +296,7 @@ file_creds(const struct resolve *r,
 	const char *ak = get(r, "aws_access_key_id");
 	const char *sk = get(r, "aws_secret_access_key");
 	const char *tok = get(r, "aws_session_token");
+	char where[1024];
 
 	*found = ak != NULL;
 	if (ak == NULL && sk == NULL)
@@ -257,7 +308,9 @@ file_creds(const struct resolve *r,
 		    ak ? "aws_secret_access_key" : "aws_access_key_id");
 	if (tok == NULL)
 		tok = get(r, "aws_security_token");
-	return config_keys_set(&c->keys, ak, sk, tok);
+	snprintf(where, sizeof(where), "profile '%s' in %s", r->profile,
+	    path ? path : "the shared files");
+	return keys_from(&c->keys, ak, sk, tok, where);
 }
 
 static ferry_err

@@ -53,8 +53,16 @@ struct config_keys {
 };
 
 /*
+ * FERRY_OK when the key id is printable ASCII without blanks and the
+ * secret and the token (NULL: none) printable ASCII; else FERRY_EPARSE
+ * naming the field, never quoting it.  Pure.
+ */
+ferry_err config_keys_check(
+    const char *ak, const char *sk, const char *tok) FERRY_WUR;
+/*
  * Copies the key id, the secret and the token (NULL: none) into k, which
- * is cleared first.  FERRY_ENOMEM leaves k cleared.
+ * is cleared first, once config_keys_check() passes them.  FERRY_EPARSE
+ * (from the check) or FERRY_ENOMEM leaves k cleared.
  */
 ferry_err config_keys_set(struct config_keys *k, const char *ak, const char *sk,
     const char *tok) FERRY_WUR;

@@ -159,6 +159,16 @@ ferry_err bucket_region_set(
 /* Keeps the header line p (len bytes) in q's resp.meta if it is one. */
 void meta_take(struct remote_req *q, const char *p, size_t len);
 
+/* response.c */
+/*
+ * If the header line (len bytes, "Name: value") is name's (any case),
+ * copies its value, trimmed, into dst: 1; or -1 when it has dstlen bytes
+ * or more, dst then "" (never a cut value).  0 when it is another
+ * header.  Pure.
+ */
+int remote_header_take(
+    const char *line, size_t len, const char *name, char *dst, size_t dstlen);
+
 /* bounds.c */
 /*
  * Reads a reply header whose value carries a number (name in lower case)
@@ -166,6 +176,12 @@ void meta_take(struct remote_req *q, const char *p, size_t len);
  */
 size_t bounds_check_header(
     struct remote_req *q, const char *name, const char *value);
+/*
+ * Refuses a reply header name whose value is longer than max bytes, as
+ * bounds_check_header() refuses one out of bounds: 0, the reason in
+ * q->fault.
+ */
+size_t bounds_refuse_long(struct remote_req *q, const char *name, size_t max);
 
 /* stall.c */
 /*

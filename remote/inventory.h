@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "remote/bounds.h"
 #include "remote/list.h"
 
 /* Bounds on what an inventory may hold. */
@@ -67,7 +68,7 @@ struct inventory_row {
 	struct buf key;    /* the decoded key */
 	const char *bucket;
 	uint64_t size;
-	char etag[96]; /* quoted, as a listing gives it */
+	char etag[REMOTE_ETAG_MAX + 1]; /* quoted, as a listing gives it */
 	const char *last_modified;
 	int skip; /* a delete marker, or not the latest version */
 };

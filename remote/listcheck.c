@@ -68,6 +68,29 @@ check_key(const struct list_check *c, const struct xml_list_entry *x)
 	return FERRY_OK;
 }
 
+/*
+ * Why x's ETag cannot be believed, or FERRY_OK: longer than any buffer
+ * that holds one (it would be cut, and a cut ETag taken for another), or
+ * holding a control byte (it goes back to the server in If-Match).
+ */
+static ferry_err
+check_etag(const struct xml_list_entry *x)
+{
+	size_t n = x->etag ? strlen(x->etag) : 0;
+
+	if (n > REMOTE_ETAG_MAX)
+		return ferry_fail(FERRY_EPARSE,
+		    "the server listed '%.*s' with an ETag of %zu bytes, over "
+		    "the %d ferry takes: its listing cannot be trusted, " STOPS,
+		    quote_len(x->key_len), x->key, n, REMOTE_ETAG_MAX);
+	if (ctl_find(x->etag ? x->etag : "", n) >= 0)
+		return ferry_fail(FERRY_EPARSE,
+		    "the server listed '%.*s' with an ETag holding a control "
+		    "byte: its listing cannot be trusted, " STOPS,
+		    quote_len(x->key_len), x->key);
+	return FERRY_OK;
+}
+
 ferry_err
 list_check_entry(
     struct list_check *c, const struct xml_list_entry *x, int64_t *when)
@@ -84,6 +107,8 @@ list_check_entry(
 		    "the 5 TiB an object can have: its listing cannot be "
 		    "trusted, " STOPS,
 		    quote_len(x->key_len), x->key, (unsigned long long)x->size);
+	if ((e = check_etag(x)) != FERRY_OK)
+		return e;
 	*when = remote_parse_time(lm);
 	if (*when < 0 || *when > REMOTE_TIME_MAX) {
 		*when = -1;

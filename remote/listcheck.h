@@ -3,8 +3,9 @@
  * that deletes what one side lacks takes a key listed out of order for a
  * key missing, so every entry is checked against the one before it, across
  * pages: keys strictly ascending by bytes (memcmp), under the prefix
- * asked for, sizes S3 can store, dates that parse and fit nanoseconds in
- * int64.  Private to remote/.
+ * asked for, sizes S3 can store, ETags of at most REMOTE_ETAG_MAX bytes
+ * without control bytes, dates that parse and fit nanoseconds in int64. Private
+ * to remote/.
  */
 #ifndef FERRY_LISTCHECK_H
 #define FERRY_LISTCHECK_H

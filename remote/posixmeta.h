@@ -18,9 +18,14 @@
 #define REMOTE_POSIX_FIELDS 7
 
 /*
- * The values, NUL-terminated, "" when absent (a reply's longer than its
- * field are cut, and then refused by the parser or not resolved).
+ * The values, NUL-terminated, "" when absent.  A reply's value longer
+ * than its field is never cut (a cut "0000000000000104755" would read as
+ * mode 010): the field gets REMOTE_POSIX_CUT instead, a blank, which no
+ * trimmed header value can be and every reader refuses, as it refuses a
+ * malformed value.
  */
+#define REMOTE_POSIX_CUT " "
+
 struct remote_posix {
 	char mtime[40]; /* seconds since the epoch: "1700000000.123456789" */
 	char atime[48]; /* RFC 3339: "2023-11-14T22:13:20.123456789Z" */

@@ -126,14 +126,17 @@ void remote_loc_clear(struct remote_loc *l);
  * One request.  The response fields are valid in the completion callback
  * and until remote_req_free().  The numbers in its headers are checked
  * as they arrive (bounds.c): a reply whose Content-Length, Content-Range,
- * Last-Modified or x-amz-meta-ferry-mtime is malformed or out of bounds
- * ends the request with FERRY_EPARSE, naming the header.
+ * Last-Modified or x-amz-meta-ferry-mtime is malformed, out of bounds or
+ * longer than its field, or whose ETag is longer than REMOTE_ETAG_MAX,
+ * ends the request with FERRY_EPARSE, naming the header.  No value is
+ * ever cut: another too long for its field is left "" with a warning
+ * naming the header (posix: see remote/posixmeta.h).
  */
 struct remote_resp {
 	long status;     /* HTTP status, 0 if none was received */
 	ferry_err err;   /* FERRY_OK, or why the request failed */
 	struct buf body; /* the body, when no sink was set */
-	char etag[96];   /* ETag header, quotes kept */
+	char etag[REMOTE_ETAG_MAX + 1]; /* ETag header, quotes kept */
 	char last_modified[64];
 	char content_type[128];
 	char meta_hash[40];  /* x-amz-meta-ferry-xxh128 */
@@ -142,7 +145,7 @@ struct remote_resp {
 	char sse[32]; /* x-amz-server-side-encryption */
 	/* x-amz-version-id: the version written or read, in a versioned
 	 * bucket; "" when none was sent or it is longer than 255 bytes */
-	char version_id[257];
+	char version_id[256];
 	int sse_customer; /* x-amz-server-side-encryption-customer-algorithm */
 	uint64_t content_length; /* at most REMOTE_MAX_OBJECT */
 	int has_content_length;

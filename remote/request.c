@@ -387,6 +387,12 @@ sign(struct remote_req *q, struct signing *s)
 	    &sr, s->cred.access_key, s->cred.signing_key, &s->auth);
 }
 
+/*
+ * Every header ferry sends passes here, signed or not: a line break or
+ * a NUL in a value from outside (a key id, a plan's ETag) would end the
+ * header early and forge more.  The message names the header, never its
+ * value, which may be a secret.
+ */
 static ferry_err
 add_slist(struct remote_req *q, struct buf *scratch, const char *name,
     const char *value)
@@ -394,6 +400,12 @@ add_slist(struct remote_req *q, struct buf *scratch, const char *name,
 	struct curl_slist *l;
 	ferry_err e;
 
+	if (ctl_find(value, strlen(value)) >= 0 ||
+	    ctl_find(name, strlen(name)) >= 0)
+		return ferry_fail(FERRY_EUSAGE,
+		    "%s %s/%s: the value of header %s holds a control byte "
+		    "(a line break, NUL or other): request not sent",
+		    q->method, q->bucket, q->key, name);
 	buf_reset(scratch);
 	if (value[0] == '\0')
 		e = buf_printf(scratch, "%s;", name);

@@ -29,9 +29,8 @@ req_reset_response(struct remote_req *q)
 	q->fault[0] = '\0';
 }
 
-/* Copies a header value, trimmed, into dst if name matches. */
-static int
-take_header(
+int
+remote_header_take(
     const char *line, size_t len, const char *name, char *dst, size_t dstlen)
 {
 	size_t n = strlen(name), vlen;
@@ -47,11 +46,46 @@ take_header(
 	}
 	while (vlen && isspace((unsigned char)v[vlen - 1]))
 		vlen--;
-	if (vlen >= dstlen)
-		vlen = dstlen - 1;
+	/* cut, "0000000000000104755" would read as mode 010: refused */
+	if (vlen >= dstlen) {
+		dst[0] = '\0';
+		return -1;
+	}
 	memcpy(dst, v, vlen);
 	dst[vlen] = '\0';
 	return 1;
+}
+
+/*
+ * remote_header_take() into a field whose reader must see a value that
+ * was too long as refused, not absent: it gets REMOTE_POSIX_CUT.
+ */
+static int
+take_refusable(
+    const char *line, size_t len, const char *name, char *dst, size_t dstlen)
+{
+	int r = remote_header_take(line, len, name, dst, dstlen);
+
+	if (r < 0)
+		snprintf(dst, dstlen, "%s", REMOTE_POSIX_CUT);
+	return r != 0;
+}
+
+/*
+ * remote_header_take() into a field that is left "" when the value was
+ * too long, with a warning naming the header: 1 when name matched.
+ */
+static int
+take_header(struct remote_req *q, const char *line, size_t len,
+    const char *name, char *dst, size_t dstlen)
+{
+	int r = remote_header_take(line, len, name, dst, dstlen);
+
+	if (r < 0)
+		log_warn("%s %s/%s: the reply's %s is longer than %zu bytes: "
+		         "ignored",
+		    q->method, q->bucket, q->key, name, dstlen - 1);
+	return r != 0;
 }
 
 /*
@@ -62,19 +96,19 @@ take_header(
 static int
 take_posix(const char *p, size_t len, struct remote_posix *x)
 {
-	return take_header(p, len, REMOTE_META_POSIX_MTIME, x->mtime,
+	return take_refusable(p, len, REMOTE_META_POSIX_MTIME, x->mtime,
 	           sizeof(x->mtime)) ||
-	       take_header(p, len, REMOTE_META_POSIX_ATIME, x->atime,
+	       take_refusable(p, len, REMOTE_META_POSIX_ATIME, x->atime,
 	           sizeof(x->atime)) ||
-	       take_header(
+	       take_refusable(
 	           p, len, REMOTE_META_POSIX_MODE, x->mode, sizeof(x->mode)) ||
-	       take_header(
+	       take_refusable(
 	           p, len, REMOTE_META_POSIX_UID, x->uid, sizeof(x->uid)) ||
-	       take_header(
+	       take_refusable(
 	           p, len, REMOTE_META_POSIX_GID, x->gid, sizeof(x->gid)) ||
-	       take_header(p, len, REMOTE_META_POSIX_UNAME, x->uname,
+	       take_refusable(p, len, REMOTE_META_POSIX_UNAME, x->uname,
 	           sizeof(x->uname)) ||
-	       take_header(
+	       take_refusable(
 	           p, len, REMOTE_META_POSIX_GNAME, x->gname, sizeof(x->gname));
 }
 
@@ -112,26 +146,46 @@ begin_reply(struct remote_resp *s, const char *p, size_t len)
 	s->meta_overflow = 0;
 }
 
-/* The headers whose numbers are bounded (bounds.c): 0 stops the reply. */
+/*
+ * A bounded header of name into dst, checked (bounds.c): 2 when name does
+ * not match, 1 taken, 0 refused (the reply stops): too long for dst, or
+ * out of its bounds.
+ */
+static size_t
+take_checked(struct remote_req *q, const char *p, size_t len, const char *name,
+    char *dst, size_t dstlen)
+{
+	int r = remote_header_take(p, len, name, dst, dstlen);
+
+	if (r == 0)
+		return 2;
+	if (r < 0)
+		return bounds_refuse_long(q, name, dstlen - 1);
+	return bounds_check_header(q, name, dst);
+}
+
+/* The headers whose values are bounded: 0 stops the reply, 2 none. */
 static size_t
 take_bounded(struct remote_req *q, const char *p, size_t len)
 {
 	struct remote_resp *s = &q->resp;
 	char v[64];
+	size_t r;
+	int t;
 
-	if (take_header(p, len, "content-length", v, sizeof(v)))
-		return bounds_check_header(q, "content-length", v);
-	if (take_header(p, len, "content-range", v, sizeof(v)))
-		return bounds_check_header(q, "content-range", v);
-	if (take_header(p, len, "last-modified", s->last_modified,
-	        sizeof(s->last_modified)))
-		return bounds_check_header(
-		    q, "last-modified", s->last_modified);
-	if (take_header(p, len, "x-amz-meta-ferry-mtime", s->meta_mtime,
-	        sizeof(s->meta_mtime)))
-		return bounds_check_header(
-		    q, "x-amz-meta-ferry-mtime", s->meta_mtime);
-	return 2;
+	if ((r = take_checked(q, p, len, "content-length", v, sizeof(v))) !=
+	        2 ||
+	    (r = take_checked(q, p, len, "content-range", v, sizeof(v))) != 2 ||
+	    (r = take_checked(q, p, len, "last-modified", s->last_modified,
+	         sizeof(s->last_modified))) != 2 ||
+	    (r = take_checked(q, p, len, "x-amz-meta-ferry-mtime",
+	         s->meta_mtime, sizeof(s->meta_mtime))) != 2)
+		return r;
+	/* a cut ETag would be taken for another object's */
+	if ((t = remote_header_take(p, len, "etag", s->etag, sizeof(s->etag))) <
+	    0)
+		return bounds_refuse_long(q, "etag", sizeof(s->etag) - 1);
+	return t > 0 ? 1 : 2;
 }
 
 size_t
@@ -150,28 +204,25 @@ req_on_header(char *p, size_t size, size_t n, void *arg)
 		meta_take(q, p, len);
 	if ((r = take_bounded(q, p, len)) != 2)
 		return r ? len : 0;
-	if (take_header(p, len, "etag", s->etag, sizeof(s->etag)) ||
-	    take_header(p, len, "content-type", s->content_type,
+	if (take_header(q, p, len, "content-type", s->content_type,
 	        sizeof(s->content_type)) ||
-	    take_header(p, len, "x-amz-meta-ferry-xxh128", s->meta_hash,
+	    take_header(q, p, len, "x-amz-meta-ferry-xxh128", s->meta_hash,
 	        sizeof(s->meta_hash)) ||
 	    take_posix(p, len, &s->posix))
 		return len;
-	if (take_header(p, len,
+	/* any value says the key is the customer's: its length is moot */
+	if (remote_header_take(p, len,
 	        "x-amz-server-side-encryption-customer-algorithm", num,
-	        sizeof(num)))
+	        sizeof(num)) != 0)
 		s->sse_customer = 1;
-	if (take_header(
-	        p, len, "x-amz-server-side-encryption", s->sse, sizeof(s->sse)))
+	/* too long, a version id would name another version: none is
+	 * better, and the region asked for stays */
+	if (take_header(q, p, len, "x-amz-server-side-encryption", s->sse,
+	        sizeof(s->sse)) ||
+	    take_header(q, p, len, "x-amz-version-id", s->version_id,
+	        sizeof(s->version_id)))
 		return len;
-	if (take_header(p, len, "x-amz-version-id", s->version_id,
-	        sizeof(s->version_id))) {
-		/* cut, it would name another version: none is better */
-		if (strlen(s->version_id) == sizeof(s->version_id) - 1)
-			s->version_id[0] = '\0';
-		return len;
-	}
-	take_header(p, len, "x-amz-bucket-region", s->bucket_region,
+	take_header(q, p, len, "x-amz-bucket-region", s->bucket_region,
 	    sizeof(s->bucket_region));
 	return len;
 }

@@ -175,12 +175,13 @@ zone_offset(const char *s, int64_t *off)
 	return 0;
 }
 
-int64_t
-remote_parse_time_zoned(const char *s)
+int
+remote_time_zoned(const char *s, int64_t *out)
 {
 	struct civil c;
 	int64_t t, off;
 
+	*out = 0;
 	if (s == NULL || !parse_iso(s, &c) || !civil_valid(&c))
 		return -1;
 	t = civil_seconds(&c);
@@ -190,5 +191,14 @@ remote_parse_time_zoned(const char *s)
 			;
 	if (zone_offset(s, &off) != 0)
 		return -1;
-	return t - off;
+	*out = t - off;
+	return 0;
+}
+
+int64_t
+remote_parse_time_zoned(const char *s)
+{
+	int64_t t;
+
+	return remote_time_zoned(s, &t) == 0 ? t : -1;
 }

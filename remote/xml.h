@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "remote/bounds.h"
 
 /* Longest key S3 allows is 1024 bytes; text fields are bounded by these. */
 #define XML_KEY_MAX 1024
@@ -111,7 +112,7 @@ ferry_err xml_copy_parse(const char *body, size_t len, char **etag,
 struct xml_part {
 	uint32_t number;
 	uint64_t size;
-	char etag[80];
+	char etag[REMOTE_ETAG_MAX + 1];
 };
 /*
  * ListPartsResult: calls fn for each <Part>; fills *truncated and

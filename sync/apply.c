@@ -29,7 +29,7 @@
 struct head {
 	ferry_err e; /* FERRY_OK, FERRY_ENOTFOUND or the failure */
 	uint64_t size;
-	char etag[96]; /* as struct remote_resp holds it */
+	char etag[REMOTE_ETAG_MAX + 1]; /* as struct remote_resp holds it */
 	char meta_hash[40];
 };
 

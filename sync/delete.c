@@ -174,7 +174,10 @@ send_batch(struct batch *b)
 	return e;
 }
 
-/* Reads the next gathered key into b (malloc'd, prefixed); 0 at the end. */
+/*
+ * Reads the next gathered key into b (malloc'd, prefixed): 1, 0 at the
+ * end, or -1 out of memory (recorded).
+ */
 static int
 read_key(struct push *p, struct batch *b)
 {
@@ -183,9 +186,13 @@ read_key(struct push *p, struct batch *b)
 	struct push_delete rec;
 	char *k;
 
-	if (!sync_run_delete_next(&p->run, key, &len, &rec, sizeof(rec)) ||
-	    (k = malloc(plen + len + 1)) == NULL)
+	if (!sync_run_delete_next(&p->run, key, &len, &rec, sizeof(rec)))
 		return 0;
+	if ((k = malloc(plen + len + 1)) == NULL) {
+		ferry_fail(FERRY_ENOMEM, "out of memory while reading the keys "
+		                         "to delete: the deletes stop here");
+		return -1;
+	}
 	memcpy(k, p->run.loc.prefix, plen);
 	memcpy(k + plen, key, len + 1);
 	b->sizes[b->n] = rec.size;
@@ -206,19 +213,28 @@ clear_batch(struct batch *b)
 	b->n = 0;
 }
 
-static void
+/*
+ * Runs the deletes gathered, a batch at a time.  A batch that fails is
+ * reported and counted and the next one goes; FERRY_ENOMEM (the deletes
+ * stop, the rest not made) is the caller's to report.
+ */
+static ferry_err
 run_batches(struct push *p)
 {
 	struct batch *b;
-	ferry_err e;
+	ferry_err e = FERRY_OK;
+	int got = 1;
 
 	if ((b = calloc(1, sizeof(*b))) == NULL)
-		return;
+		return ferry_fail(FERRY_ENOMEM,
+		    "out of memory before the deletes: none was made");
 	b->p = p;
-	for (;;) {
-		while (b->n < DELETE_BATCH && read_key(p, b))
+	while (got >= 0) {
+		while (b->n < DELETE_BATCH && (got = read_key(p, b)) > 0)
 			;
-		if (b->n == 0)
+		if (got < 0)
+			e = FERRY_ENOMEM;
+		if (b->n == 0 || got < 0)
 			break;
 		if (p->run.o->dry_run) {
 			for (size_t i = 0; i < b->n; i++) {
@@ -236,10 +252,12 @@ run_batches(struct push *p)
 		}
 		clear_batch(b);
 	}
+	clear_batch(b);
 	free(b);
+	return e;
 }
 
-void
+ferry_err
 push_deletes(struct push *p)
 {
 	static const struct sync_run_guard g = {
@@ -248,5 +266,6 @@ push_deletes(struct push *p)
 
 	if (sync_run_deletes_allowed(&p->run, &g, p->run.counts.failed,
 	        p->run.mg.nlocal, p->run.mg.nremote))
-		run_batches(p);
+		return run_batches(p);
+	return FERRY_OK;
 }

@@ -234,9 +234,9 @@ push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 	}
 	status = EXIT_ABORTED;
 	if ((e = clean_after_crash(&p)) != FERRY_OK ||
-	    (e = start(&p)) != FERRY_OK || (e = push_run(&p)) != FERRY_OK)
+	    (e = start(&p)) != FERRY_OK || (e = push_run(&p)) != FERRY_OK ||
+	    (e = push_deletes(&p)) != FERRY_OK)
 		goto fatal;
-	push_deletes(&p);
 	resume_sweep(&p);
 	status = sync_run_status(&p.run);
 	goto out;

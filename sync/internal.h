@@ -17,6 +17,14 @@
 #include "sync/plan.h"
 #include "sync/shard.h"
 
+/*
+ * The manifest keeps ETags in buffers of its own size (manifest/ cannot
+ * see remote/): the same as remote/'s bound, so that an ETag a listing
+ * passed is never cut on its way to a record.
+ */
+_Static_assert(MANIFEST_ETAG_MAX == REMOTE_ETAG_MAX + 1,
+    "the manifest's ETag buffer is remote/'s bound");
+
 enum {
 	EXIT_SYNCED = 0,
 	EXIT_PARTIAL = 1,

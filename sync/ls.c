@@ -25,24 +25,40 @@ format_time(int64_t secs, char when[32])
 		strftime(when, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Prints j as one line and frees it; accepts NULL. */
-static void
-print_json(cJSON *j)
+/* The failure of a line of JSON that could not be made. */
+static ferry_err
+no_memory(void)
 {
-	char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+	return ferry_fail(FERRY_ENOMEM,
+	    "out of memory writing a line of JSON: ls stops here");
+}
+
+/*
+ * Prints j as one line and frees it (accepts NULL).  ok is zero when a
+ * member could not be added: j is then not printed, as it is not whole.
+ * FERRY_ENOMEM when j is NULL, not whole or could not be printed: ls
+ * stops there rather than go on without a line.
+ */
+static ferry_err
+print_json(cJSON *j, int ok)
+{
+	char *s = j && ok ? cJSON_PrintUnformatted(j) : NULL;
 
 	if (s)
 		puts(s);
 	free(s);
 	cJSON_Delete(j);
+	return s ? FERRY_OK : no_memory();
 }
 
-static void
+/* One object; FERRY_ENOMEM (ls stops) when its line cannot be made. */
+static ferry_err
 print_obj(
     const struct sync_opts *o, const char *prefix, const struct remote_obj *obj)
 {
 	char when[32], *key;
 	cJSON *j;
+	int ok;
 
 	format_time(obj->last_modified, when);
 	if (!o->json) {
@@ -53,52 +69,63 @@ print_obj(
 		text_print(stdout, prefix, strlen(prefix));
 		text_print(stdout, obj->key, obj->keylen);
 		putchar('\n');
-		return;
+		return FERRY_OK;
 	}
 	if ((key = malloc(strlen(prefix) + obj->keylen + 1)) == NULL)
-		return;
+		return no_memory();
 	sprintf(key, "%s%.*s", prefix, (int)obj->keylen, obj->key);
-	if ((j = cJSON_CreateObject()) != NULL) {
-		cJSON_AddStringToObject(j, "type", "object");
-		output_json_key(j, key, strlen(key));
-		cJSON_AddNumberToObject(j, "size", (double)obj->size);
-		cJSON_AddStringToObject(j, "etag", obj->etag);
-		cJSON_AddStringToObject(j, "last_modified", when);
-	}
-	print_json(j);
+	ok = (j = cJSON_CreateObject()) != NULL &&
+	     cJSON_AddStringToObject(j, "type", "object") &&
+	     output_json_key(j, key, strlen(key)) == 0 &&
+	     cJSON_AddNumberToObject(j, "size", (double)obj->size) &&
+	     cJSON_AddStringToObject(j, "etag", obj->etag) &&
+	     cJSON_AddStringToObject(j, "last_modified", when);
 	free(key);
+	return print_json(j, ok);
 }
 
+/* What a listing's callbacks print with, and the first failure. */
+struct ls_ctx {
+	const struct sync_opts *o;
+	ferry_err err;
+};
+
+/* One bucket (a remote_bucket_fn); after a failure, nothing more. */
 static void
 print_bucket(const struct remote_bucket *b, void *arg)
 {
-	const struct sync_opts *o = arg;
+	struct ls_ctx *c = arg;
 	char when[32];
 	cJSON *j;
+	int ok;
 
-	if (!o->json) {
+	if (!c->o->json) {
 		printf("s3://%s/\n", b->name);
 		return;
 	}
+	if (c->err != FERRY_OK)
+		return;
 	format_time(b->created, when);
-	if ((j = cJSON_CreateObject()) != NULL) {
-		cJSON_AddStringToObject(j, "type", "bucket");
-		cJSON_AddStringToObject(j, "name", b->name);
-		if (b->created >= 0)
-			cJSON_AddStringToObject(j, "created", when);
-		else
-			cJSON_AddNullToObject(j, "created");
-	}
-	print_json(j);
+	ok = (j = cJSON_CreateObject()) != NULL &&
+	     cJSON_AddStringToObject(j, "type", "bucket") &&
+	     cJSON_AddStringToObject(j, "name", b->name) &&
+	     (b->created >= 0 ? cJSON_AddStringToObject(j, "created", when)
+	                      : cJSON_AddNullToObject(j, "created")) != NULL;
+	c->err = print_json(j, ok);
 }
 
-/* One version or delete marker (a remote_version_fn; arg: the options). */
+/*
+ * One version or delete marker (a remote_version_fn; arg: a struct
+ * ls_ctx): non-zero stops the listing, the failure in the context.
+ */
 static int
 print_version(const struct remote_version *v, void *arg)
 {
-	const struct sync_opts *o = arg;
+	struct ls_ctx *c = arg;
+	const struct sync_opts *o = c->o;
 	char when[32];
 	cJSON *j;
+	int ok;
 
 	format_time(v->last_modified, when);
 	if (!o->json) {
@@ -116,18 +143,18 @@ print_version(const struct remote_version *v, void *arg)
 		putchar('\n');
 		return ferror(stdout);
 	}
-	if ((j = cJSON_CreateObject()) != NULL) {
-		cJSON_AddStringToObject(j, "type", "version");
-		output_json_key(j, v->key, v->keylen);
-		output_json_text(
-		    j, "version_id", v->version_id, strlen(v->version_id));
-		cJSON_AddBoolToObject(j, "latest", v->latest);
-		cJSON_AddBoolToObject(j, "delete_marker", v->delete_marker);
-		cJSON_AddNumberToObject(j, "size", (double)v->size);
-		cJSON_AddStringToObject(j, "etag", v->etag);
-		cJSON_AddStringToObject(j, "last_modified", when);
-	}
-	print_json(j);
+	ok = (j = cJSON_CreateObject()) != NULL &&
+	     cJSON_AddStringToObject(j, "type", "version") &&
+	     output_json_key(j, v->key, v->keylen) == 0 &&
+	     output_json_text(
+	         j, "version_id", v->version_id, strlen(v->version_id)) == 0 &&
+	     cJSON_AddBoolToObject(j, "latest", v->latest) &&
+	     cJSON_AddBoolToObject(j, "delete_marker", v->delete_marker) &&
+	     cJSON_AddNumberToObject(j, "size", (double)v->size) &&
+	     cJSON_AddStringToObject(j, "etag", v->etag) &&
+	     cJSON_AddStringToObject(j, "last_modified", when);
+	if ((c->err = print_json(j, ok)) != FERRY_OK)
+		return 1;
 	return ferror(stdout);
 }
 
@@ -136,9 +163,13 @@ static ferry_err
 ls_versions(
     const struct sync_opts *o, struct remote *r, const struct remote_loc *loc)
 {
+	struct ls_ctx c = {o, FERRY_OK};
 	ferry_err e = remote_list_versions(
-	    r, loc->bucket, loc->prefix, print_version, (void *)o);
+	    r, loc->bucket, loc->prefix, print_version, &c);
 
+	/* the listing's own word on a stop would hide why */
+	if (c.err != FERRY_OK)
+		return no_memory();
 	/* a reader that went away (ferry ls | head) ends the listing */
 	return e == FERRY_ECANCEL && ferror(stdout) ? FERRY_OK : e;
 }
@@ -147,14 +178,15 @@ ls_versions(
 static int
 ls_buckets(const struct sync_opts *o)
 {
+	struct ls_ctx c = {o, FERRY_OK};
 	struct remote *r = NULL;
 	ferry_err e;
 	int status = EXIT_SYNCED;
 
 	if ((e = remote_new(&o->remote, &r)) != FERRY_OK)
 		status = sync_exit_for(e);
-	else if ((e = remote_list_buckets(r, print_bucket, (void *)o)) !=
-	         FERRY_OK)
+	else if ((e = remote_list_buckets(r, print_bucket, &c)) != FERRY_OK ||
+	         (c.err != FERRY_OK && (e = no_memory()) != FERRY_OK))
 		status = EXIT_ABORTED;
 	if (e != FERRY_OK)
 		output_failure(o->json, e);
@@ -215,8 +247,9 @@ sync_ls(const struct sync_opts *o)
 	} else {
 		/* a reader that went away (ferry ls | head) ends the listing */
 		while (!ferror(stdout) &&
-		       (e = remote_list_next(l, &obj)) == FERRY_OK)
-			print_obj(o, loc.prefix, &obj);
+		       (e = remote_list_next(l, &obj)) == FERRY_OK &&
+		       (e = print_obj(o, loc.prefix, &obj)) == FERRY_OK)
+			;
 	}
 	if (e == FERRY_ENOTFOUND || e == FERRY_OK) {
 		e = FERRY_OK;

@@ -137,36 +137,38 @@ utf8_text(const char *s, size_t n, int *valid)
 	return out;
 }
 
-void
+int
 output_json_text(cJSON *obj, const char *name, const char *s, size_t n)
 {
 	char *t;
-	int valid;
+	int valid, ok;
 
 	if ((t = utf8_text(s, n, &valid)) == NULL)
-		return;
-	cJSON_AddStringToObject(obj, name, t);
+		return -1;
+	ok = cJSON_AddStringToObject(obj, name, t) != NULL;
 	free(t);
+	return ok ? 0 : -1;
 }
 
-void
+int
 output_json_key(cJSON *obj, const char *key, size_t keylen)
 {
 	char *t, *b64;
-	int valid;
+	int valid, ok;
 
 	if ((t = utf8_text(key, keylen, &valid)) == NULL)
-		return;
-	cJSON_AddStringToObject(obj, "key", t);
+		return -1;
+	ok = cJSON_AddStringToObject(obj, "key", t) != NULL;
 	free(t);
-	if (valid)
-		return;
+	if (valid || !ok)
+		return ok ? 0 : -1;
 	/* the exact bytes, when "key" could not carry them */
 	if ((b64 = malloc(4 * ((keylen + 2) / 3) + 1)) == NULL)
-		return;
+		return -1;
 	remote_base64(key, keylen, b64);
-	cJSON_AddStringToObject(obj, "key_base64", b64);
+	ok = cJSON_AddStringToObject(obj, "key_base64", b64) != NULL;
 	free(b64);
+	return ok ? 0 : -1;
 }
 
 static void

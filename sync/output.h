@@ -151,12 +151,16 @@ int sync_damage_status(
     struct output *o, const struct manifest *m, ferry_err e, int status);
 /*
  * Adds the n bytes at s to the JSON object obj as the string name, each
- * byte that is not part of valid UTF-8 replaced by U+FFFD.
+ * byte that is not part of valid UTF-8 replaced by U+FFFD.  0, or -1
+ * when memory ran out (obj then lacks it).
  */
 struct cJSON;
-void output_json_text(
+int output_json_text(
     struct cJSON *obj, const char *name, const char *s, size_t n);
-/* Adds "key" so, and "key_base64" with the exact bytes if any was replaced. */
-void output_json_key(struct cJSON *obj, const char *key, size_t keylen);
+/*
+ * Adds "key" so, and "key_base64" with the exact bytes if any was
+ * replaced.  0, or -1 when memory ran out (obj then lacks them).
+ */
+int output_json_key(struct cJSON *obj, const char *key, size_t keylen);
 
 #endif

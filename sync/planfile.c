@@ -62,6 +62,27 @@ get_str(const cJSON *obj, const char *name, char *out, size_t max)
 	return FERRY_OK;
 }
 
+/*
+ * get_str() for a value that goes into a request header (an ETag for
+ * If-Match, a version id): a control byte there would end the header
+ * and forge another, so it is refused here, where the plan is read.
+ */
+static ferry_err
+get_header_str(const cJSON *obj, const char *name, char *out, size_t max)
+{
+	ferry_err e;
+
+	if ((e = get_str(obj, name, out, max)) != FERRY_OK)
+		return e;
+	if (ctl_find(out, strlen(out)) >= 0) {
+		out[0] = '\0';
+		return ferry_fail(FERRY_EPARSE,
+		    "\"%s\" holds a control byte (a line break or other)",
+		    name);
+	}
+	return FERRY_OK;
+}
+
 /* A decimal integer written as a string (nanoseconds do not fit doubles). */
 static ferry_err
 parse_ns(const char *s, int64_t *out)
@@ -114,10 +135,10 @@ parse_side(const cJSON *obj, const char *name, struct planfile_side *out)
 			return ferry_fail(FERRY_EPARSE,
 			    "\"%s\" has both an ETag and a file's times", name);
 		if (cJSON_GetObjectItemCaseSensitive(v, "version_id") != NULL &&
-		    (e = get_str(v, "version_id", out->version_id,
+		    (e = get_header_str(v, "version_id", out->version_id,
 		         sizeof(out->version_id))) != FERRY_OK)
 			return e;
-		return get_str(v, "etag", out->etag, sizeof(out->etag));
+		return get_header_str(v, "etag", out->etag, sizeof(out->etag));
 	}
 	if (!cJSON_IsString(m))
 		return ferry_fail(FERRY_EPARSE,

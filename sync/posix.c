@@ -12,6 +12,14 @@
 #define NS_PER_S 1000000000LL
 /* the seconds whose nanoseconds fit int64 */
 #define SECONDS_MAX (INT64_MAX / NS_PER_S - 1)
+/* the times written and read: within a second past +/- SECONDS_MAX */
+#define NS_LIMIT ((SECONDS_MAX + 1) * NS_PER_S)
+
+int
+posix_time_ok(int64_t ns)
+{
+	return ns > -NS_LIMIT && ns < NS_LIMIT;
+}
 
 /*
  * Reads decimal digits at *s (at most max of them, at least one) into
@@ -92,10 +100,11 @@ posix_parse_rfc3339(const char *s, int64_t *out)
 	 * them and the zone, and skips the fraction read here */
 	if (strlen(s) < 20 || (s[10] != 'T' && s[10] != 't'))
 		return -1;
-	sec = remote_parse_time_zoned(s);
 	p = s + 19;
-	/* from 1970 on: -1 is also the zoned parser's failure */
-	if (sec < 0 || fraction_read(&p, &ns) != 0 || sec > SECONDS_MAX)
+	/* before 1970 too, as a push writes an atime of then */
+	if (remote_time_zoned(s, &sec) != 0 || fraction_read(&p, &ns) != 0 ||
+	    sec < -SECONDS_MAX - 1 || sec > SECONDS_MAX ||
+	    !posix_time_ok(sec * NS_PER_S + ns))
 		return -1;
 	*out = sec * NS_PER_S + ns;
 	return 0;
@@ -185,11 +194,20 @@ void
 posix_encode(const struct stat *st, int64_t mtime_ns, const char *uname,
     const char *gname, struct remote_posix *out)
 {
+	int64_t atime_ns = 0;
+
 	memset(out, 0, sizeof(*out));
-	posix_format_seconds(mtime_ns, out->mtime, sizeof(out->mtime));
-	posix_format_rfc3339(
-	    (int64_t)st->st_atim.tv_sec * NS_PER_S + st->st_atim.tv_nsec,
-	    out->atime, sizeof(out->atime));
+	/* only what a pull reads back: a time out of range is left out */
+	if (posix_time_ok(mtime_ns))
+		posix_format_seconds(mtime_ns, out->mtime, sizeof(out->mtime));
+	if (st->st_atim.tv_sec >= -SECONDS_MAX - 1 &&
+	    st->st_atim.tv_sec <= SECONDS_MAX)
+		atime_ns = (int64_t)st->st_atim.tv_sec * NS_PER_S +
+		           st->st_atim.tv_nsec;
+	else
+		atime_ns = INT64_MIN;
+	if (posix_time_ok(atime_ns))
+		posix_format_rfc3339(atime_ns, out->atime, sizeof(out->atime));
 	snprintf(out->mode, sizeof(out->mode), "%o",
 	    (unsigned)st->st_mode & 0177777u);
 	snprintf(out->uid, sizeof(out->uid), "%u", (unsigned)st->st_uid);

@@ -40,7 +40,8 @@ struct posix_attrs {
  * Fills out from st: its mode, owner and atime, and mtime_ns as its
  * mtime (the one the caller read with the bytes).  uname and gname, the
  * owner's names or NULL, are kept when they are printable ASCII without
- * blanks that fit.  Thread-safe.
+ * blanks that fit.  A time posix_time_ok() refuses is left out, so that
+ * what a push writes its pull reads back.  Thread-safe.
  */
 void posix_encode(const struct stat *st, int64_t mtime_ns, const char *uname,
     const char *gname, struct remote_posix *out);
@@ -58,16 +59,21 @@ int posix_decode(
 /*
  * The parsers posix_decode() uses, each returning 0 with *out set, or -1
  * with *out 0: seconds since the epoch with an optional '-' and up to
- * nine decimals ("1700000000.5"); an RFC 3339 time from 1970 on, with
- * optional fractional seconds (to the nanosecond) and a "Z" or "+hh:mm"
- * zone;
+ * nine decimals ("1700000000.5"); an RFC 3339 time, with optional
+ * fractional seconds (to the nanosecond) and a "Z" or "+hh:mm" zone;
  * octal digits of at most 0177777; a decimal id below 4294967295.
- * Times must fit int64 nanoseconds.
+ * Times are those posix_time_ok() takes, before 1970 too.
  */
 int posix_parse_seconds(const char *s, int64_t *out);
 int posix_parse_rfc3339(const char *s, int64_t *out);
 int posix_parse_mode(const char *s, uint32_t *out);
 int posix_parse_id(const char *s, uint32_t *out);
+/*
+ * Non-zero when ns nanoseconds since the epoch is a time that is written
+ * and read back: less than a second past the whole seconds that fit
+ * int64 nanoseconds either way (1677-09-21 to 2262-04-11).  Pure.
+ */
+int posix_time_ok(int64_t ns);
 /* ns nanoseconds since the epoch as a timespec (tv_nsec 0 to 1e9 - 1). */
 void posix_timespec(int64_t ns, struct timespec *ts);
 /* The forms the parsers read, into buf of n bytes (40 are enough). */

@@ -54,9 +54,9 @@ struct pull_dir {
 /* What a response said about the object it carried. */
 struct dl_meta {
 	int have;
-	char etag[96];  /* as struct remote_resp holds it */
-	char hash[40];  /* the content hash ferry stored */
-	char mtime[32]; /* the mtime ferry stored (ns) */
+	char etag[REMOTE_ETAG_MAX + 1]; /* as struct remote_resp holds it */
+	char hash[40];                  /* the content hash ferry stored */
+	char mtime[32];                 /* the mtime ferry stored (ns) */
 	char last_modified[64];
 	uint64_t content_length;
 	int has_content_length;

@@ -74,7 +74,12 @@ int push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 ferry_err push_open(struct push *p) FERRY_WUR;
 ferry_err mirror_open(struct push *p) FERRY_WUR;
 /* delete.c */
-/* Runs the deletes gathered during the merge, if they are allowed. */
-void push_deletes(struct push *p);
+/*
+ * Runs the deletes gathered during the merge, if they are allowed; a
+ * batch that fails is reported and counted.  FERRY_ENOMEM when memory ran
+ * out while the keys were read: the rest are not deleted, and the run
+ * must end with that error.
+ */
+ferry_err push_deletes(struct push *p) FERRY_WUR;
 
 #endif

@@ -132,7 +132,7 @@ judge(struct verify *v, const char *key, size_t keylen, struct vhash *h,
     const struct expect *e)
 {
 	uint8_t xxh[16];
-	char etag[96], hex[33], msg[256];
+	char etag[REMOTE_ETAG_MAX + 1], hex[33], msg[256];
 	int checked = 0;
 	ferry_err e_final;
 

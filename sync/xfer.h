@@ -54,7 +54,7 @@ struct xfer {
 	 * against the MD5 once hashed, and EARLY_AGAIN while it goes again
 	 * with its MD5 after the check failed */
 	int early;
-	char early_etag[96]; /* as remote_resp.etag */
+	char early_etag[REMOTE_ETAG_MAX + 1]; /* as remote_resp.etag */
 	/* resuming: the ETags of the parts the server holds ("": none) */
 	char (*part_etag)[36];
 	/* the server's ETags for parts where they are not the parts' MD5s

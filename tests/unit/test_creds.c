@@ -90,6 +90,27 @@ static const struct parse_case parse_cases[] = {
     {"numeric Expiration", CREDS_PROCESS,
         "{\"Version\": 1, " PROC_KEYS ", \"Expiration\": 1714564800}",
         FERRY_EPARSE, "\"Expiration\"", NULL, 0},
+    /* keys go on the wire as text: no line break, no control byte */
+    {"AccessKeyId with CR LF", CREDS_PROCESS,
+        "{\"Version\": 1, \"AccessKeyId\": \"AKID\\r\\nX-Injected: yes\", "
+        "\"SecretAccessKey\": \"" SK "\"}",
+        FERRY_EPARSE, "access key id holds a byte", NULL, 0},
+    {"AccessKeyId with a blank", CREDS_PROCESS,
+        "{\"Version\": 1, \"AccessKeyId\": \"AK ID\", "
+        "\"SecretAccessKey\": \"" SK "\"}",
+        FERRY_EPARSE, "access key id holds a byte", NULL, 0},
+    {"AccessKeyId not ASCII", CREDS_IMDS,
+        "{\"AccessKeyId\": \"AK\\u00e9\", \"SecretAccessKey\": \"" SK "\"}",
+        FERRY_EPARSE, "access key id holds a byte", NULL, 0},
+    {"SecretAccessKey with LF", CREDS_PROCESS,
+        "{\"Version\": 1, \"AccessKeyId\": \"" AK "\", "
+        "\"SecretAccessKey\": \"s\\nx\"}",
+        FERRY_EPARSE, "secret access key holds a byte", NULL, 0},
+    {"SessionToken with a control byte", CREDS_PROCESS,
+        "{\"Version\": 1, " PROC_KEYS ", \"SessionToken\": \"T\\u0001\"}",
+        FERRY_EPARSE, "session token holds a byte", NULL, 0},
+    {"Token with CR", CREDS_IMDS, "{" PROC_KEYS ", \"Token\": \"T\\rX\"}",
+        FERRY_EPARSE, "session token holds a byte", NULL, 0},
     {"imds failure code", CREDS_IMDS, "{\"Code\": \"Failure\", " PROC_KEYS "}",
         FERRY_EPARSE, "\"Code\" is not \"Success\"", NULL, 0},
 };
@@ -132,6 +153,47 @@ test_parse(void **state)
 			    "%s: expires %lld", c->name, (long long)v.expires);
 		config_keys_clear(&v);
 		assert_null(v.access_key);
+	}
+}
+
+/* What config_keys_check() lets through, whatever source gave them. */
+static void
+test_keys_check(void **state)
+{
+	static const struct {
+		const char *ak, *sk, *tok;
+		const char *has; /* NULL: accepted */
+	} rows[] = {
+	    {AK, SK, NULL, NULL},
+	    {AK, SK, "FwoGZXIvYXdzE+/=", NULL},
+	    {"!~", "a b", "t o k", NULL}, /* blanks in the secrets only */
+	    {"AK\r\nX-Injected: yes", SK, NULL, "access key id"},
+	    {"AK ID", SK, NULL, "access key id"},
+	    {"AK\tID", SK, NULL, "access key id"},
+	    {"AK\x7f", SK, NULL, "access key id"},
+	    {"AK\xc3\xa9", SK, NULL, "access key id"},
+	    {AK, "s\nx", NULL, "secret access key"},
+	    {AK, "s\x80", NULL, "secret access key"},
+	    {AK, SK, "tok\r\nA: b", "session token"},
+	    {AK, SK, "\x1b[2J", "session token"},
+	};
+	size_t i;
+	ferry_err e;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		e = config_keys_check(rows[i].ak, rows[i].sk, rows[i].tok);
+		if ((e == FERRY_OK) != (rows[i].has == NULL))
+			fail_msg("row %zu: got %s", i, ferry_err_name(e));
+		if (e == FERRY_OK)
+			continue;
+		assert_int_equal(e, FERRY_EPARSE);
+		if (strstr(ferry_errmsg(), rows[i].has) == NULL)
+			fail_msg("row %zu: '%s'", i, ferry_errmsg());
+		/* never the value */
+		if (strstr(ferry_errmsg(), "AK") || strstr(ferry_errmsg(), SK))
+			fail_msg(
+			    "row %zu: quotes a key: '%s'", i, ferry_errmsg());
 	}
 }
 
@@ -299,6 +361,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_keys_check),
 	    cmocka_unit_test(test_parse_limits),
 	    cmocka_unit_test(test_due),
 	    cmocka_unit_test(test_process),

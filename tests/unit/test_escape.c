@@ -53,6 +53,18 @@ static const struct {
        "x"),
         "\\xc2\\x85x"},
     {S("\xc2\x80\xc2\x9f"), "\\xc2\\x80\\xc2\\x9f"},
+    /* bidi controls that reorder what a terminal shows, byte by byte */
+    {S("evil\xe2\x80\xaetxt.exe"), "evil\\xe2\\x80\\xaetxt.exe"},
+    {S("\xe2\x80\x8e\xe2\x80\x8f"), "\\xe2\\x80\\x8e\\xe2\\x80\\x8f"},
+    {S("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad"),
+        "\\xe2\\x80\\xaa\\xe2\\x80\\xab\\xe2\\x80\\xac\\xe2\\x80\\xad"},
+    {S("\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9"),
+        "\\xe2\\x81\\xa6\\xe2\\x81\\xa7\\xe2\\x81\\xa8\\xe2\\x81\\xa9"},
+    {S("\xd8\x9c"), "\\xd8\\x9c"},
+    /* their neighbours print */
+    {S("\xe2\x80\x8d\xe2\x80\x90\xe2\x80\xa9\xe2\x80\xaf"),
+        "\xe2\x80\x8d\xe2\x80\x90\xe2\x80\xa9\xe2\x80\xaf"},
+    {S("\xe2\x81\xa5\xe2\x81\xaa"), "\xe2\x81\xa5\xe2\x81\xaa"},
     /* bytes that are not UTF-8: each on its own */
     {S("bad\xff\xfe"), "bad\\xff\\xfe"},
     {S("latin1-\xe9t\xe9"), "latin1-\\xe9t\\xe9"},
@@ -146,6 +158,35 @@ test_round_trip(void **state)
 	}
 }
 
+/* ctl_find: the bytes no header value may hold, and where. */
+static void
+test_ctl_find(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+		long want;
+	} rows[] = {
+	    {S(""), -1},
+	    {S("\"0123abc\""), -1},
+	    {S("a\tb ~"), -1}, /* a tab may stand in a value */
+	    {S("caf\xc3\xa9"), -1},
+	    {S("AKID\r\nX-Injected: yes"), 4},
+	    {S("x\n"), 1},
+	    {S("nul\0"), 3},
+	    {S("\x01"), 0},
+	    {S("ab\x1f"), 2},
+	    {S("del\x7f"), 3},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (ctl_find(rows[i].s, rows[i].n) != rows[i].want)
+			fail_msg(
+			    "row %zu: %ld", i, ctl_find(rows[i].s, rows[i].n));
+}
+
 /* text_print writes what text_escape makes, and says when it could not. */
 static void
 test_print(void **state)
@@ -184,6 +225,7 @@ main(void)
 	    cmocka_unit_test(test_table),
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_print),
+	    cmocka_unit_test(test_ctl_find),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
  * test_listcheck.c: the check each listed entry passes before a listing
  * hands it on: keys strictly ascending by bytes (across pages: the check
  * carries the last key), under the prefix, sizes up to 5 TiB, dates that
- * parse and fit nanoseconds in int64.  Each case is a sequence of entries
+ * parse and fit nanoseconds in int64, ETags of at most REMOTE_ETAG_MAX
+ * bytes without control bytes.  Each case is a sequence of entries
  * and the index of the first one refused (-1: all pass).
  */
 #include <setjmp.h>
@@ -20,6 +21,12 @@
 #define T0 "2023-11-14T22:13:20.000Z"
 #define TIB5 (5ULL << 40)
 #define MAXE 4
+#define H16 "0123456789abcdef"
+/* quotes and 77 bytes: REMOTE_ETAG_MAX, the longest taken */
+#define ETAG79 "\"" H16 H16 H16 H16 "0123456789abc\""
+#define ETAG80 "\"" H16 H16 H16 H16 "0123456789abcd\""
+#define ETAG256 H16 H16 H16 H16 H16 H16 H16 H16 H16 H16 H16 H16 H16 H16 H16 H16
+#define ETAG2048 ETAG256 ETAG256 ETAG256 ETAG256 ETAG256 ETAG256 ETAG256 ETAG256
 
 struct ent {
 	const char *key; /* NULL ends the sequence */
@@ -122,6 +129,47 @@ test_sequences(void **state)
 	}
 }
 
+/* ETags: none longer than REMOTE_ETAG_MAX, none with a control byte. */
+static void
+test_etags(void **state)
+{
+	static const struct {
+		const char *etag;
+		const char *says; /* NULL: passes */
+	} rows[] = {
+	    {ETAG79, NULL},
+	    {"\"" H16 H16 "-10000\"", NULL}, /* a multipart's */
+	    {"", NULL},                      /* a delete marker's */
+	    {ETAG80, "listed 'k' with an ETag of 80 bytes, over the 79"},
+	    /* as long as a listing page lets a field be */
+	    {ETAG2048, "ETag of 2048 bytes"},
+	    {"\"e\"\r\nX-Injected: yes", "ETag holding a control byte"},
+	    {"\"e\x01\"", "control byte"},
+	    {"\"e\x7f\"", "control byte"},
+	};
+	struct xml_list_entry x = {"k", 1, 1, NULL, T0, NULL};
+	struct list_check chk;
+	int64_t when;
+	size_t i;
+	ferry_err e;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		list_check_init(&chk, "", 1);
+		x.etag = rows[i].etag;
+		e = list_check_entry(&chk, &x, &when);
+		if ((e == FERRY_OK) != (rows[i].says == NULL))
+			fail_msg(
+			    "row %zu: got %d (%s)", i, (int)e, ferry_errmsg());
+		if (e != FERRY_OK &&
+		    (strstr(ferry_errmsg(), rows[i].says) == NULL ||
+		        strstr(ferry_errmsg(), "deletes nothing") == NULL))
+			fail_msg("row %zu: '%s'", i, ferry_errmsg());
+		/* refused, the entry is not the one the next follows */
+		assert_int_equal(chk.have_prev, e == FERRY_OK);
+	}
+}
+
 /* The key passed last is carried, as from one page to the next. */
 static void
 test_across_pages(void **state)
@@ -160,6 +208,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sequences),
 	    cmocka_unit_test(test_across_pages),
+	    cmocka_unit_test(test_etags),
 	    cmocka_unit_test(test_bucket_sorted),
 	};
 

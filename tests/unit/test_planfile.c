@@ -128,6 +128,16 @@ static const struct row rows[] = {
         "\"version_id\" is not a string"},
     {DOWN("{\"size\":3,\"etag\":\"x\",\"version_id\":\"" V256 "\"}"),
         FERRY_EPARSE, 0, "longer than 255 bytes"},
+    /* what goes into a request header: no line break, no control byte */
+    {DOWN("{\"size\":3,\"etag\":\"\\\"x\\\"\\r\\nX-Injected: yes\"}"),
+        FERRY_EPARSE, 0, "\"etag\" holds a control byte"},
+    {DOWN("{\"size\":3,\"etag\":\"x\\n\"}"), FERRY_EPARSE, 0,
+        "\"etag\" holds a control byte"},
+    {DOWN("{\"size\":3,\"etag\":\"x\\u007f\"}"), FERRY_EPARSE, 0,
+        "\"etag\" holds a control byte"},
+    {DOWN("{\"size\":3,\"etag\":\"x\",\"version_id\":\"v\\r\\nA: b\"}"),
+        FERRY_EPARSE, 0, "\"version_id\" holds a control byte"},
+    {DOWN("{\"size\":3,\"etag\":\"x\\ty\"}"), FERRY_OK, PLANFILE_ACTION, NULL},
     {"{\"type\":\"header\",\"format\":\"other\",\"version\":1}", FERRY_EUSAGE,
         0, "not a ferry plan"},
     {"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"
