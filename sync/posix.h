@@ -84,8 +84,12 @@ uint32_t posix_mode_allowed(uint32_t mode, int root);
 /*
  * Whether the link target (of len bytes) of a link at key (the path
  * under the folder the links are made in, '/'-separated) points outside
- * that folder: absolute, or with more ".." than the link has folders
- * above it at some point.
+ * that folder or may be led out of it by other links: empty, absolute,
+ * with a NUL byte, with more leading ".." than the link has folders above
+ * it, or with a ".." after a name ("a/../b"), which would climb from
+ * wherever a link at "a" leads.  A link that passes, resolved through
+ * any links that passed too, stays where names walked down from the
+ * folder lead.
  */
 int posix_link_outside(
     const char *key, size_t keylen, const char *target, size_t len);

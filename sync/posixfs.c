@@ -216,7 +216,8 @@ link_target_read(struct dl *d, char *buf, size_t cap)
 	    posix_link_outside(d->t.key, keylen, buf, (size_t)n))
 		return ferry_fail(FERRY_EUSAGE,
 		    "refused: the symlink's target '%s' points outside the "
-		    "folder (--links-outside makes it)",
+		    "folder, or has a '..' after a name that another link "
+		    "could lead out (--links-outside makes it)",
 		    buf);
 	return FERRY_OK;
 }
