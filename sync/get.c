@@ -122,7 +122,7 @@ create_named(struct dl *d, const char *name)
 {
 	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 
-	d->fd = openat(d->dirfd, name, fl, 0666);
+	d->fd = openat(d->dirfd, name, fl, 0600);
 	return d->fd >= 0 ? 0 : -1;
 }
 
@@ -162,7 +162,7 @@ name_unnamed(struct dl *d)
 static int
 open_tmpfile(struct dl *d)
 {
-	d->fd = openat(d->dirfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0666);
+	d->fd = openat(d->dirfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
 	return d->fd >= 0 ? 0 : -1;
 }
 
@@ -413,6 +413,24 @@ publish(struct dl *d)
 	return FERRY_OK;
 }
 
+/*
+ * Gives d's file, written 0600 so that no one else reads it while it
+ * comes, its mode before it gets its name: with --preserve the one its
+ * object carries (posix_restore()), else 0666 less the umask, as any new
+ * file.  A mode that cannot be given is warned about: the file is there.
+ */
+static void
+give_mode(struct dl *d, struct timespec *atime)
+{
+	mode_t mode = 0666 & ~d->p->umask;
+
+	if (d->p->run.o->preserve)
+		posix_restore(d, atime, &mode);
+	if (fchmod(d->fd, mode) != 0)
+		log_warn("%s: cannot give it its mode: %s", d->t.key,
+		    strerror(errno));
+}
+
 /* Gives the verified file its mtime and puts it at its name. */
 ferry_err
 dl_install(struct dl *d, const uint8_t xxh[16])
@@ -429,8 +447,7 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 	}
 	ts[0].tv_sec = 0;
 	ts[0].tv_nsec = UTIME_OMIT;
-	if (d->p->run.o->preserve)
-		posix_restore(d->fd, &d->meta.posix, d->t.key, &ts[0]);
+	give_mode(d, &ts[0]);
 	posix_timespec(mt, &ts[1]);
 	if (futimens(d->fd, ts) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",

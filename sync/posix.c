@@ -277,14 +277,23 @@ posix_mode_allowed(uint32_t mode, int root)
 	return mode & (root ? 07777u : 0777u);
 }
 
+/*
+ * The rule keeps every link a pull makes to places that names walked down
+ * from the folder reach: its ".." lead (climbing real folders only, as the
+ * link's own folder is reached without a link) stays within the folder,
+ * and after a name no ".." follows, since a name may be a link that this
+ * or a later key makes, whose ".." would climb from wherever it leads.
+ * A chain of such links, in any order and however replaced, cannot climb.
+ */
 int
 posix_link_outside(
     const char *key, size_t keylen, const char *target, size_t len)
 {
 	long depth = 0;
 	size_t i, start, n;
+	int named = 0;
 
-	if (len == 0 || target[0] == '/')
+	if (len == 0 || target[0] == '/' || memchr(target, '\0', len))
 		return 1;
 	/* the folders above the link */
 	for (i = 0; i < keylen; i++)
@@ -294,12 +303,11 @@ posix_link_outside(
 		for (i = start; i < len && target[i] != '/'; i++)
 			;
 		n = i - start;
-		if (n == 2 && target[start] == '.' && target[start + 1] == '.')
-			depth--;
-		else if (n > 0 && !(n == 1 && target[start] == '.'))
-			depth++;
-		if (depth < 0)
+		if (n == 2 && target[start] == '.' &&
+		    target[start + 1] == '.' && (named || --depth < 0))
 			return 1;
+		if (n > 0 && !(n <= 2 && memcmp(target + start, "..", n) == 0))
+			named = 1;
 	}
 	return 0;
 }

@@ -90,8 +90,12 @@ uint32_t posix_mode_allowed(uint32_t mode, int root);
 /*
  * Whether the link target (of len bytes) of a link at key (the path
  * under the folder the links are made in, '/'-separated) points outside
- * that folder: absolute, or with more ".." than the link has folders
- * above it at some point.
+ * that folder or may be led out of it by other links: empty, absolute,
+ * with a NUL byte, with more leading ".." than the link has folders above
+ * it, or with a ".." after a name ("a/../b"), which would climb from
+ * wherever a link at "a" leads.  A link that passes, resolved through
+ * any links that passed too, stays where names walked down from the
+ * folder lead.
  */
 int posix_link_outside(
     const char *key, size_t keylen, const char *target, size_t len);
@@ -127,13 +131,17 @@ ferry_err posix_special_hash(int rootfd, const struct transfer *t,
     uint8_t xxh[16], uint8_t md5[16]) FERRY_WUR;
 
 /*
- * --preserve: gives the file open on fd (of the object key) the mode and,
- * as root, the owner that meta carries; its atime goes in *atime for
- * the caller's futimens (left as it is when meta has none).  What cannot
+ * --preserve: gives d's file (open on d->fd) the owner its object
+ * carries, as root; the mode to give it goes in *mode and its atime in
+ * *atime, for the caller's fchmod and futimens (each left as it is when
+ * the object carries none).  The set-uid and set-gid bits are given only
+ * with the owner and group the object carries: when they cannot be set
+ * (no CAP_CHOWN, root-squashed NFS, a user namespace) the bits are left
+ * off, as GNU tar leaves them, and that is said once a pull.  What cannot
  * be read or given is warned about, never a failure: the bytes are there.
+ * For the pull's loop thread (it keeps what it said in d->p).
  */
-void posix_restore(int fd, const struct remote_posix *meta, const char *key,
-    struct timespec *atime);
+void posix_restore(struct dl *d, struct timespec *atime, mode_t *mode);
 
 /*
  * --links: makes the link that d's downloaded object (of a key ending in

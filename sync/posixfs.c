@@ -151,29 +151,69 @@ attrs_read(
 		    key, bad);
 }
 
-void
-posix_restore(int fd, const struct remote_posix *meta, const char *key,
-    struct timespec *atime)
+/*
+ * As root, gives d's file (d->fd, or the link tmp in d's folder when tmp
+ * is not NULL) the owner a carries: 1 when the file has both the owner
+ * and the group a carries, else 0.  A failure is said once a pull: on
+ * root-squashed NFS or without CAP_CHOWN every file fails alike.
+ */
+static int
+owner_give(struct dl *d, const struct posix_attrs *a, const char *tmp)
 {
-	struct posix_attrs a;
-	int root = geteuid() == 0;
 	uid_t uid;
 	gid_t gid;
+	int r;
 
-	attrs_read(meta, key, &a);
-	owner_of(&a, &uid, &gid);
+	owner_of(a, &uid, &gid);
+	if (geteuid() != 0 || (uid == (uid_t)-1 && gid == (gid_t)-1))
+		return 0;
+	r = tmp != NULL ? fchownat(d->dirfd, tmp, uid, gid, AT_SYMLINK_NOFOLLOW)
+	                : fchown(d->fd, uid, gid);
+	if (r == 0)
+		return uid != (uid_t)-1 && gid != (gid_t)-1;
+	if (!d->p->owner_warned)
+		log_warn("%s: cannot give it its owner: %s (said for the first "
+		         "such file only)",
+		    d->t.key, strerror(errno));
+	d->p->owner_warned = 1;
+	return 0;
+}
+
+/*
+ * mode, its set-uid and set-gid bits left off unless the file has the
+ * owner and group its object carries (owned): a file meant to be set-uid
+ * to another user must not be set-uid to the one running the pull.
+ */
+static mode_t
+setid_checked(struct dl *d, mode_t mode, int owned)
+{
+	if (owned || (mode & (S_ISUID | S_ISGID)) == 0)
+		return mode;
+	if (!d->p->setid_warned)
+		log_warn("%s: set-uid and set-gid bits left off: the file does "
+		         "not have the owner and group its object carries "
+		         "(said for the first such file only)",
+		    d->t.key);
+	d->p->setid_warned = 1;
+	return mode & ~(mode_t)(S_ISUID | S_ISGID);
+}
+
+void
+posix_restore(struct dl *d, struct timespec *atime, mode_t *mode)
+{
+	struct posix_attrs a;
+	int owned;
+
+	attrs_read(&d->meta.posix, d->t.key, &a);
 	/* the owner first: chown() clears the set-id bits */
-	if (root && (uid != (uid_t)-1 || gid != (gid_t)-1) &&
-	    fchown(fd, uid, gid) != 0)
-		log_warn(
-		    "%s: cannot give it its owner: %s", key, strerror(errno));
+	owned = owner_give(d, &a, NULL);
 	/* a mode of another kind of file (a link's, pulled as a file) is
 	 * not this file's */
 	if (a.has_mode && (a.mode & S_IFMT) != 0 && !S_ISREG(a.mode))
 		a.has_mode = 0;
-	if (a.has_mode && fchmod(fd, posix_mode_allowed(a.mode, root)) != 0)
-		log_warn(
-		    "%s: cannot give it its mode: %s", key, strerror(errno));
+	if (a.has_mode)
+		*mode = setid_checked(
+		    d, posix_mode_allowed(a.mode, geteuid() == 0), owned);
 	if (a.has_atime)
 		posix_timespec(a.atime_ns, atime);
 }
@@ -216,7 +256,8 @@ link_target_read(struct dl *d, char *buf, size_t cap)
 	    posix_link_outside(d->t.key, keylen, buf, (size_t)n))
 		return ferry_fail(FERRY_EUSAGE,
 		    "refused: the symlink's target '%s' points outside the "
-		    "folder (--links-outside makes it)",
+		    "folder, or has a '..' after a name that another link "
+		    "could lead out (--links-outside makes it)",
 		    buf);
 	return FERRY_OK;
 }
@@ -246,15 +287,9 @@ static void
 link_attrs(struct dl *d, const char *tmp, struct timespec *atime)
 {
 	struct posix_attrs a;
-	uid_t uid;
-	gid_t gid;
 
 	attrs_read(&d->meta.posix, d->t.key, &a);
-	owner_of(&a, &uid, &gid);
-	if (geteuid() == 0 && (uid != (uid_t)-1 || gid != (gid_t)-1) &&
-	    fchownat(d->dirfd, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) != 0)
-		log_warn("%s: cannot give it its owner: %s", d->t.key,
-		    strerror(errno));
+	(void)owner_give(d, &a, tmp);
 	if (a.has_atime)
 		posix_timespec(a.atime_ns, atime);
 }

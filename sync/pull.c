@@ -582,6 +582,10 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	p->rng = ((uint64_t)now_mono_ns() ^ ((uint64_t)getpid() << 32) ^
 	             (uint64_t)time(NULL)) |
 	         1;
+	/* files are created 0600 and given their mode at install: the
+	 * umask is read here, before any thread could create a file */
+	p->umask = umask(077);
+	umask(p->umask);
 	sync_run_init(&p->run, o);
 	e = open_sides(p, root, &made);
 	p->run.eng.r = p->run.r;

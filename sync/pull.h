@@ -115,6 +115,9 @@ struct pull {
 	size_t files[MANIFEST_KEY_MAX];
 	size_t nfiles;
 	struct pull_dir *dir; /* the folder of the last download started */
+	mode_t umask;         /* the process's, read once at the start */
+	int owner_warned;     /* --preserve: an owner not given, said once */
+	int setid_warned;     /* set-id bits left off, said once */
 	/* plans the next key: the merge, or the next action of a plan */
 	ferry_err (*merge_step)(struct pull *p);
 };

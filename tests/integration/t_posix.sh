@@ -95,7 +95,7 @@ is "$(requests "$m" PUT)$(requests "$m" HEAD)$(requests "$m" GET)" 000 \
 is "$?" 1 "a pull with two links leaving the folder exits 1"
 is "$(pick "$WORK/pull.json" 'l["key"] for l in L if l["type"] == "error"')" \
 	"p/abs.rclonelink p/sub/escape.rclonelink" "... refusing those two"
-like "$(cat "$WORK/pull.json")" "points outside the folder .--links-outside" \
+like "$(cat "$WORK/pull.json")" "points outside the folder.* .--links-outside" \
 	"... saying why and what allows it"
 check "... making neither" test ! -e "$WORK/out/abs" -a ! -L "$WORK/out/abs" \
 	-a ! -L "$WORK/out/sub/escape"

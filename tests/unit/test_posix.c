@@ -216,20 +216,36 @@ test_link_outside(void **state)
 	} cases[] = {
 	    {"l", "f", 0},
 	    {"l", "./f", 0},
-	    {"l", "sub/../f", 0},
+	    {"l", ".", 0},
+	    {"l", "./", 0},
+	    {"l", "a/b/", 0},
+	    {"l", "sub/../f", 1}, /* "sub" may be a link */
 	    {"l", "..", 1},
 	    {"l", "../f", 1},
 	    {"l", "/etc/passwd", 1},
 	    {"l", "", 1},
 	    {"d/l", "../f", 0},
+	    {"d/l", "./../f", 0},
+	    {"d/l", "..//f", 0},
 	    {"d/l", "../../f", 1},
 	    {"d/e/l", "../../f", 0},
-	    {"d/e/l", "x/../../../f", 0},
+	    {"d/e/l", "../../..", 1},
+	    {"d/e/l", "x/../../../f", 1},
 	    {"d/e/l", "x/../../../../f", 1},
 	    {"d/l", "x/../../y/../../z", 1},
-	    {"d/l", "a//b/../..", 0},
+	    {"d/l", "a//b/../..", 1},
 	    {"l", "a/../..", 1},
 	    {"l", "...", 0},
+	    {"l", ".../..", 1},
+	    {"l", ".x/..", 1},
+	    {"l", "l/..", 1}, /* issue 35: esc -> l/.. with l -> . */
+	    {"l",
+	        "l/l/l/l/l/l/l/l/l/l/l/l/../../../../../../../../../../../.."
+	        "/etc/shadow",
+	        1},
+	    {"a/b/c/l", "../../../x/y", 0},
+	    {"a/b/c/l", "../../../x/y/..", 1},
+	    {"a/b/c/l", "../../../../x", 1},
 	};
 	size_t i;
 
@@ -240,6 +256,7 @@ test_link_outside(void **state)
 		        strlen(cases[i].target)) != cases[i].want)
 			fail_msg("%s -> %s: want %d", cases[i].key,
 			    cases[i].target, cases[i].want);
+	assert_true(posix_link_outside("l", 1, "a\0b", 3));
 	assert_true(posix_is_link_key("a/x.rclonelink", 14));
 	assert_false(posix_is_link_key("a/.rclonelink", 13));
 	assert_false(posix_is_link_key(".rclonelink", 11));

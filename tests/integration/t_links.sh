@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# --links as a bucket writer would attack it: a pull makes a link only
+# when its target, resolved through any other link the bucket makes (in
+# any order, replaced or not), stays inside the folder pulled into.
+# Chains of links, links to links and loops that stay inside are made;
+# a '..' after a name ("l/.."), which a link at that name could lead
+# out, is refused and reported per key, and nothing of it is made.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+B=links-$$
+D=$WORK/dest
+mkbucket "$B"
+mkdir -p "$WORK/outside"
+echo "not for the bucket" >"$WORK/outside/secret"
+
+# link KEY TARGET: an object of a link, as a push with --links sends it.
+link() {
+	printf '%s' "$2" >"$WORK/obj"
+	s3 put "$B" "$1.rclonelink" "$WORK/obj" x-amz-meta-mode:120777 >/dev/null
+}
+# file KEY TEXT: a plain object.
+file() {
+	printf '%s\n' "$2" >"$WORK/obj"
+	s3 put "$B" "$1" "$WORK/obj" >/dev/null
+}
+# escapes DIR: the links under DIR whose resolution (through every link,
+# as the kernel would) leaves DIR, one per line; none is "".
+escapes() {
+	python3 -c '
+import os, sys
+root = os.path.realpath(sys.argv[1])
+for top, dirs, files in os.walk(root):
+    for n in dirs + files:
+        p = os.path.join(top, n)
+        if os.path.islink(p):
+            r = os.path.realpath(p)
+            if os.path.commonpath([root, r]) != root:
+                print(os.path.relpath(p, root), "->", r)' "$1"
+}
+# errors FILE: the keys a --json run reported as errors, sorted.
+errors() {
+	pick "$1" 'l["key"] for l in L if l["type"] == "error"'
+}
+
+# --- issue 35: a chain through "l -> ." climbs out of the folder
+up=$(printf 'l/%.0s' $(seq 12))$(printf '../%.0s' $(seq 12))
+link docs/l .
+link docs/shadow "$up${WORK#/}/outside/secret"
+link docs/esc l/..
+"$FERRY" sync "s3://$B/docs" "$D" --links --json >"$WORK/attack.json" \
+	2>"$WORK/attack.err"
+is "$?" 1 "a pull with links that chain out of the folder exits 1"
+is "$(errors "$WORK/attack.json")" "docs/esc.rclonelink docs/shadow.rclonelink" \
+	"... reporting each such key"
+like "$(cat "$WORK/attack.json")" "'l/\.\.' points outside the folder, or has a '\.\.' after a name" \
+	"... saying why"
+check "... making neither" test ! -L "$D/shadow" -a ! -e "$D/shadow" \
+	-a ! -L "$D/esc"
+is "$(readlink "$D/l")" . "... while the link that stays inside is made"
+is "$(escapes "$D")" "" "no link under the folder resolves outside it"
+"$FERRY" sync "s3://$B/docs" "$D" --links -q 2>"$WORK/again.err"
+is "$?" 1 "a second pull refuses them again"
+is "$(grep -c 'docs/shadow.rclonelink\|docs/esc.rclonelink' "$WORK/again.err")" 2 \
+	"... naming each key on standard error"
+"$FERRY" sync "s3://$B/docs" "$WORK/out2" --links-outside -q
+is "$?" 0 "--links-outside still makes them, as asked"
+is "$(cat "$WORK/out2/shadow")" "not for the bucket" "... even one that leads out"
+
+# --- chains, links to links and loops that stay inside are made
+file ok/sub/f "in sub"
+link ok/a b
+link ok/b c
+link ok/c sub
+link ok/ch a/f
+link ok/sub/up ../a/f
+link ok/sub/deep/top ../../ch
+link ok/dot ./.
+link ok/p q
+link ok/q p
+link ok/self self
+link ok/dangling nowhere/at/all
+"$FERRY" sync "s3://$B/ok" "$WORK/ok" --links --json >"$WORK/ok.json"
+is "$?" 0 "a pull of links that stay inside exits 0"
+is "$(summary "$WORK/ok.json" downloaded)" 12 "... making every one"
+is "$(cat "$WORK/ok/ch") $(cat "$WORK/ok/sub/up") $(cat "$WORK/ok/sub/deep/top")" \
+	"in sub in sub in sub" "... chains and links to links resolve"
+is "$(readlink "$WORK/ok/p") $(readlink "$WORK/ok/q") $(readlink "$WORK/ok/self")" \
+	"q p self" "... loops are made as they are"
+is "$(escapes "$WORK/ok")" "" "... and none resolves outside"
+
+# --- links replaced: whatever a later key or a later run makes of a name
+# a target goes through, it cannot lead the target out
+file rep/sub/f "in sub"
+link rep/l sub
+link rep/x l/f
+"$FERRY" sync "s3://$B/rep" "$WORK/rep" --links -q
+is "$?:$(cat "$WORK/rep/x")" "0:in sub" "a link through a link to a folder"
+link rep/l .
+link rep/y l/l/l/sub/f
+link rep/z l/../outside/secret
+link rep/w l/l/../..
+"$FERRY" sync "s3://$B/rep" "$WORK/rep" --links --json >"$WORK/rep.json" \
+	2>/dev/null
+is "$?" 1 "when that link is replaced by one to '.', the next pull exits 1"
+is "$(errors "$WORK/rep.json")" "rep/w.rclonelink rep/z.rclonelink" \
+	"... refusing the targets with a '..' after a name"
+is "$(readlink "$WORK/rep/l"):$(cat "$WORK/rep/y")" ".:in sub" \
+	"... making the others, the replaced link among them"
+is "$(escapes "$WORK/rep")" "" "... and none resolves outside"
+
+# a real folder does not let a target climb after it either: a later key
+# or run may make that name a link
+file mid/a/f "in a"
+link mid/a0 a/f
+link mid/b a/../../outside/secret
+link mid/z/a ..
+"$FERRY" sync "s3://$B/mid" "$WORK/mid" --links --json >"$WORK/mid.json" \
+	2>/dev/null
+is "$?" 1 "links in the same pull as the names they go through"
+is "$(errors "$WORK/mid.json")" "mid/b.rclonelink" "... the '..' after a name refused"
+is "$(readlink "$WORK/mid/z/a")" .. "... a '..' the link's folders allow made"
+is "$(escapes "$WORK/mid")" "" "... and none resolves outside"
+
+done_testing
