@@ -156,6 +156,20 @@ int ferry_tmp_name(const char *name, size_t n);
  */
 long ctl_find(const char *s, size_t n);
 
+/*
+ * Opens the file a user named at path for reading, into *fd (the caller
+ * closes it): without blocking, so that a fifo cannot hold the run, and
+ * only when it is a regular file.  FERRY_ESYS (the errno's text) when it
+ * cannot be opened, FERRY_EUSAGE saying what it is when it is not a
+ * regular file; the caller adds the path.  *fd is -1 on failure.
+ */
+ferry_err infile_open(const char *path, int *fd) FERRY_WUR;
+/*
+ * Reads up to cap bytes of fd into p, again when a signal cut in; *got is
+ * 0 at the end.  FERRY_ESYS (the errno's text) when the read failed.
+ */
+ferry_err infile_read(int fd, void *p, size_t cap, size_t *got) FERRY_WUR;
+
 /* strdup that returns NULL for NULL. */
 char *xstrdup(const char *s);
 

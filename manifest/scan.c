@@ -283,6 +283,64 @@ level_entry(struct scan *s, struct level *lv, const char *name)
 	return level_add(lv, name, n, is_dir, &st);
 }
 
+/*
+ * The name in the folder of ent into out (cap bytes): a symlink's entry
+ * is named for the key it goes as, its own name without the extension.
+ */
+static const char *
+ent_fs_name(const struct ent *ent, char *out, size_t cap)
+{
+	size_t n = ent->namelen;
+
+	if (ent->special && !ent->is_dir && n > MANIFEST_LINK_EXT_LEN)
+		n -= MANIFEST_LINK_EXT_LEN;
+	snprintf(out, cap, "%.*s", (int)n, ent->name);
+	return out;
+}
+
+/*
+ * Reports the entries a and b of lv, which go as one key (a symlink's
+ * and a file named as its key is, with links): neither is sent, and the
+ * records near them are kept, as for an entry that cannot be read.
+ */
+static void
+collision(
+    struct scan *s, struct level *lv, const struct ent *a, const struct ent *b)
+{
+	char an[NAME_MAX + 1], bn[NAME_MAX + 1];
+	const char *dir = s->path;
+
+	scan_path_set(s, lv->base, a->name, a->namelen, 0);
+	report(s,
+	    ferry_fail(FERRY_EUSAGE,
+	        "the %s '%.*s%s' and the %s '%.*s%s' both go as this "
+	        "key (--links): neither is sent",
+	        a->special ? "symlink" : "file", (int)lv->base, dir,
+	        ent_fs_name(a, an, sizeof(an)), b->special ? "symlink" : "file",
+	        (int)lv->base, dir, ent_fs_name(b, bn, sizeof(bn))));
+	scan_path_cut(s, lv->base);
+	lv->protect = 1;
+}
+
+/*
+ * Drops from the sorted entries of lv every run of entries that go as
+ * one key, reporting each pair: a key has one source or none.
+ */
+static void
+level_collisions(struct scan *s, struct level *lv)
+{
+	size_t i, j, kept = 0;
+
+	for (i = 0; i < lv->n; i = j) {
+		for (j = i + 1;
+		     j < lv->n && ent_cmp(&lv->ents[i], &lv->ents[j]) == 0; j++)
+			collision(s, lv, &lv->ents[j - 1], &lv->ents[j]);
+		if (j == i + 1)
+			lv->ents[kept++] = lv->ents[i];
+	}
+	lv->n = kept;
+}
+
 /* Reads the whole folder of lv (open on lv->fd) and sorts it. */
 static ferry_err
 level_read(struct scan *s, struct level *lv)
@@ -313,8 +371,10 @@ level_read(struct scan *s, struct level *lv)
 	}
 	for (i = 0; i < lv->n; i++)
 		lv->ents[i].name = lv->names + lv->ents[i].off;
-	if (lv->n > 1)
+	if (lv->n > 1) {
 		qsort(lv->ents, lv->n, sizeof(*lv->ents), ent_cmp);
+		level_collisions(s, lv);
+	}
 	return FERRY_OK;
 }
 

@@ -3,8 +3,6 @@
  * the token files sent with some of them.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -96,20 +94,17 @@ static ferry_err
 read_fd(int fd, struct buf *out)
 {
 	char chunk[4096];
-	ssize_t n;
+	size_t n;
+	ferry_err e;
 
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return ferry_fail(FERRY_ESYS, "%s", strerror(errno));
-		if (buf_append(out, chunk, (size_t)n) != FERRY_OK) {
-			explicit_bzero(chunk, sizeof(chunk));
-			return ferry_fail(FERRY_EPARSE, "too long");
+	while ((e = infile_read(fd, chunk, sizeof(chunk), &n)) == FERRY_OK &&
+	       n > 0)
+		if (buf_append(out, chunk, n) != FERRY_OK) {
+			e = ferry_fail(FERRY_EPARSE, "too long");
+			break;
 		}
-	}
 	explicit_bzero(chunk, sizeof(chunk));
-	return FERRY_OK;
+	return e;
 }
 
 ferry_err
@@ -121,9 +116,10 @@ creds_token_read(
 	int fd;
 
 	buf_init(out, limit + 2);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return ferry_fail(FERRY_ESYS, "cannot read %s %s: %s", what,
-		    path, strerror(errno));
+	if ((e = infile_open(path, &fd)) != FERRY_OK) {
+		snprintf(why, sizeof(why), "%s", ferry_errmsg());
+		return ferry_fail(e, "cannot read %s %s: %s", what, path, why);
+	}
 	e = read_fd(fd, out);
 	close(fd);
 	/* One line; its end (and a CR before it) is not the token's. */

@@ -30,8 +30,9 @@ struct fetch {
 	int z_live;  /* z is initialised */
 	int z_ended; /* the last gzip member ended */
 	uint64_t got;
-	uint64_t lines, skip; /* rows seen; rows a retry passes over */
-	struct buf line;      /* a row cut by a chunk's end */
+	uint64_t inflated, note; /* bytes gunzipped; when to say so next */
+	uint64_t lines, skip;    /* rows seen; rows a retry passes over */
+	struct buf line;         /* a row cut by a chunk's end */
 	struct inventory_row row;
 	struct list_check check;
 	ferry_err err; /* the first failure, with its message in errmsg */
@@ -142,6 +143,35 @@ take_text(struct fetch *f, const char *s, size_t n)
 	return FERRY_OK;
 }
 
+/*
+ * Counts n more bytes gunzipped from f's file, saying so now and then
+ * (-v).  FERRY_EPARSE past what its gzipped size allows.
+ */
+static ferry_err
+count_inflated(struct fetch *f, size_t n)
+{
+	uint64_t max = inventory_inflate_max(f->file->size);
+	char have[32];
+
+	f->inflated += n;
+	if (f->inflated > max)
+		return ferry_fail(FERRY_EPARSE,
+		    "it inflates to more than %llu bytes, %u times its %llu "
+		    "gzipped bytes: refused as a gzip bomb",
+		    (unsigned long long)max, INVENTORY_INFLATE_RATIO,
+		    (unsigned long long)f->file->size);
+	if (f->inflated >= f->note) {
+		f->note = f->inflated + INVENTORY_NOTE_BYTES;
+		format_size(f->inflated, have, sizeof(have));
+		log_info("inventory data file %s: %s inflated, %llu rows, "
+		         "%llu of %llu bytes fetched",
+		    f->file->key, have, (unsigned long long)f->lines,
+		    (unsigned long long)f->got,
+		    (unsigned long long)f->file->size);
+	}
+	return FERRY_OK;
+}
+
 /* Gunzips n bytes of f's file (members in a row, as gzip allows). */
 static ferry_err
 take_gzip(struct fetch *f, const char *data, size_t n)
@@ -165,8 +195,10 @@ take_gzip(struct fetch *f, const char *data, size_t n)
 			    "it is not gzip data, or damaged (%s)",
 			    f->z.msg ? f->z.msg : "inflate failed");
 		f->z_ended = zr == Z_STREAM_END;
-		e = take_text(f, (char *)out, sizeof(out) - f->z.avail_out);
-		if (e != FERRY_OK)
+		if ((e = count_inflated(f, sizeof(out) - f->z.avail_out)) !=
+		        FERRY_OK ||
+		    (e = take_text(f, (char *)out,
+		         sizeof(out) - f->z.avail_out)) != FERRY_OK)
 			return e;
 		if (zr == Z_BUF_ERROR && f->z.avail_out > 0)
 			break;
@@ -207,6 +239,8 @@ on_restart(void *arg)
 	f->skip = f->skip > f->lines ? f->skip : f->lines;
 	f->lines = 0;
 	f->got = 0;
+	f->inflated = 0;
+	f->note = INVENTORY_NOTE_BYTES;
 	f->z_ended = 0;
 	buf_reset(&f->line);
 	if (EVP_DigestInit_ex(f->md5, EVP_md5(), NULL) != 1 ||
@@ -259,6 +293,17 @@ fetch_free(struct fetch *f)
 
 static void start_next(struct inv *v);
 
+/* Says (-v) that f's file was read whole. */
+static void
+note_done(const struct fetch *f)
+{
+	char have[32];
+
+	format_size(f->inflated, have, sizeof(have));
+	log_info("inventory data file %s: read, %s inflated, %llu rows",
+	    f->file->key, have, (unsigned long long)f->lines);
+}
+
 static void
 on_done(struct remote_req *q, void *arg)
 {
@@ -271,6 +316,8 @@ on_done(struct remote_req *q, void *arg)
 		(void)fetch_fail(f, e);
 	if (f->err == FERRY_OK)
 		(void)fetch_fail(f, fetch_check(f));
+	if (f->err == FERRY_OK)
+		note_done(f);
 	if (f->err != FERRY_OK && v->err == FERRY_OK) {
 		v->err = f->err;
 		snprintf(v->errmsg, sizeof(v->errmsg), "data file %s: %s",
@@ -293,6 +340,7 @@ fetch_new(struct inv *v, struct fetch **out)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	f->inv = v;
 	f->file = file;
+	f->note = INVENTORY_NOTE_BYTES;
 	buf_init(&f->line, INVENTORY_LINE_MAX);
 	inventory_row_init(&f->row);
 	/* rows come in no order: only a repeat in a row is seen here */

@@ -22,6 +22,17 @@
 #define INVENTORY_FILES_MAX 1000000u       /* data files it names */
 #define INVENTORY_LINE_MAX (256u << 10)    /* bytes of one CSV row */
 #define INVENTORY_COLS_MAX 64              /* fields of fileSchema */
+/*
+ * What a data file may inflate to: manifest.json gives only its gzipped
+ * size, so a ratio of that, with a floor for small files.  Real rows
+ * gzip 5 to 35 times; every optional field, constant, with empty objects
+ * under one long key prefix, made 241 times: 512 leaves room for them
+ * and refuses a bomb, whose gzip nears 1,000 times.
+ */
+#define INVENTORY_INFLATE_RATIO 512u
+#define INVENTORY_INFLATE_FLOOR (4u << 20)
+/* Bytes inflated between two -v lines on one data file. */
+#define INVENTORY_NOTE_BYTES (256u << 20)
 
 /* The fields of a row ferry reads, by their fileSchema names. */
 enum inventory_col {
@@ -90,6 +101,12 @@ void inventory_row_free(struct inventory_row *r);
 ferry_err inventory_row_parse(const struct inventory_manifest *m,
     const char *line, size_t len, struct inventory_row *r) FERRY_WUR;
 
+/*
+ * The most bytes a data file of gz_size gzipped bytes may inflate to
+ * (INVENTORY_INFLATE_*), UINT64_MAX past its range.  Pure.
+ */
+uint64_t inventory_inflate_max(uint64_t gz_size);
+
 /* Called for each object under the prefix; non-FERRY_OK stops the read. */
 typedef ferry_err (*remote_inventory_fn)(const struct remote_obj *o, void *arg);
 
@@ -102,8 +119,10 @@ typedef ferry_err (*remote_inventory_fn)(const struct remote_obj *o, void *arg);
  * prefix, in no particular order; delete markers and older versions are
  * left out.  *created is the inventory's creationTimestamp, in seconds.
  * FERRY_EUSAGE for an inventory of another bucket or one ferry cannot
- * read; FERRY_EPARSE for a damaged one (the message names the data
- * file); else the failure of a request or of fn.  Runs the loop; when
+ * read; FERRY_EPARSE for a damaged one, or one that inflates past
+ * inventory_inflate_max() (the message names the data file); with -v, a
+ * line for each data file read and each INVENTORY_NOTE_BYTES inflated;
+ * else the failure of a request or of fn.  Runs the loop; when
  * the loop itself fails, ends what is in flight on it (remote_end_all()),
  * so call it while r has nothing else under way.
  */

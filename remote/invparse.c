@@ -373,3 +373,13 @@ inventory_row_parse(const struct inventory_manifest *m, const char *line,
 	snprintf(r->etag, sizeof(r->etag), "\"%s\"", etag);
 	return FERRY_OK;
 }
+
+uint64_t
+inventory_inflate_max(uint64_t gz_size)
+{
+	if (gz_size > UINT64_MAX / INVENTORY_INFLATE_RATIO)
+		return UINT64_MAX;
+	if (gz_size * INVENTORY_INFLATE_RATIO < INVENTORY_INFLATE_FLOOR)
+		return INVENTORY_INFLATE_FLOOR;
+	return gz_size * INVENTORY_INFLATE_RATIO;
+}

@@ -3,8 +3,6 @@
  * environment and sent as S3 asks: the algorithm, the key in base64 and
  * the base64 of its MD5, for the object and for a copy's source.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,26 +46,23 @@ ssec_key_parse(const char *text, size_t len, uint8_t key[32])
 	return FERRY_OK;
 }
 
-/* Reads up to KEY_TEXT_MAX bytes of path into text. */
+/* Reads up to KEY_TEXT_MAX bytes of the file path into text. */
 static ferry_err
 read_key_file(const char *path, char *text, size_t *len)
 {
-	ssize_t got;
+	char why[256];
+	ferry_err e;
 	int fd;
 
 	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return ferry_fail(
-		    FERRY_EUSAGE, "--sse-c-key %s: %s", path, strerror(errno));
-	do
-		got = read(fd, text, KEY_TEXT_MAX);
-	while (got < 0 && errno == EINTR);
-	close(fd);
-	if (got < 0)
-		return ferry_fail(
-		    FERRY_EUSAGE, "--sse-c-key %s: %s", path, strerror(errno));
-	*len = (size_t)got;
-	return FERRY_OK;
+	if ((e = infile_open(path, &fd)) == FERRY_OK) {
+		e = infile_read(fd, text, KEY_TEXT_MAX, len);
+		close(fd);
+	}
+	if (e == FERRY_OK)
+		return FERRY_OK;
+	snprintf(why, sizeof(why), "%s", ferry_errmsg());
+	return ferry_fail(FERRY_EUSAGE, "--sse-c-key %s: %s", path, why);
 }
 
 /* The key's text from spec into text (KEY_TEXT_MAX bytes). */

@@ -53,8 +53,9 @@ version_record(struct xml_sax *s, int kind)
 		return e != FERRY_OK ? e
 		                     : ferry_fail(FERRY_EPARSE,
 		                           "a <Version> without <Size>");
+	/* the reader said why with ferry_fail(): that reason is kept */
 	if (c->fn.version != NULL && c->fn.version(&v, c->arg) != 0)
-		return ferry_fail(FERRY_ECANCEL, "version listing stopped");
+		return FERRY_ECANCEL;
 	return FERRY_OK;
 }
 

@@ -23,7 +23,10 @@ struct remote_version {
 	const char *etag;      /* quotes kept */
 	int64_t last_modified; /* seconds since the epoch */
 };
-/* A non-zero return stops the listing with FERRY_ECANCEL. */
+/*
+ * A non-zero return stops the listing with FERRY_ECANCEL, and the message
+ * fn gave with ferry_fail().
+ */
 typedef int (*remote_version_fn)(const struct remote_version *v, void *arg);
 
 /*

@@ -149,6 +149,8 @@ typedef int (*xml_version_fn)(const struct xml_version *v, void *arg);
 /*
  * ListVersionsResult: fn per version and delete marker, in the reply's
  * order; *truncated, and the next markers (malloc'd, NULL when absent).
+ * fn returns non-zero to stop, having said why with ferry_fail(): then
+ * FERRY_ECANCEL, with that message.
  */
 ferry_err xml_list_versions_parse(const char *body, size_t len,
     xml_version_fn fn, void *arg, int *truncated, char **next_key_marker,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sync/filter.h"
 
@@ -562,27 +563,79 @@ filter_lines(
 	return FERRY_OK;
 }
 
+/*
+ * Checks the bytes b->data[from, b->len) just read: *start is where the
+ * line under way began, *no its number.  FERRY_EUSAGE naming path and the
+ * line as soon as one is longer than a line can be (its '\r' aside).
+ */
+static ferry_err
+lines_check(const struct buf *b, size_t from, size_t *start, size_t *no,
+    const char *path)
+{
+	size_t i;
+
+	for (i = from; i < b->len; i++) {
+		if (b->data[i] == '\n') {
+			*start = i + 1;
+			++*no;
+		} else if (i - *start > FILTER_LINE_MAX) {
+			return line_fail(FERRY_EUSAGE, path, *no,
+			    "the line is longer than 4096 bytes");
+		}
+	}
+	return FERRY_OK;
+}
+
+/*
+ * Reads the open fd to its end into b, up to FILTER_FILE_MAX bytes; with
+ * lines, refuses a line too long as soon as it is read.
+ */
+static ferry_err
+read_all(int fd, const char *path, int lines, struct buf *b)
+{
+	char chunk[65536], why[256];
+	size_t n, start = 0, no = 1;
+	ferry_err e;
+
+	while ((e = infile_read(fd, chunk, sizeof(chunk), &n)) == FERRY_OK &&
+	       n > 0) {
+		if ((e = buf_append(b, chunk, n)) == FERRY_EPARSE)
+			return ferry_fail(FERRY_EUSAGE,
+			    "%s: larger than %llu bytes", path,
+			    (unsigned long long)FILTER_FILE_MAX);
+		if (e == FERRY_OK && lines)
+			e = lines_check(b, b->len - n, &start, &no, path);
+		if (e != FERRY_OK)
+			return e;
+	}
+	if (e == FERRY_OK)
+		return FERRY_OK;
+	snprintf(why, sizeof(why), "%s", ferry_errmsg());
+	return ferry_fail(FERRY_EUSAGE, "%s: %s", path, why);
+}
+
+/* filter_file_read(), the lines checked as they come when lines is set. */
+static ferry_err
+file_read(const char *path, int lines, struct buf *b)
+{
+	char why[256];
+	ferry_err e;
+	int fd;
+
+	buf_init(b, FILTER_FILE_MAX);
+	if ((e = infile_open(path, &fd)) != FERRY_OK) {
+		snprintf(why, sizeof(why), "%s", ferry_errmsg());
+		return ferry_fail(FERRY_EUSAGE, "%s: %s", path, why);
+	}
+	e = read_all(fd, path, lines, b);
+	close(fd);
+	return e;
+}
+
 ferry_err
 filter_file_read(const char *path, struct buf *b)
 {
-	char chunk[65536];
-	FILE *fp;
-	size_t n;
-	ferry_err e = FERRY_OK;
-
-	buf_init(b, FILTER_FILE_MAX);
-	if ((fp = fopen(path, "r")) == NULL)
-		return ferry_fail(
-		    FERRY_EUSAGE, "%s: %s", path, strerror(errno));
-	while (e == FERRY_OK && (n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		e = buf_append(b, chunk, n);
-	if (e == FERRY_EPARSE)
-		e = ferry_fail(FERRY_EUSAGE, "%s: larger than %llu bytes", path,
-		    (unsigned long long)FILTER_FILE_MAX);
-	else if (e == FERRY_OK && ferror(fp))
-		e = ferry_fail(FERRY_EUSAGE, "%s: %s", path, strerror(errno));
-	fclose(fp);
-	return e;
+	return file_read(path, 0, b);
 }
 
 /* What filter_add_file() passes along with each line. */
@@ -608,7 +661,7 @@ filter_add_file(struct filter *f, const char *path, int include)
 
 	if (f == NULL || path == NULL)
 		return ferry_fail(FERRY_EUSAGE, "no filter or no file");
-	if ((e = filter_file_read(path, &b)) == FERRY_OK)
+	if ((e = file_read(path, 1, &b)) == FERRY_OK)
 		e = filter_lines(b.data, b.len, path, take_pattern, &a);
 	buf_free(&b);
 	return e;
@@ -702,7 +755,7 @@ filter_files_from(struct filter *f, const char *path)
 
 	if (f == NULL || path == NULL)
 		return ferry_fail(FERRY_EUSAGE, "no filter or no file");
-	if ((e = filter_file_read(path, &b)) != FERRY_OK) {
+	if ((e = file_read(path, 1, &b)) != FERRY_OK) {
 		buf_free(&b);
 		return e;
 	}

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "manifest/scan.h"
+#include "sync/linkpair.h"
 #include "sync/merge.h"
 #include "sync/output.h"
 
@@ -44,11 +46,38 @@ list_read(struct merge_list *l)
 	return FERRY_OK;
 }
 
+/*
+ * Whether l's object is a link's whose plain twin a pull with --links
+ * took (linkpair.h), saying so.  FERRY_ENOMEM when l cannot keep track.
+ */
+static ferry_err
+link_twin(struct merge_list *l, const struct sync_opts *o, int *twin)
+{
+	char k[TEXT_ESCAPE_SIZE(MANIFEST_KEY_MAX)];
+	const struct remote_obj *x = &l->obj;
+	size_t n;
+
+	*twin = 0;
+	if (!o->links || !remote_is_url(o->src) || remote_is_url(o->dst))
+		return FERRY_OK;
+	if (l->pairs == NULL &&
+	    (l->pairs = calloc(1, sizeof(*l->pairs))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if (!(*twin = link_pairs_shadowed(l->pairs, x->key, x->keylen)))
+		return FERRY_OK;
+	n = text_escape(k, x->key, x->keylen) - MANIFEST_LINK_EXT_LEN;
+	log_warn("'%.*s' and '%s' both name the file '%.*s' with --links: "
+	         "the object '%.*s' is made, the link '%s' left out",
+	    (int)n, k, k, (int)n, k, (int)n, k, k);
+	return FERRY_OK;
+}
+
 ferry_err
 merge_list_next(struct merge_list *l, const struct sync_opts *o,
     int all_in_shard, uint64_t *count)
 {
 	ferry_err e;
+	int twin;
 
 	for (;;) {
 		e = list_read(l);
@@ -64,6 +93,10 @@ merge_list_next(struct merge_list *l, const struct sync_opts *o,
 			(*count)++;
 		/* excluded objects are neither compared nor deleted */
 		if (!filter_match(o->filter, l->obj.key, 0))
+			continue;
+		if ((e = link_twin(l, o, &twin)) != FERRY_OK)
+			return e;
+		if (twin)
 			continue;
 		if (!all_in_shard)
 			(*count)++;
@@ -245,6 +278,8 @@ merge_list_close(struct merge_list *l)
 {
 	remote_list_free(l->list);
 	manifest_iter_free(l->it);
+	free(l->pairs);
+	l->pairs = NULL;
 	/* the sorted copy is scratch: its pages go back to the manifest */
 	if (l->m && manifest_listed_clear(l->m, l->table) != FERRY_OK)
 		sync_manifest_warn();

@@ -12,6 +12,7 @@
 
 struct output;
 struct sync_counts;
+struct link_pairs;
 
 /*
  * A listing, read one object ahead: from the server as it lists, or, for a
@@ -27,6 +28,8 @@ struct merge_list {
 	struct remote_obj obj;
 	/* read from an inventory: its creation, seconds; 0: listed */
 	int64_t inventory_time;
+	/* a pull with --links: the keys taken, for a link's twin */
+	struct link_pairs *pairs;
 };
 
 /* The state of a merge of the scanned tree with a listing. */

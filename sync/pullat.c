@@ -52,9 +52,11 @@ on_version(const struct remote_version *v, void *arg)
 	snprintf(rec.etag, sizeof(rec.etag), "%s", v->etag);
 	if (strlen(v->version_id) >= sizeof(rec.version_id)) {
 		a->err = ferry_fail(FERRY_EPARSE,
-		    "listing the versions of s3://%s/%s: a version id of "
-		    "more than %zu bytes",
-		    a->loc->bucket, a->loc->prefix, sizeof(rec.version_id) - 1);
+		    "listing the versions of s3://%s/%s: the version id of "
+		    "'%.*s' is %zu bytes, more than %zu",
+		    a->loc->bucket, a->loc->prefix,
+		    (int)(v->keylen > 200 ? 200 : v->keylen), v->key,
+		    strlen(v->version_id), sizeof(rec.version_id) - 1);
 		return 1;
 	}
 	snprintf(rec.version_id, sizeof(rec.version_id), "%s", v->version_id);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -667,6 +668,51 @@ test_filter_add_file(void **state)
 	filter_free(f);
 }
 
+/*
+ * Files that are not lists are refused at once, by name: what is not a
+ * regular file (a fifo would block, a device never end), and a line too
+ * long as soon as it is read, not after the whole file.
+ */
+static void
+test_filter_files_refused(void **state)
+{
+	static const char *const kinds[] = {
+	    "/dev/zero", "a device", "/tmp", "a folder", NULL};
+	char fifo[] = "/tmp/test_filter.XXXXXX", msg[256];
+	struct filter *f = filter_new();
+	const char *name;
+	size_t i;
+	int fd;
+
+	(void)state;
+	assert_non_null(f);
+	for (i = 0; kinds[i] != NULL; i += 2) {
+		assert_int_equal(filter_add_file(f, kinds[i], 0), FERRY_EUSAGE);
+		snprintf(msg, sizeof(msg), "%s: %s, not a regular file",
+		    kinds[i], kinds[i + 1]);
+		assert_string_equal(ferry_errmsg(), msg);
+	}
+	/* a fifo no one writes to */
+	fd = mkstemp(fifo);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(filter_files_from(f, fifo), FERRY_EUSAGE);
+	snprintf(msg, sizeof(msg), "%s: a fifo, not a regular file", fifo);
+	assert_string_equal(ferry_errmsg(), msg);
+	unlink(fifo);
+	/* past FILTER_FILE_MAX, sparse: its second line is refused first */
+	name = temp_file("ok\n");
+	assert_int_equal(truncate(name, (off_t)FILTER_FILE_MAX + 4096), 0);
+	assert_int_equal(filter_add_file(f, name, 1), FERRY_EUSAGE);
+	snprintf(
+	    msg, sizeof(msg), "%s:2: the line is longer than 4096 bytes", name);
+	assert_string_equal(ferry_errmsg(), msg);
+	unlink(name);
+	filter_free(f);
+}
+
 int
 main(void)
 {
@@ -682,6 +728,7 @@ main(void)
 	    cmocka_unit_test(test_filter_files),
 	    cmocka_unit_test(test_filter_files_bad),
 	    cmocka_unit_test(test_filter_add_file),
+	    cmocka_unit_test(test_filter_files_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

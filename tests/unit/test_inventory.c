@@ -206,6 +206,34 @@ test_rows(void **state)
 	inventory_manifest_clear(schema());
 }
 
+/* What a data file may inflate to: a ratio of its size, with a floor. */
+static void
+test_inflate_max(void **state)
+{
+	static const struct {
+		uint64_t gz, max;
+	} cases[] = {
+	    {0, INVENTORY_INFLATE_FLOOR},
+	    {1, INVENTORY_INFLATE_FLOOR},
+	    {INVENTORY_INFLATE_FLOOR / INVENTORY_INFLATE_RATIO,
+	        INVENTORY_INFLATE_FLOOR},
+	    {1u << 20, (uint64_t)INVENTORY_INFLATE_RATIO << 20},
+	    {82000000, 82000000ULL * INVENTORY_INFLATE_RATIO},
+	    {UINT64_MAX / INVENTORY_INFLATE_RATIO,
+	        UINT64_MAX / INVENTORY_INFLATE_RATIO * INVENTORY_INFLATE_RATIO},
+	    {UINT64_MAX / INVENTORY_INFLATE_RATIO + 1, UINT64_MAX},
+	    {UINT64_MAX, UINT64_MAX},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (inventory_inflate_max(cases[i].gz) != cases[i].max)
+			fail_msg("case %zu: %llu", i,
+			    (unsigned long long)inventory_inflate_max(
+			        cases[i].gz));
+}
+
 int
 main(void)
 {
@@ -213,6 +241,7 @@ main(void)
 	    cmocka_unit_test(test_manifest),
 	    cmocka_unit_test(test_manifest_refused),
 	    cmocka_unit_test(test_rows),
+	    cmocka_unit_test(test_inflate_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

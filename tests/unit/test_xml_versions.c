@@ -130,11 +130,48 @@ test_versions(void **state)
 	}
 }
 
+/* A reader that refuses a version id of over 255 bytes, saying why. */
+static int
+refuse_long_id(const struct xml_version *v, void *arg)
+{
+	(void)arg;
+	if (strlen(v->version_id) <= 255)
+		return 0;
+	ferry_fail(FERRY_EPARSE, "the version id of '%.*s' is %zu bytes",
+	    (int)v->key_len, v->key, strlen(v->version_id));
+	return 1;
+}
+
+/* The reason a reader gives for stopping is the listing's message. */
+static void
+test_versions_reader_reason(void **state)
+{
+	char body[1024], id[301];
+	char *key = NULL, *next = NULL;
+	int trunc;
+
+	(void)state;
+	memset(id, 'v', 300);
+	id[300] = '\0';
+	snprintf(body, sizeof(body),
+	    ROOT "<IsTruncated>false</IsTruncated>" VERSION(
+	        "k", "%s", "true", LM, ETAG, "1") END,
+	    id);
+	assert_int_equal(xml_list_versions_parse(body, strlen(body),
+	                     refuse_long_id, NULL, &trunc, &key, &next),
+	    FERRY_ECANCEL);
+	assert_string_equal(
+	    ferry_errmsg(), "the version id of 'k' is 300 bytes");
+	free(key);
+	free(next);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_versions),
+	    cmocka_unit_test(test_versions_reader_reason),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
