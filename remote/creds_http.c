@@ -145,6 +145,13 @@ creds_http_header_add(
 	struct buf line;
 	struct curl_slist *n;
 
+	/* as remote/request.c does for S3's: a token with a line break
+	 * would put a header of its own on the wire */
+	if (ctl_find(value, strlen(value)) >= 0)
+		return ferry_fail(FERRY_EPARSE,
+		    "the value of header %s holds a control byte (a line "
+		    "break, NUL or other): request not sent",
+		    name);
 	buf_init(&line, strlen(name) + strlen(value) + 3);
 	if (buf_printf(&line, "%s: %s", name, value) != FERRY_OK) {
 		buf_free_secret(&line);

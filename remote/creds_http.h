@@ -45,7 +45,9 @@ int creds_token_ok(const char *s, size_t n);
 
 /*
  * Appends the line "name: value" to *h (a copy; the scratch is wiped).
- * FERRY_ENOMEM leaves *h as it was.
+ * FERRY_EPARSE, naming the header but not the value, when the value
+ * holds a control byte (ctl_find()); that or FERRY_ENOMEM leaves *h as
+ * it was.
  */
 ferry_err creds_http_header_add(
     struct curl_slist **h, const char *name, const char *value) FERRY_WUR;

@@ -25,14 +25,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (v.access_key || v.secret_key || v.session_token)
 			abort();
 	} else {
-		/* Keys are non-empty and within their bounds. */
+		/* Keys are non-empty and within their bounds, text that
+		 * may go into a header: no control byte, no blank in the
+		 * key id. */
 		if (v.access_key == NULL || v.secret_key == NULL ||
 		    *v.access_key == '\0' ||
 		    strlen(v.access_key) >= CREDS_MAX_KEY ||
 		    strlen(v.secret_key) >= CREDS_MAX_KEY ||
 		    (v.session_token &&
 		        strlen(v.session_token) >= CREDS_MAX_TOKEN) ||
-		    v.expires < 0)
+		    v.expires < 0 ||
+		    config_keys_check(v.access_key, v.secret_key,
+		        v.session_token) != FERRY_OK ||
+		    strchr(v.access_key, ' ') ||
+		    ctl_find(v.secret_key, strlen(v.secret_key)) >= 0 ||
+		    (v.session_token && ctl_find(v.session_token,
+		                            strlen(v.session_token)) >= 0))
 			abort();
 		config_keys_clear(&v);
 	}

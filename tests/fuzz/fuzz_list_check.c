@@ -11,7 +11,8 @@
  * What an accepted entry must be, checked here on its own: under the
  * prefix, after the key accepted before it (strictly, by bytes, when order
  * is checked; never the same key in a row), at most 5 TiB, dated within
- * 0 to REMOTE_TIME_MAX; and a refused entry leaves the check unchanged.
+ * 0 to REMOTE_TIME_MAX, an ETag of at most REMOTE_ETAG_MAX bytes without
+ * a control byte; and a refused entry leaves the check unchanged.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,7 +53,9 @@ on_entry(const struct xml_list_entry *x, void *arg)
 	}
 	if (x->key_len < r->page.prefixlen ||
 	    memcmp(x->key, r->page.prefix, r->page.prefixlen) != 0 ||
-	    x->size > REMOTE_MAX_OBJECT || when < 0 || when > REMOTE_TIME_MAX)
+	    x->size > REMOTE_MAX_OBJECT || when < 0 || when > REMOTE_TIME_MAX ||
+	    strlen(x->etag) > REMOTE_ETAG_MAX ||
+	    ctl_find(x->etag, strlen(x->etag)) >= 0)
 		abort();
 	if (r->have_last) {
 		int c = keycmp(r->last, r->lastlen, x->key, x->key_len);

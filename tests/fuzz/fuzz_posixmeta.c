@@ -1,11 +1,12 @@
 /*
  * fuzz_posixmeta.c: the values of a file's POSIX metadata as a reply
  * carries them (sync/posix.c).  The input is up to seven lines, the
- * fields in the order of struct remote_posix, each cut to its field as
- * the reply's reader cuts it; then the whole input as a link's target.
- * What is read must be within its bounds and read again the same once
- * written (an RFC 3339 time from 1970 on); a link's target that starts with '/'
- * is always outside.
+ * fields in the order of struct remote_posix, each one too long for its
+ * field made REMOTE_POSIX_CUT as the reply's reader makes it (and then
+ * refused); then the whole input as a link's target.  What is read must
+ * be within its bounds and read again the same once written, a time in
+ * either form, before 1970 too; a link's target that starts with '/' is
+ * always outside.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Copies the next line of data into dst (cut to n - 1 bytes). */
+/* Copies the next line of data into dst, REMOTE_POSIX_CUT if too long. */
 static size_t
 field(const uint8_t *data, size_t size, size_t at, char *dst, size_t n)
 {
@@ -24,9 +25,13 @@ field(const uint8_t *data, size_t size, size_t at, char *dst, size_t n)
 
 	while (end < size && data[end] != '\n')
 		end++;
-	len = end - at < n - 1 ? end - at : n - 1;
-	memcpy(dst, data + at, len);
-	dst[len] = '\0';
+	len = end - at;
+	if (len < n) {
+		memcpy(dst, data + at, len);
+		dst[len] = '\0';
+	} else {
+		memcpy(dst, REMOTE_POSIX_CUT, sizeof(REMOTE_POSIX_CUT));
+	}
 	return end < size ? end + 1 : end;
 }
 
@@ -42,7 +47,10 @@ check(const struct posix_attrs *a)
 		if (posix_parse_seconds(buf, &t) != 0 || t != a->mtime_ns)
 			abort();
 	}
-	if (a->has_atime && a->atime_ns >= 0) {
+	if (a->has_mtime != (a->has_mtime && posix_time_ok(a->mtime_ns)) ||
+	    a->has_atime != (a->has_atime && posix_time_ok(a->atime_ns)))
+		abort();
+	if (a->has_atime) {
 		posix_format_rfc3339(a->atime_ns, buf, sizeof(buf));
 		if (buf[0] &&
 		    (posix_parse_rfc3339(buf, &t) != 0 || t != a->atime_ns))

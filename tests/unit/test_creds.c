@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "remote/creds.h"
+#include "remote/creds_http.h"
 
 #define AK "AKIAEXAMPLE"
 #define SK "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -197,6 +198,29 @@ test_keys_check(void **state)
 	}
 }
 
+/* The headers of the credential requests are checked as S3's are. */
+static void
+test_http_header(void **state)
+{
+	struct curl_slist *h = NULL;
+
+	(void)state;
+	assert_int_equal(
+	    creds_http_header_add(&h, "Authorization", "tok"), FERRY_OK);
+	assert_non_null(h);
+	assert_string_equal(h->data, "Authorization: tok");
+	assert_int_equal(
+	    creds_http_header_add(&h, "Authorization", "tok\r\nX-Injected: y"),
+	    FERRY_EPARSE);
+	assert_non_null(strstr(ferry_errmsg(), "header Authorization"));
+	assert_null(strstr(ferry_errmsg(), "tok"));
+	assert_null(h->next);
+	assert_int_equal(
+	    creds_http_header_add(&h, "X-Amz-Date", "2024\x01"), FERRY_EPARSE);
+	assert_null(h->next);
+	creds_http_headers_free(h);
+}
+
 /* Parses process JSON whose SessionToken is n bytes long. */
 static ferry_err
 parse_token_of(size_t n, struct config_keys *v)
@@ -362,6 +386,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_keys_check),
+	    cmocka_unit_test(test_http_header),
 	    cmocka_unit_test(test_parse_limits),
 	    cmocka_unit_test(test_due),
 	    cmocka_unit_test(test_process),
