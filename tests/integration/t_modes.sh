@@ -80,7 +80,7 @@ mkdir -p "$WORK/tmp"
 echo old >"$WORK/tmp/secret"
 chmod 600 "$WORK/tmp/secret"
 (umask 022 && exec "$FERRY" sync "s3://$B/tmp" "$WORK/tmp" --preserve \
-	--bwlimit 256K -q) &
+	--bwlimit 128K -q) &
 PID=$!
 seen=$(watch "$WORK/tmp")
 wait "$PID"
