@@ -180,10 +180,10 @@ owner_give(struct dl *d, const struct posix_attrs *a, const char *tmp)
 }
 
 /*
- * The permission bits to give d's file from its object's mode:
- * posix_mode_allowed()'s, set-id bits left off as root said once a pull.
- * A file meant to be set-uid to another user must not be set-uid to the
- * one running the pull.
+ * The permission bits to give d's file from its object's mode, as
+ * posix_mode_allowed() decides; set-id bits it leaves off as root are
+ * said once a pull.  A file meant to be set-uid to another user must not
+ * be set-uid to the one running the pull.
  */
 static mode_t
 mode_checked(struct dl *d, uint32_t mode, int owned)
