@@ -272,9 +272,11 @@ posix_decode(
 }
 
 uint32_t
-posix_mode_allowed(uint32_t mode, int root)
+posix_mode_allowed(uint32_t mode, int root, int owned)
 {
-	return mode & (root ? 07777u : 0777u);
+	if (!root)
+		return mode & 0777u;
+	return mode & (owned ? 07777u : 01777u);
 }
 
 /*

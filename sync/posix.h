@@ -81,11 +81,11 @@ void posix_format_seconds(int64_t ns, char *buf, size_t n);
 void posix_format_rfc3339(int64_t ns, char *buf, size_t n);
 
 /*
- * The permission bits a pull gives a file from mode: all of them (set-id
- * and sticky bits among them) as root, else the read, write and execute
- * bits alone.
+ * The permission bits a pull gives a file from mode: as root all of them,
+ * the set-uid and set-gid bits only when the file has the owner and group
+ * its object carries (owned); else the read, write and execute bits alone.
  */
-uint32_t posix_mode_allowed(uint32_t mode, int root);
+uint32_t posix_mode_allowed(uint32_t mode, int root, int owned);
 
 /*
  * Whether the link target (of len bytes) of a link at key (the path

@@ -180,22 +180,28 @@ owner_give(struct dl *d, const struct posix_attrs *a, const char *tmp)
 }
 
 /*
- * mode, its set-uid and set-gid bits left off unless the file has the
- * owner and group its object carries (owned): a file meant to be set-uid
- * to another user must not be set-uid to the one running the pull.
+ * The permission bits to give d's file from its object's mode, as
+ * posix_mode_allowed() decides; set-id bits it leaves off as root are
+ * said once a pull.  A file meant to be set-uid to another user must not
+ * be set-uid to the one running the pull.
  */
 static mode_t
-setid_checked(struct dl *d, mode_t mode, int owned)
+mode_checked(struct dl *d, uint32_t mode, int owned)
 {
-	if (owned || (mode & (S_ISUID | S_ISGID)) == 0)
-		return mode;
-	if (!d->p->setid_warned)
-		log_warn("%s: set-uid and set-gid bits left off: the file does "
-		         "not have the owner and group its object carries "
-		         "(said for the first such file only)",
-		    d->t.key);
-	d->p->setid_warned = 1;
-	return mode & ~(mode_t)(S_ISUID | S_ISGID);
+	int root = geteuid() == 0;
+	uint32_t m = posix_mode_allowed(mode, root, owned);
+
+	/* as another user set-id bits are never given: no news */
+	if (root && m != posix_mode_allowed(mode, 1, 1)) {
+		if (!d->p->setid_warned)
+			log_warn("%s: set-uid and set-gid bits left off: the "
+			         "file does not have the owner and group its "
+			         "object carries (said for the first such file "
+			         "only)",
+			    d->t.key);
+		d->p->setid_warned = 1;
+	}
+	return (mode_t)m;
 }
 
 void
@@ -212,8 +218,7 @@ posix_restore(struct dl *d, struct timespec *atime, mode_t *mode)
 	if (a.has_mode && (a.mode & S_IFMT) != 0 && !S_ISREG(a.mode))
 		a.has_mode = 0;
 	if (a.has_mode)
-		*mode = setid_checked(
-		    d, posix_mode_allowed(a.mode, geteuid() == 0), owned);
+		*mode = mode_checked(d, a.mode, owned);
 	if (a.has_atime)
 		posix_timespec(a.atime_ns, atime);
 }

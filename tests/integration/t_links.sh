@@ -67,6 +67,28 @@ is "$(grep -c 'docs/shadow.rclonelink\|docs/esc.rclonelink' "$WORK/again.err")" 
 is "$?" 0 "--links-outside still makes them, as asked"
 is "$(cat "$WORK/out2/shadow")" "not for the bucket" "... even one that leads out"
 
+# the same pull as nobody (root only): the check needs no privilege
+if [ "$(id -u)" -eq 0 ]; then
+	NB=$(mktemp -d /tmp/ferry-links-nobody.XXXXXX)
+	trap 'stop_proxy; rm -rf "$WORK" "$NB"' EXIT
+	chmod 755 "$NB"
+	cp "$FERRY" "$NB/ferry" && chmod 755 "$NB/ferry"
+	mkdir -p "$NB/state" "$NB/out" "$NB/outside" && chown nobody "$NB/state" "$NB/out"
+	echo "not for the bucket" >"$NB/outside/secret"
+	: >"$NB/empty" && chmod 644 "$NB/empty" "$NB/outside/secret"
+	link nb/l .
+	link nb/shadow "$up${NB#/}/outside/secret"
+	(cd "$NB" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env FERRY_STATE_DIR="$NB/state" AWS_SHARED_CREDENTIALS_FILE="$NB/empty" \
+		AWS_CONFIG_FILE="$NB/empty" \
+		"$NB/ferry" sync "s3://$B/nb" "$NB/out" --links -q) 2>"$WORK/nb.err"
+	is "$?:$(grep -c 'nb/shadow.rclonelink: refused' "$WORK/nb.err")" 1:1 \
+		"as nobody: the chain is refused, exit status 1"
+	check "... and not made" test ! -L "$NB/out/shadow" -a -L "$NB/out/l"
+else
+	for _ in 1 2; do ok "# SKIP not root: no pull as nobody"; done
+fi
+
 # --- chains, links to links and loops that stay inside are made
 file ok/sub/f "in sub"
 link ok/a b

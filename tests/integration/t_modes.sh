@@ -50,7 +50,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	is "$(grep -c 'set-uid and set-gid bits left off' "$WORK/cap.err")" 1 \
 		"... which is said"
 else
-	for i in 1 2 3 4 5 6 7; do ok "# SKIP not root, or no setpriv"; done
+	for _ in 1 2 3 4 5 6 7; do ok "# SKIP not root, or no setpriv"; done
 fi
 
 # --- a file being downloaded is 0600; its mode comes at install
@@ -71,7 +71,7 @@ watch() {
 		done
 		sleep 0.02
 	done
-	printf '%s\n' $seen | sort | tr '\n' ' '
+	tr ' ' '\n' <<<"${seen# }" | sort | tr '\n' ' '
 }
 head -c 393216 /dev/urandom >"$WORK/big"
 s3 put "$B" tmp/secret "$WORK/big" x-amz-meta-mode:100600 >/dev/null
@@ -80,7 +80,7 @@ mkdir -p "$WORK/tmp"
 echo old >"$WORK/tmp/secret"
 chmod 600 "$WORK/tmp/secret"
 (umask 022 && exec "$FERRY" sync "s3://$B/tmp" "$WORK/tmp" --preserve \
-	--bwlimit 256K -q) &
+	--bwlimit 128K -q) &
 PID=$!
 seen=$(watch "$WORK/tmp")
 wait "$PID"

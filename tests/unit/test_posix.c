@@ -200,11 +200,33 @@ test_decode_fields(void **state)
 static void
 test_mode_allowed(void **state)
 {
+	static const struct {
+		uint32_t mode;
+		int root, owned;
+		uint32_t want;
+	} cases[] = {
+	    {S_IFREG | 06755, 1, 1, 06755},
+	    {S_IFREG | 07755, 1, 1, 07755},
+	    /* the owner not given: no set-id bits, the sticky bit kept */
+	    {S_IFREG | 06755, 1, 0, 0755},
+	    {S_IFREG | 07755, 1, 0, 01755},
+	    {S_IFREG | 04700, 1, 0, 0700},
+	    {S_IFREG | 02750, 1, 0, 0750},
+	    {S_IFREG | 06755, 0, 0, 0755},
+	    {S_IFREG | 06755, 0, 1, 0755},
+	    {S_IFDIR | 01777, 0, 0, 0777},
+	    {0640, 0, 0, 0640},
+	    {0640, 1, 0, 0640},
+	};
+	size_t i;
+
 	(void)state;
-	assert_int_equal(posix_mode_allowed(S_IFREG | 06755, 1), 06755);
-	assert_int_equal(posix_mode_allowed(S_IFREG | 06755, 0), 0755);
-	assert_int_equal(posix_mode_allowed(S_IFDIR | 01777, 0), 0777);
-	assert_int_equal(posix_mode_allowed(0640, 0), 0640);
+	for (i = 0; i < N(cases); i++)
+		if (posix_mode_allowed(cases[i].mode, cases[i].root,
+		        cases[i].owned) != cases[i].want)
+			fail_msg("%o root %d owned %d: want %o",
+			    (unsigned)cases[i].mode, cases[i].root,
+			    cases[i].owned, (unsigned)cases[i].want);
 }
 
 static void
