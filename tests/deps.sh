@@ -8,7 +8,7 @@ set -u
 PKGS="gcc make pkg-config libcurl4-openssl-dev libssl-dev libxxhash-dev \
 liblmdb-dev libcjson-dev libexpat1-dev zlib1g-dev libcmocka-dev ceph-mon ceph-osd \
 radosgw uuid-runtime swift-proxy swift-account swift-container swift-object \
-python3-swift awscli python3 python3-jsonschema curl strace \
+python3-swift memcached eatmydata awscli python3 python3-jsonschema curl strace \
 util-linux rclone $*"
 
 missing=""
