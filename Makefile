@@ -1,6 +1,7 @@
 # ferry: one portable GNU Makefile.
 #   make              build ./ferry
-#   make check        unit and integration tests against a local S3 gateway
+#   make check        unit and integration tests against local S3 servers
+#                     (Ceph and Swift; FERRY_TEST_SERVERS=ceph picks one)
 #   make demo         start the gateway, sync a sample tree twice, stop it
 #   make fuzz         run every fuzz target for FUZZ_SECONDS each
 #   make install      PREFIX (default /usr/local) and DESTDIR honoured

@@ -62,6 +62,20 @@ not_ok() {
 	echo "not ok $_n - $*"
 }
 
+# skip_on SERVER REASON [COUNT]: on SERVER (FERRY_TEST_SERVER: ceph or
+# swift), COUNT (default 1) TAP skips that name the server's limitation,
+# and success; elsewhere it fails, so the caller goes on to its tests:
+#     skip_on swift "tagging not implemented (501)" || check ...
+# Only for what the server cannot do, never to hide a bug of ferry's.
+skip_on() {
+	local i
+	[ "${FERRY_TEST_SERVER:-ceph}" = "$1" ] || return 1
+	for i in $(seq "${3:-1}"); do
+		_n=$((_n + 1))
+		echo "ok $_n # skip $1: $2"
+	done
+}
+
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
 check() {
 	_d=$1

@@ -1,8 +1,13 @@
 #!/bin/sh
-# Runs the integration suite: starts a Ceph S3 gateway on loopback with the
-# project's own script, runs every tests/integration/t_*.sh against it
-# (TAP), stops the gateway, and prints "N passed, M failed".  Each
-# script's time goes into a comment line, to show where the time goes.
+# Runs the integration suite against each real S3 server named in
+# FERRY_TEST_SERVERS (default "ceph swift"): for each, starts it on
+# loopback with the project's own script (tests/server/s3server for a Ceph
+# gateway, tests/server/swiftserver for OpenStack Swift with s3api), runs
+# every tests/integration/t_*.sh against it (TAP), stops it, and prints
+# that server's counts; then the total, "N passed, M failed, K skipped".
+# A skip is a test that names a limitation of the server (lib.sh's
+# skip_on).  Each script's time goes into a comment line, to show where
+# the time goes.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -20,46 +25,87 @@ if [ "${FERRY_TEST_NETNS:-}" != 1 ]; then
 fi
 : "${FERRY:=$TOP/ferry}"
 export FERRY
-STATE=$(mktemp -d "${TMPDIR:-/tmp}/ferry-s3.XXXXXX")
-SERVER="$TOP/tests/server/s3server"
+SERVERS=${FERRY_TEST_SERVERS:-ceph swift}
+STATE=
+SERVER=
 
 stop() {
-	"$SERVER" stop "$STATE" --purge >/dev/null 2>&1 || true
+	[ -z "$STATE" ] || "$SERVER" stop "$STATE" --purge >/dev/null 2>&1 || true
+	STATE=
 }
-trap stop EXIT INT TERM
+trap stop EXIT
+trap 'stop; exit 130' INT TERM
 
-if ! "$SERVER" start "$STATE"; then
-	echo "integration: the test S3 gateway did not start" >&2
-	exit 1
-fi
-# shellcheck disable=SC1091
-. "$STATE/env"
+# run_suite NAME: every t_*.sh against the server whose env is sourced;
+# adds to passed, failed and skipped.
+run_suite() {
+	for t in "$TOP"/tests/integration/t_*.sh; do
+		[ -n "${ONLY:-}" ] && case "$t" in *"$ONLY"*) ;; *) continue ;; esac
+		echo "# $(basename "$t") ($1)"
+		t0=$(date +%s)
+		out=$(bash "$t" 2>&1)
+		rc=$?
+		printf '%s\n' "$out"
+		echo "# $(basename "$t") ($1) took $(($(date +%s) - t0)) s"
+		s=$(printf '%s\n' "$out" | grep -c '^ok [0-9]* # skip')
+		p=$(($(printf '%s\n' "$out" | grep -c '^ok ') - s))
+		f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			echo "not ok - $(basename "$t") ($1) exited $rc"
+			f=1
+		fi
+		passed=$((passed + p))
+		failed=$((failed + f))
+		skipped=$((skipped + s))
+	done
+}
 
-passed=0
-failed=0
-for t in "$TOP"/tests/integration/t_*.sh; do
-	[ -n "${ONLY:-}" ] && case "$t" in *"$ONLY"*) ;; *) continue ;; esac
-	echo "# $(basename "$t")"
-	t0=$(date +%s)
-	out=$(bash "$t" 2>&1)
-	rc=$?
-	printf '%s\n' "$out"
-	echo "# $(basename "$t") took $(($(date +%s) - t0)) s"
-	p=$(printf '%s\n' "$out" | grep -c '^ok ')
-	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "not ok - $(basename "$t") exited $rc"
-		f=1
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-done
-# How full the gateway's store got: the suite must fit it (memstore is
-# sized by tests/server/s3server from the memory the machine can spare).
-ceph -c "$STATE/ceph.conf" daemon osd.0 perf dump 2>/dev/null | python3 -c '
+# How full the Ceph gateway's store got: the suite must fit it (memstore
+# is sized by tests/server/s3server from the memory the machine can spare).
+ceph_store() {
+	ceph -c "$STATE/ceph.conf" daemon osd.0 perf dump 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)["osd"]
 print("# the gateway store: %d of %d MiB used" % (
     d["stat_bytes_used"] >> 20, d["stat_bytes"] >> 20))' 2>/dev/null
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+
+total_p=0
+total_f=0
+total_s=0
+for name in $SERVERS; do
+	case $name in
+	ceph) SERVER="$TOP/tests/server/s3server" ;;
+	swift) SERVER="$TOP/tests/server/swiftserver" ;;
+	*)
+		echo "integration: unknown server '$name' (ceph or swift)" >&2
+		exit 2
+		;;
+	esac
+	echo "# == $name"
+	t0=$(date +%s)
+	STATE=$(mktemp -d "${TMPDIR:-/tmp}/ferry-$name.XXXXXX")
+	if ! "$SERVER" start "$STATE"; then
+		echo "integration: the test S3 server ($name) did not start" >&2
+		exit 1
+	fi
+	passed=0
+	failed=0
+	skipped=0
+	# The server's environment, for its tests only.
+	(
+		# shellcheck disable=SC1091
+		. "$STATE/env"
+		run_suite "$name"
+		echo "$passed $failed $skipped" >"$STATE/counts"
+	)
+	[ "$name" != ceph ] || ceph_store
+	read -r passed failed skipped <"$STATE/counts" || failed=1
+	stop
+	echo "# $name: $passed passed, $failed failed, $skipped skipped in $(($(date +%s) - t0)) s"
+	total_p=$((total_p + passed))
+	total_f=$((total_f + failed))
+	total_s=$((total_s + skipped))
+done
+echo "$total_p passed, $total_f failed, $total_s skipped"
+[ "$total_f" -eq 0 ] && [ "$total_p" -gt 0 ]

@@ -36,39 +36,41 @@ is "$(grep -c 'x-amz-request-payer=requester' "$WORK/a2.log")" 0 \
 is "$?" 2 "--request-payer takes only 'requester'"
 
 # (b) --no-sign-request: a public-read bucket, no credentials anywhere
-P=public-$$
-mkbucket "$P"
-awscli s3api put-bucket-acl --bucket "$P" --acl public-read
-"$FERRY" sync "$T" "s3://$P/x" --acl public-read -q
-start_proxy b --rate 0 --log-headers authorization
-nocreds() {
-	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
-		AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_CONFIG_FILE=/dev/null \
-		AWS_EC2_METADATA_DISABLED=true "$@"
-}
-nocreds "$FERRY" sync "s3://$P/x" "$WORK/b" --endpoint-url "$PROXY" \
-	--no-sign-request -q
-is "$?" 0 "a pull with --no-sign-request and no credentials exits 0"
-check "it gives the files back" diff -r "$T" "$WORK/b"
-stop_proxy
-all=$(grep -c '^hdr ' "$WORK/b.log")
-check "requests were seen ($all)" test "$all" -ge 3
-is "$(grep -c '^hdr .* authorization=-$' "$WORK/b.log")" "$all" \
-	"none carries an Authorization header"
-nocreds "$FERRY" sync "s3://$P/x" "$WORK/b2" -q 2>/dev/null
-is "$?" 3 "without the flag and credentials, the run cannot start"
-start_proxy b3 --rate 0 --log-headers authorization
-"$FERRY" sync "s3://$P/x" "s3://$B/pub" --endpoint-url "$PROXY" \
-	--no-sign-request -q
-is "$?" 0 "a mirror of the public bucket with --no-sign-request exits 0"
-stop_proxy
-is "$(grep -c "^hdr [A-Z]* /$P[/?].* authorization=-\$" "$WORK/b3.log")" \
-	"$(grep -c "^hdr [A-Z]* /$P[/?]" "$WORK/b3.log")" \
-	"the source is read unsigned"
-is "$(grep -c "^hdr [A-Z]* /$B[/?].* authorization=-\$" "$WORK/b3.log")" 0 \
-	"the destination is written signed"
-is "$(s3 ls "$B" pub/ | wc -l)" 6 "the copies are in the destination"
-s3 rm "$P" >/dev/null
+if ! skip_on swift "s3api serves no unsigned request (412 for any)" 9; then
+	P=public-$$
+	mkbucket "$P"
+	awscli s3api put-bucket-acl --bucket "$P" --acl public-read
+	"$FERRY" sync "$T" "s3://$P/x" --acl public-read -q
+	start_proxy b --rate 0 --log-headers authorization
+	nocreds() {
+		env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
+			AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_CONFIG_FILE=/dev/null \
+			AWS_EC2_METADATA_DISABLED=true "$@"
+	}
+	nocreds "$FERRY" sync "s3://$P/x" "$WORK/b" --endpoint-url "$PROXY" \
+		--no-sign-request -q
+	is "$?" 0 "a pull with --no-sign-request and no credentials exits 0"
+	check "it gives the files back" diff -r "$T" "$WORK/b"
+	stop_proxy
+	all=$(grep -c '^hdr ' "$WORK/b.log")
+	check "requests were seen ($all)" test "$all" -ge 3
+	is "$(grep -c '^hdr .* authorization=-$' "$WORK/b.log")" "$all" \
+		"none carries an Authorization header"
+	nocreds "$FERRY" sync "s3://$P/x" "$WORK/b2" -q 2>/dev/null
+	is "$?" 3 "without the flag and credentials, the run cannot start"
+	start_proxy b3 --rate 0 --log-headers authorization
+	"$FERRY" sync "s3://$P/x" "s3://$B/pub" --endpoint-url "$PROXY" \
+		--no-sign-request -q
+	is "$?" 0 "a mirror of the public bucket with --no-sign-request exits 0"
+	stop_proxy
+	is "$(grep -c "^hdr [A-Z]* /$P[/?].* authorization=-\$" "$WORK/b3.log")" \
+		"$(grep -c "^hdr [A-Z]* /$P[/?]" "$WORK/b3.log")" \
+		"the source is read unsigned"
+	is "$(grep -c "^hdr [A-Z]* /$B[/?].* authorization=-\$" "$WORK/b3.log")" 0 \
+		"the destination is written signed"
+	is "$(s3 ls "$B" pub/ | wc -l)" 6 "the copies are in the destination"
+	s3 rm "$P" >/dev/null
+fi
 
 # (c) DeleteObjects answered 501 NotImplemented: single DELETEs, a few
 # at a time, exactly of the keys gone from the source

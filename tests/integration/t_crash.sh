@@ -92,8 +92,8 @@ MP=(--part-size 5M --jobs 2)
 
 # parts_put MARK: UploadPart requests of r/big.bin answered 200 since MARK.
 parts_put() {
-	tail -n +"$(($1 + 1))" "$FERRY_TEST_LOG" |
-		grep -c "\"PUT /$B/r/big.bin?partNumber=[0-9]*&uploadId=[^ ]* HTTP/1.1\" 200"
+	"$COUNT" --no-settle --dump "$FERRY_TEST_LOG" "$1" |
+		grep -c "^put PUT /$B/r/big.bin?partNumber=[0-9]*&uploadId=[^ ]* 200 "
 }
 
 # kill_after N: pushes $R, killed with SIGKILL once N parts are up.  The
