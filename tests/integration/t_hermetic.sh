@@ -12,8 +12,10 @@ if [ "${FERRY_TEST_NETNS:-}" = 1 ]; then
 	routes=$(ip route show; ip -6 route show | grep -v '^::1 ')
 	is "$routes" "" "... and no route off the machine"
 else
-	ok "# skip not root: no network namespace (run.sh)"
-	ok "# skip not root: no network namespace (run.sh)"
+	for i in 1 2; do
+		_n=$((_n + 1))
+		echo "ok $_n # skip not root: run.sh made no network namespace"
+	done
 fi
 
 is "${AWS_EC2_METADATA_DISABLED:-}" true \
