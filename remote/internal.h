@@ -110,7 +110,7 @@ struct remote_req {
 	size_t cap_headers;
 	int keep_meta; /* remote_req_keep_meta() */
 	const char *body;
-	char *body_owned; /* ops_body_own(): freed with the request */
+	char *body_owned; /* ops_body_xml(): freed with the request */
 	size_t body_len;
 	size_t body_off;
 	int has_body;
@@ -217,9 +217,11 @@ ferry_err ops_copy_source(
  */
 ferry_err ops_reply(struct remote_req *q,
     ferry_err (*parse)(struct remote_req *, char **), char **out) FERRY_WUR;
-/* Makes b's bytes q's body, held by q until remote_req_free(); b is left
- * empty. */
-void ops_body_own(struct remote_req *q, struct buf *b);
+/*
+ * Makes b's bytes (an XML document) q's body, held by q until
+ * remote_req_free(), sent as application/xml; b is left empty.
+ */
+ferry_err ops_body_xml(struct remote_req *q, struct buf *b) FERRY_WUR;
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;

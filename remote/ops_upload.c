@@ -96,7 +96,7 @@ remote_complete_upload(struct remote *r, const struct remote_upload *u,
 	if (e == FERRY_OK)
 		e = remote_complete_body(&body, etags, nparts);
 	if (e == FERRY_OK)
-		ops_body_own(*out, &body);
+		e = ops_body_xml(*out, &body);
 	buf_free(&body);
 	return ops_end(out, e);
 }

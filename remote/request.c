@@ -446,7 +446,7 @@ build_slist(struct remote_req *q, struct signing *s)
 	 * puts on every POST without one of ours. */
 	if (e == FERRY_OK)
 		e = drop_header(q, "Expect:");
-	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 && !q->has_body &&
+	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 &&
 	    !has_header(q, "content-type"))
 		e = drop_header(q, "Content-Type:");
 	return e;
