@@ -84,6 +84,9 @@ struct remote {
 	unsigned list_ranges;     /* ranges a listing fetches at once */
 	remote_retry_fn on_retry; /* remote_on_retry() */
 	void *on_retry_arg;
+	unsigned conds_lost;            /* 1 << each enum remote_cond refused */
+	remote_fallback_fn on_fallback; /* remote_on_fallback() */
+	void *on_fallback_arg;
 	struct creds creds; /* what requests are signed with */
 	struct sigv4_algs algs;
 	struct bucket_region *regions;
