@@ -90,6 +90,23 @@ reply_is(const struct remote_req *q, long status, const char *const *codes,
 	return is;
 }
 
+/* Non-zero when q carries the condition c. */
+static int
+carries(const struct remote_req *q, enum remote_cond c)
+{
+	switch (c) {
+	case REMOTE_COND_DELETE_ETAGS:
+		return 1; /* the caller knows its body */
+	case REMOTE_COND_PUT:
+		return req_has_header(q, "If-None-Match") ||
+		       req_has_header(q, "If-Match");
+	case REMOTE_COND_DELETE_IF_MATCH:
+		return req_has_header(q, "If-Match");
+	default:
+		return req_has_header(q, "x-amz-copy-source-if-match");
+	}
+}
+
 int
 remote_cond_refused(const struct remote_req *q, enum remote_cond c)
 {
@@ -98,7 +115,7 @@ remote_cond_refused(const struct remote_req *q, enum remote_cond c)
 	char why[128];
 	int no;
 
-	if (q->resp.status == 0 || q->resp.status / 100 == 2)
+	if (q->resp.status == 0 || q->resp.status / 100 == 2 || !carries(q, c))
 		return 0;
 	if (c == REMOTE_COND_DELETE_ETAGS)
 		no = q->resp.status == 400 &&

@@ -44,11 +44,12 @@ void remote_on_fallback(struct remote *r, remote_fallback_fn fn, void *arg);
 int remote_cond_usable(const struct remote *r, enum remote_cond c);
 
 /*
- * Whether the completed q, sent with the condition c, was refused for
- * it: the ETags of a DeleteObjects as MalformedXML (Swift), a condition
- * as not implemented (501, NotImplemented: Swift's PUTs).  When so, c is
- * lost for q's client (told once) and 1 is returned.  A 412 is not a
- * refusal here: see remote_cond_contradicted().
+ * Whether the completed q, sent with the condition c (a DeleteObjects
+ * with ETags, for REMOTE_COND_DELETE_ETAGS), was refused for it: the ETags of a
+ * DeleteObjects as MalformedXML (Swift), a condition as not implemented (501,
+ * NotImplemented: Swift's PUTs).  When so, c is lost for q's client (told once)
+ * and 1 is returned.  A 412 is not a refusal here: see
+ * remote_cond_contradicted().
  */
 int remote_cond_refused(const struct remote_req *q, enum remote_cond c);
 

@@ -232,6 +232,8 @@ ferry_err req_start(struct remote_req *q) FERRY_WUR;
 void req_release(struct remote_req *q);
 /* Forgets a submitted request that has not completed (loop.c). */
 void req_cancel(struct remote_req *q);
+/* Non-zero when q has a header name (in any case) of ours. */
+int req_has_header(const struct remote_req *q, const char *name);
 /* Classifies a finished attempt: non-zero when it should be retried. */
 int req_retryable(const struct remote_req *q, CURLcode rc);
 

@@ -418,8 +418,8 @@ drop_header(struct remote_req *q, const char *line)
 	return FERRY_OK;
 }
 
-static int
-has_header(const struct remote_req *q, const char *name)
+int
+req_has_header(const struct remote_req *q, const char *name)
 {
 	size_t i;
 
@@ -447,7 +447,7 @@ build_slist(struct remote_req *q, struct signing *s)
 	if (e == FERRY_OK)
 		e = drop_header(q, "Expect:");
 	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 &&
-	    !has_header(q, "content-type"))
+	    !req_has_header(q, "content-type"))
 		e = drop_header(q, "Content-Type:");
 	return e;
 }

@@ -220,5 +220,11 @@ void xfer_free(struct xfer *x);
  * replaces: absent, or with the ETag the plan saw.
  */
 void apply_put_cond(const struct xfer *x, struct remote_put *o);
+/*
+ * The same PUT of x again, its condition refused by the server: without
+ * it, just after a HEAD under it finds the object as the plan saw it
+ * (else x fails, changed).
+ */
+void apply_put_refused(struct xfer *x);
 
 #endif

@@ -73,6 +73,87 @@ is "$(requests "$m" post)" 1 "... one DeleteObjects"
 is "$(fallbacks "$WORK/d3.json")" "" "... and no fallback"
 stop_proxy
 
+# before_each MARK METHOD: whether, since MARK, every METHOD request of
+# an object was just preceded, for that object, by a HEAD
+before_each() {
+	dump "$1" | awk -v m="$2" '
+		{ k = $2; sub(/\?.*/, "", k) }
+		$1 == m && last[k] != "HEAD" { bad++ }
+		{ last[k] = $1 }
+		END { exit bad > 0 }'
+}
+
+# --- conditional PUTs refused (Swift: 501 NotImplemented) -----------------
+P=$WORK/ptree
+mkdir -p "$P"
+for f in a b c; do echo "new $f" >"$P/$f.txt"; done
+s3 put "$B" p/b.txt "$WORK/old"
+"$FERRY" plan "$P" "s3://$B/p" >"$WORK/p1.plan"
+start_proxy pc --rate 0 --swift put-cond
+m=$(mark)
+"$FERRY" apply "$WORK/p1.plan" --endpoint-url "$PROXY" --json --jobs 1 \
+	>"$WORK/p1.json" 2>"$WORK/p1.err"
+is "$?" 0 "an apply whose conditional PUTs are refused exits 0"
+is "$(summary "$WORK/p1.json" uploaded)" 3 "... and writes the 3 objects"
+check "... the bucket equals the tree" python3 \
+	"$TOP/tests/integration/bucket_equals_tree.py" "$P" "$B" p/
+is "$(grep -c 'refuses' "$WORK/p1.err")" 1 "... the loss is told once"
+is "$(fallbacks "$WORK/p1.json")" "put-if" "... one fallback event"
+like "$(grep '"type":"fallback"' "$WORK/p1.json")" \
+	'"reason":"501 NotImplemented"' "... with the server's answer"
+check "... every line is valid against the schema" json_valid "$WORK/p1.json"
+check "... each PUT just after a HEAD of its key" before_each "$m" PUT
+is "$(grep -c '^swift put-cond' "$WORK/pc.log")" 1 \
+	"... only the first PUT carried the refused condition (--jobs 1)"
+
+# the condition still guards: an object rewritten since the plan is not
+# replaced
+echo "newer" >"$P/b.txt"
+echo "newer c" >"$P/c.txt"
+"$FERRY" plan "$P" "s3://$B/p" >"$WORK/p2.plan"
+echo theirs >"$WORK/theirs"
+s3 put "$B" p/b.txt "$WORK/theirs"
+"$FERRY" apply "$WORK/p2.plan" --endpoint-url "$PROXY" --json \
+	>"$WORK/p2.json" 2>"$WORK/p2.err"
+is "$?" 1 "an apply over an object rewritten since the plan exits 1"
+is "$(pick "$WORK/p2.json" 'd["error"] + ":" + d["key"] for d in L
+	if d["type"] == "error"')" "changed:p/b.txt" "... and reports it changed"
+s3 get "$B" p/b.txt "$WORK/got"
+check "... the rewritten object is left as it is" cmp "$WORK/theirs" "$WORK/got"
+s3 get "$B" p/c.txt "$WORK/got"
+check "... the other one is written" cmp "$P/c.txt" "$WORK/got"
+stop_proxy
+
+# where the server takes the condition (the gateway), no HEAD is added
+echo "newest" >"$P/a.txt"
+"$FERRY" plan "$P" "s3://$B/p" >"$WORK/p3.plan"
+m=$(mark)
+"$FERRY" apply "$WORK/p3.plan" --json >"$WORK/p3.json" 2>"$WORK/p3.err"
+is "$?" 0 "where PUTs take conditions, the apply exits 0"
+is "$(requests "$m" head) $(requests "$m" put)" "0 2" \
+	"... two PUTs, no HEAD"
+is "$(fallbacks "$WORK/p3.json")" "" "... and no fallback"
+
+# --- a 412 to a DELETE's If-Match that a HEAD contradicts (Swift, for a
+# multipart object, compares its own ETag) --------------------------------
+for k in big1 big2 small; do s3 put "$B" "x/$k" "$WORK/old"; done
+"$FERRY" plan "$T" "s3://$B/x" --delete --max-delete 100% >"$WORK/x.plan"
+start_proxy xd --rate 0 --swift delete-if-match --swift-match '/big'
+m=$(mark)
+"$FERRY" apply "$WORK/x.plan" --endpoint-url "$PROXY" --json \
+	>"$WORK/x.json" 2>"$WORK/x.err"
+is "$?" 0 "an apply whose DELETE If-Match gets a wrong 412 exits 0"
+is "$(s3 ls "$B" x/ | cut -f2)" "x/keep.txt" "... the bucket equals the tree"
+is "$(grep -c 'replaced since' "$WORK/x.err")" 0 \
+	"... not told as replaced since the plan"
+is "$(fallbacks "$WORK/x.json")" "delete-if-match" "... one fallback event"
+like "$(cat "$WORK/x.err")" '412 PreconditionFailed, although a HEAD' \
+	"... the 412 told as the server's, contradicted by the HEAD"
+check "... each DELETE just after a HEAD of its key" before_each "$m" DELETE
+is "$(grep -c '^swift delete-if-match' "$WORK/xd.log")" 1 \
+	"... the condition refused once, not sent again"
+stop_proxy
+
 # --- the XML bodies go as application/xml ---------------------------------
 # a multipart upload of a file of no known type: its Complete carries
 # application/xml, not curl's form type, which Swift would store as the
