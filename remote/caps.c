@@ -134,9 +134,31 @@ remote_req_precondition_failed(const struct remote_req *q)
 }
 
 void
-remote_cond_contradicted(const struct remote_req *q, enum remote_cond c)
+remote_cond_contradicted(struct remote *r, enum remote_cond c)
 {
-	cond_lost(q->r, c,
+	cond_lost(r, c,
 	    "412 PreconditionFailed, although a HEAD with the same "
 	    "condition matched");
+}
+
+/* Non-zero when etag has the form of a multipart object's: "...-N". */
+static int
+etag_multipart(const char *etag)
+{
+	size_t n = strlen(etag), digits = 0;
+
+	if (n > 0 && etag[n - 1] == '"')
+		n--;
+	while (n > 0 && etag[n - 1] >= '0' && etag[n - 1] <= '9') {
+		n--;
+		digits++;
+	}
+	return digits > 0 && n > 1 && etag[n - 1] == '-';
+}
+
+int
+remote_copy_cond_usable(const struct remote *r, const char *etag)
+{
+	return remote_cond_usable(r, REMOTE_COND_COPY_IF_MATCH) ||
+	       !etag_multipart(etag);
 }

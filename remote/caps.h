@@ -62,9 +62,18 @@ int remote_cond_refused(const struct remote_req *q, enum remote_cond c);
 int remote_req_precondition_failed(const struct remote_req *q);
 
 /*
- * Records c as lost for q's client (told once): its 412 was contradicted
- * by a HEAD with the same condition, which the object matched.
+ * Records c as lost for r (told once): a 412 to a request of r under c
+ * was contradicted by a HEAD with the same condition, which the object
+ * matched.
  */
-void remote_cond_contradicted(const struct remote_req *q, enum remote_cond c);
+void remote_cond_contradicted(struct remote *r, enum remote_cond c);
+
+/*
+ * Non-zero when a server-side copy of a source with the ETag etag can be
+ * conditioned on r: unless r's server refused the copy's condition, and
+ * etag is of a multipart object (the kind whose copy Swift cannot
+ * condition: it compares another ETag).
+ */
+int remote_copy_cond_usable(const struct remote *r, const char *etag);
 
 #endif

@@ -302,7 +302,7 @@ delete_headed(struct push *p, const struct planfile_line *l,
 	if (e != FERRY_OK)
 		return e;
 	if (q412)
-		remote_cond_contradicted(q412, REMOTE_COND_DELETE_IF_MATCH);
+		remote_cond_contradicted(p->run.r, REMOTE_COND_DELETE_IF_MATCH);
 	if ((e = remote_delete_object(p->run.r, p->run.loc.bucket, l->key,
 	         l->keylen, NULL, &q)) != FERRY_OK)
 		return e;

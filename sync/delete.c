@@ -138,7 +138,8 @@ on_head(struct remote_req *q, struct single *s, ferry_err e)
 	            strcmp(remote_req_resp(q)->etag, b->etags[s->i]) == 0;
 
 	if (match && s->refused412)
-		remote_cond_contradicted(q, REMOTE_COND_DELETE_IF_MATCH);
+		remote_cond_contradicted(
+		    b->p->run.r, REMOTE_COND_DELETE_IF_MATCH);
 	if (match && b->heads) {
 		b->match[s->i] = 1;
 		b->pending--;

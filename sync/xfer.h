@@ -64,6 +64,10 @@ struct xfer {
 	uint32_t list_marker, parts_reused;
 	int changed_once; /* already put off once for changing */
 	int retry_later;
+	/* the server refused its server-side copy's condition (a HEAD
+	 * under it matched): copied streamed instead, at the end */
+	int restream;
+	int copy_checking; /* that HEAD is under way */
 	/* mirrors */
 	enum xfer_source source;
 	char *src_key; /* full key of the source object */
