@@ -57,8 +57,7 @@ cond_lost(struct remote *r, enum remote_cond c, const char *why)
 	if (!remote_cond_usable(r, c))
 		return;
 	r->conds_lost |= 1u << c;
-	log_warn("%s refuses %s (%s): ferry makes %s instead, for the rest "
-	         "of the run",
+	log_warn("%s refuses %s (%s); instead, for the rest of the run: %s",
 	    r->cfg.endpoint, words[c].protection, why, words[c].instead);
 	if (r->on_fallback)
 		r->on_fallback(&f, r->on_fallback_arg);

@@ -48,6 +48,11 @@ remote_create_upload(struct remote *r, const char *bucket, const char *key,
 		e = remote_req_query(*out, "uploads", "");
 	if (e == FERRY_OK)
 		e = ops_object_meta(*out, o);
+	/* S3's type for an object that names none: else Swift takes the
+	 * Complete's (application/xml) as the object's */
+	if (e == FERRY_OK && !req_has_header(*out, "Content-Type"))
+		e = remote_req_header(
+		    *out, "Content-Type", "binary/octet-stream");
 	return ops_end(out, e);
 }
 

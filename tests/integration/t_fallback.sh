@@ -231,6 +231,11 @@ ctype=$(s3 head "$B" u/blob | python3 -c \
 	'import json, sys; print(json.load(sys.stdin).get("content-type", ""))')
 check "... the object's stored type is not a form type ($ctype)" \
 	test "${ctype#application/x-www-form}" = "$ctype"
+is "$ctype" "binary/octet-stream" "... but S3's default type"
+is "$(grep '^hdr POST .*uploads=' "$WORK/ct.log" | awk '{ print $4 }')" \
+	"content-type=binary/octet-stream" \
+	"... which its CreateMultipartUpload names (Swift would store the \
+Complete's)"
 echo extra >"$WORK/extra"
 s3 put "$B" u/extra "$WORK/extra"
 "$FERRY" sync "$U" "s3://$B/u" --endpoint-url "$PROXY" --delete \
