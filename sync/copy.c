@@ -40,6 +40,7 @@ struct copy_check {
 	struct xfer *x;
 	ferry_err e;
 	void (*done)(struct xfer *x, ferry_err e);
+	char msg[512]; /* the copy's failure, told as it was */
 };
 
 static void
@@ -57,7 +58,7 @@ on_copy_check(struct remote_req *q, void *arg)
 	}
 	remote_req_free(q);
 	x->copy_checking = 0;
-	c->done(x, c->e);
+	c->done(x, ferry_fail(c->e, "%s", c->msg));
 	free(c);
 }
 
@@ -77,7 +78,8 @@ check_copy_refusal(struct xfer *x, const struct remote_req *q, ferry_err e,
 	    x->copy_checking || x->restream ||
 	    (c = calloc(1, sizeof(*c))) == NULL)
 		return 0;
-	*c = (struct copy_check){x, e, done};
+	*c = (struct copy_check){x, e, done, ""};
+	snprintf(c->msg, sizeof(c->msg), "%s", ferry_errmsg());
 	if (remote_head_version(x->p->sr, x->p->sloc.bucket, x->src_key,
 	        strlen(x->src_key), x->src_etag, x->src_version,
 	        &h) != FERRY_OK) {

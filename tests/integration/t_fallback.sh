@@ -23,9 +23,16 @@ fallbacks() {
 	pick "$1" 'l["condition"] for l in L if l["type"] == "fallback"'
 }
 
-# dump MARK: the gateway's requests since MARK, as "METHOD TARGET STATUS"
+# dump MARK: the gateway's requests on the bucket since MARK, as
+# "METHOD TARGET STATUS"
 dump() {
-	"$COUNT" --dump "$FERRY_TEST_LOG" "$1" | awk '{ print $2, $3, $4 }'
+	"$COUNT" --dump "$FERRY_TEST_LOG" "$1" |
+		awk -v b="/$B" 'index($3, b) == 1 { print $2, $3, $4 }'
+}
+
+# on_bucket MARK METHOD: how many METHOD requests on the bucket since MARK
+on_bucket() {
+	dump "$1" | awk -v m="$2" '$1 == m { n++ } END { print n + 0 }'
 }
 
 # --- DeleteObjects refuses <ETag> (Swift: 400 MalformedXML) -------------
@@ -68,8 +75,8 @@ m=$(mark)
 "$FERRY" sync "$T" "s3://$B/d" --endpoint-url "$PROXY" --delete \
 	--max-delete 100% --json >"$WORK/d3.json" 2>"$WORK/d3.err"
 is "$?" 0 "where DeleteObjects takes the ETags, the push exits 0"
-is "$(requests "$m" head)" 0 "... with no HEAD"
-is "$(requests "$m" post)" 1 "... one DeleteObjects"
+is "$(on_bucket "$m" HEAD)" 0 "... with no HEAD"
+is "$(on_bucket "$m" POST)" 1 "... one DeleteObjects"
 is "$(fallbacks "$WORK/d3.json")" "" "... and no fallback"
 stop_proxy
 
@@ -82,6 +89,21 @@ before_each() {
 		{ last[k] = $1 }
 		END { exit bad > 0 }'
 }
+
+# a batch that fails whole names its keys: the first ones in the error,
+# each of them with -v
+for k in x1 x2 x3; do s3 put "$B" "d/$k" "$WORK/old"; done
+start_proxy fail --always --kinds 500 --only-methods POST --match 'delete'
+"$FERRY" sync "$T" "s3://$B/d" --endpoint-url "$PROXY" --delete \
+	--max-delete 100% --retries 1 -v --json >"$WORK/f.json" 2>"$WORK/f.err"
+is "$?" 1 "a batch delete that fails whole: the push exits 1"
+like "$(pick "$WORK/f.json" 'd["message"] for d in L if d["type"] == "error"')" \
+	'3 keys not deleted: d/x1, d/x2, \.\.\.' "... the error names its first keys"
+is "$(grep 'not deleted: d/' "$WORK/f.err" | grep -v keys | tr '\n' ' ')" \
+	"ferry: not deleted: d/x1 ferry: not deleted: d/x2 ferry: not deleted: d/x3 " \
+	"... and with -v each of them"
+stop_proxy
+for k in x1 x2 x3; do s3 rm "$B" "d/$k"; done
 
 # --- conditional PUTs refused (Swift: 501 NotImplemented) -----------------
 P=$WORK/ptree
@@ -130,7 +152,7 @@ echo "newest" >"$P/a.txt"
 m=$(mark)
 "$FERRY" apply "$WORK/p3.plan" --json >"$WORK/p3.json" 2>"$WORK/p3.err"
 is "$?" 0 "where PUTs take conditions, the apply exits 0"
-is "$(requests "$m" head) $(requests "$m" put)" "0 2" \
+is "$(on_bucket "$m" HEAD) $(on_bucket "$m" PUT)" "0 2" \
 	"... two PUTs, no HEAD"
 is "$(fallbacks "$WORK/p3.json")" "" "... and no fallback"
 
@@ -207,8 +229,8 @@ stop_proxy
 m=$(mark)
 "$FERRY" sync "s3://$B/s" "s3://$B/m9" --json >"$WORK/m9.json" 2>&1
 is "$?" 0 "where copies take conditions, the mirror exits 0"
-is "$(requests "$m" get) $(fallbacks "$WORK/m9.json")" "0 " \
-	"... with no GET and no fallback"
+is "$(dump "$m" | grep -c "^GET /$B/s/") $(fallbacks "$WORK/m9.json")" "0 " \
+	"... with no GET of a source and no fallback"
 
 # --- the XML bodies go as application/xml ---------------------------------
 # a multipart upload of a file of no known type: its Complete carries
