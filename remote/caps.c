@@ -30,8 +30,8 @@ static const struct cond_words {
     {"copy-if-match",
         "the x-amz-copy-source-if-match condition of a server-side copy "
         "(a source rewritten since it was listed is not copied)",
-        "a HEAD with the condition, then a streamed copy (GET with "
-        "If-Match, then PUT) of each such object"},
+        "a streamed copy (GETs with If-Match, then PUT or UploadPart) "
+        "of each multipart source"},
 };
 
 void
