@@ -84,6 +84,9 @@ struct remote {
 	unsigned list_ranges;     /* ranges a listing fetches at once */
 	remote_retry_fn on_retry; /* remote_on_retry() */
 	void *on_retry_arg;
+	unsigned conds_lost;            /* 1 << each enum remote_cond refused */
+	remote_fallback_fn on_fallback; /* remote_on_fallback() */
+	void *on_fallback_arg;
 	struct creds creds; /* what requests are signed with */
 	struct sigv4_algs algs;
 	struct bucket_region *regions;
@@ -110,7 +113,7 @@ struct remote_req {
 	size_t cap_headers;
 	int keep_meta; /* remote_req_keep_meta() */
 	const char *body;
-	char *body_owned; /* ops_body_own(): freed with the request */
+	char *body_owned; /* ops_body_xml(): freed with the request */
 	size_t body_len;
 	size_t body_off;
 	int has_body;
@@ -233,9 +236,11 @@ ferry_err ops_copy_source(
  */
 ferry_err ops_reply(struct remote_req *q,
     ferry_err (*parse)(struct remote_req *, char **), char **out) FERRY_WUR;
-/* Makes b's bytes q's body, held by q until remote_req_free(); b is left
- * empty. */
-void ops_body_own(struct remote_req *q, struct buf *b);
+/*
+ * Makes b's bytes (an XML document) q's body, held by q until
+ * remote_req_free(), sent as application/xml; b is left empty.
+ */
+ferry_err ops_body_xml(struct remote_req *q, struct buf *b) FERRY_WUR;
 
 /* request.c */
 ferry_err req_start(struct remote_req *q) FERRY_WUR;
@@ -243,6 +248,8 @@ ferry_err req_start(struct remote_req *q) FERRY_WUR;
 void req_release(struct remote_req *q);
 /* Forgets a submitted request that has not completed (loop.c). */
 void req_cancel(struct remote_req *q);
+/* Non-zero when q has a header name (in any case) of ours. */
+int req_has_header(const struct remote_req *q, const char *name);
 /* Classifies a finished attempt: non-zero when it should be retried. */
 int req_retryable(const struct remote_req *q, CURLcode rc);
 

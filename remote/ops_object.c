@@ -21,13 +21,16 @@ ops_new(struct remote *r, enum remote_kind kind, const char *method,
 	return *out ? FERRY_OK : ferry_fail(FERRY_ENOMEM, "out of memory");
 }
 
-void
-ops_body_own(struct remote_req *q, struct buf *b)
+ferry_err
+ops_body_xml(struct remote_req *q, struct buf *b)
 {
 	free(q->body_owned);
 	q->body_owned = b->data;
 	remote_req_body(q, b->data ? b->data : "", b->len, NULL);
 	buf_init(b, b->limit);
+	/* a server may keep a body's type: Swift stores the one of a
+	 * CompleteMultipartUpload as the object's */
+	return remote_req_header(q, "Content-Type", "application/xml");
 }
 
 ferry_err
@@ -318,12 +321,9 @@ remote_delete_objects(struct remote *r, const char *bucket,
 	    (e = remote_req_query(*out, "delete", "")) == FERRY_OK &&
 	    (e = remote_delete_body(&body, keys, key_lens, etags, n)) ==
 	        FERRY_OK &&
-	    (e = remote_req_header(*out, "Content-Type", "application/xml")) ==
-	        FERRY_OK) {
-		ops_body_own(*out, &body);
+	    (e = ops_body_xml(*out, &body)) == FERRY_OK)
 		/* a reply names every key, each in up to a few KiB */
 		remote_req_body_limit(*out, 16u << 20);
-	}
 	buf_free(&body);
 	return ops_end(out, e);
 }

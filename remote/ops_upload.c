@@ -48,6 +48,11 @@ remote_create_upload(struct remote *r, const char *bucket, const char *key,
 		e = remote_req_query(*out, "uploads", "");
 	if (e == FERRY_OK)
 		e = ops_object_meta(*out, o);
+	/* S3's type for an object that names none: else Swift takes the
+	 * Complete's (application/xml) as the object's */
+	if (e == FERRY_OK && !req_has_header(*out, "Content-Type"))
+		e = remote_req_header(
+		    *out, "Content-Type", "binary/octet-stream");
 	return ops_end(out, e);
 }
 
@@ -96,7 +101,7 @@ remote_complete_upload(struct remote *r, const struct remote_upload *u,
 	if (e == FERRY_OK)
 		e = remote_complete_body(&body, etags, nparts);
 	if (e == FERRY_OK)
-		ops_body_own(*out, &body);
+		e = ops_body_xml(*out, &body);
 	buf_free(&body);
 	return ops_end(out, e);
 }

@@ -30,6 +30,7 @@
 #include "common/common.h"
 #include "remote/bounds.h"
 #include "remote/bwlimit.h"
+#include "remote/caps.h"
 #include "remote/list.h"
 #include "remote/loop.h"
 #include "remote/posixmeta.h"

@@ -430,8 +430,8 @@ drop_header(struct remote_req *q, const char *line)
 	return FERRY_OK;
 }
 
-static int
-has_header(const struct remote_req *q, const char *name)
+int
+req_has_header(const struct remote_req *q, const char *name)
 {
 	size_t i;
 
@@ -458,8 +458,8 @@ build_slist(struct remote_req *q, struct signing *s)
 	 * puts on every POST without one of ours. */
 	if (e == FERRY_OK)
 		e = drop_header(q, "Expect:");
-	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 && !q->has_body &&
-	    !has_header(q, "content-type"))
+	if (e == FERRY_OK && strcmp(q->method, "POST") == 0 &&
+	    !req_has_header(q, "content-type"))
 		e = drop_header(q, "Content-Type:");
 	return e;
 }

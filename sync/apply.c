@@ -219,8 +219,10 @@ apply_upload(struct push *p, const struct planfile_line *l, const char *rel,
 		return FERRY_OK;
 	}
 	multipart = now.size >= p->run.o->multipart_threshold;
-	/* a single PUT carries its condition; the rest look first */
-	if (multipart || written_before(p->run.m, rel, rellen, &now)) {
+	/* a single PUT carries its condition, where the server takes it;
+	 * the rest look first */
+	if (multipart || written_before(p->run.m, rel, rellen, &now) ||
+	    !remote_cond_usable(p->run.r, REMOTE_COND_PUT)) {
 		head_object(p->run.r, p->run.loc.bucket, l->key, &h);
 		if (holds_file(&h, &now)) {
 			record_in_place(p, rel, rellen, &h, &now);
@@ -274,15 +276,77 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 }
 
 /*
- * A delete of an object, only while it has the planned ETag: a HEAD
- * first, then a DELETE on that ETag, which AWS honours (412 when the
- * object changed in between) and the test gateway ignores.
+ * Where the server refused the If-Match of l's DELETE (q412: its 412, to
+ * be checked; NULL: not implemented): a HEAD under that condition, then,
+ * the object as planned, a DELETE without it.
  */
+static ferry_err
+delete_headed(struct push *p, const struct planfile_line *l,
+    const struct remote_req *q412)
+{
+	struct remote_req *q;
+	ferry_err e;
+
+	if ((e = remote_head_object(p->run.r, p->run.loc.bucket, l->key,
+	         l->keylen, l->dst.etag, &q)) != FERRY_OK)
+		return e;
+	e = remote_perform(p->run.r, q, 0);
+	if ((e == FERRY_OK &&
+	        strcmp(remote_req_resp(q)->etag, l->dst.etag) != 0) ||
+	    (e != FERRY_OK && remote_req_precondition_failed(q)))
+		e = ferry_fail(FERRY_ECHANGED,
+		    "replaced since the plan (its ETag is no longer %s): not "
+		    "deleted",
+		    l->dst.etag);
+	remote_req_free(q);
+	if (e != FERRY_OK)
+		return e;
+	if (q412)
+		remote_cond_contradicted(p->run.r, REMOTE_COND_DELETE_IF_MATCH);
+	if ((e = remote_delete_object(p->run.r, p->run.loc.bucket, l->key,
+	         l->keylen, NULL, &q)) != FERRY_OK)
+		return e;
+	e = remote_perform(p->run.r, q, 0);
+	remote_req_free(q);
+	return e;
+}
+
+/*
+ * The DELETE of l's object, which a HEAD has just found as planned: on
+ * the planned ETag, which AWS honours (412 when the object changed in
+ * between) and the test gateway ignores.  Where the server refuses that
+ * condition, or answers 412 while a HEAD under it matches (Swift compares
+ * another ETag for a multipart object), without it, just after the HEAD
+ * (delete_headed()).
+ */
+static ferry_err
+delete_planned(struct push *p, const struct planfile_line *l)
+{
+	struct remote *r = p->run.r;
+	struct remote_req *q;
+	ferry_err e;
+	int refused;
+
+	if ((e = remote_delete_object(r, p->run.loc.bucket, l->key, l->keylen,
+	         remote_cond_usable(r, REMOTE_COND_DELETE_IF_MATCH)
+	             ? l->dst.etag
+	             : NULL,
+	         &q)) != FERRY_OK)
+		return e;
+	e = remote_perform(r, q, 0);
+	refused = e != FERRY_OK &&
+	          remote_cond_refused(q, REMOTE_COND_DELETE_IF_MATCH);
+	if (refused || (e != FERRY_OK && remote_req_precondition_failed(q)))
+		e = delete_headed(p, l, refused ? NULL : q);
+	remote_req_free(q);
+	return e;
+}
+
+/* A delete of an object, only while it has the planned ETag. */
 static ferry_err
 apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
     size_t rellen)
 {
-	struct remote_req *q;
 	struct head h;
 	ferry_err e;
 
@@ -302,17 +366,7 @@ apply_delete(struct push *p, const struct planfile_line *l, const char *rel,
 		refuse(&p->run.out, &p->run.counts, l->key, h.e);
 		return FERRY_OK;
 	}
-	if ((e = remote_delete_object(p->run.r, p->run.loc.bucket, l->key,
-	         l->keylen, l->dst.etag, &q)) != FERRY_OK)
-		return e;
-	e = remote_perform(p->run.r, q, 0);
-	if (e != FERRY_OK && remote_req_resp(q)->status == 412)
-		e = ferry_fail(FERRY_ECHANGED,
-		    "replaced since the plan (its ETag is no longer %s): not "
-		    "deleted",
-		    l->dst.etag);
-	remote_req_free(q);
-	if (e != FERRY_OK) {
+	if ((e = delete_planned(p, l)) != FERRY_OK) {
 		refuse(&p->run.out, &p->run.counts, l->key, e);
 		return FERRY_OK;
 	}
@@ -560,10 +614,52 @@ start_pull(struct pull *p)
 void
 apply_put_cond(const struct xfer *x, struct remote_put *o)
 {
-	if (x->p->run.o->plan == NULL)
+	/* where the server refuses the condition, apply_upload() looked */
+	if (x->p->run.o->plan == NULL ||
+	    !remote_cond_usable(x->p->run.r, REMOTE_COND_PUT))
 		return;
 	o->if_absent = x->t.listed.etag[0] == '\0';
 	o->if_match = x->t.listed.etag;
+}
+
+/* The HEAD of apply_put_refused(): the PUT again, or x fails, changed. */
+static void
+on_put_head(struct remote_req *q, void *arg)
+{
+	struct xfer *x = arg;
+	const char *want = x->t.listed.etag;
+	ferry_err e = remote_req_result(q, 0);
+	int planned = want[0] ? e == FERRY_OK &&
+	                            strcmp(remote_req_resp(q)->etag, want) == 0
+	                      : e == FERRY_ENOTFOUND;
+
+	if (planned)
+		e = send_put(x);
+	else if (e == FERRY_OK || e == FERRY_ENOTFOUND ||
+	         remote_req_precondition_failed(q))
+		e = ferry_fail(FERRY_ECHANGED,
+		    "the destination changed since the plan (the plan saw %s): "
+		    "not written",
+		    want[0] ? want : "it absent");
+	remote_req_free(q);
+	if (e != FERRY_OK)
+		xfer_fail(x, e);
+}
+
+void
+apply_put_refused(struct xfer *x)
+{
+	struct push *p = x->p;
+	struct remote_req *q;
+	ferry_err e;
+
+	e = remote_head_object(p->run.r, p->run.loc.bucket, x->t.fullkey,
+	    strlen(x->t.fullkey), x->t.listed.etag, &q);
+	if (e == FERRY_OK &&
+	    (e = remote_req_submit(q, on_put_head, x)) != FERRY_OK)
+		remote_req_free(q);
+	if (e != FERRY_OK)
+		xfer_fail(x, e);
 }
 
 int

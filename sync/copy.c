@@ -31,6 +31,70 @@ copy_src(
 	s->store = &x->p->run.o->store;
 }
 
+/*
+ * The HEAD of the source under the copy's condition, after a 412: the
+ * object matched, the server refused the condition (x->restream);
+ * then done(x, e), e the copy's failure.
+ */
+struct copy_check {
+	struct xfer *x;
+	ferry_err e;
+	void (*done)(struct xfer *x, ferry_err e);
+	char msg[512]; /* the copy's failure, told as it was */
+};
+
+static void
+on_copy_check(struct remote_req *q, void *arg)
+{
+	struct copy_check *c = arg;
+	struct xfer *x = c->x;
+	ferry_err e = remote_req_result(q, 0);
+
+	if (e == FERRY_OK &&
+	    strcmp(remote_req_resp(q)->etag, x->src_etag) == 0) {
+		remote_cond_contradicted(
+		    x->p->run.r, REMOTE_COND_COPY_IF_MATCH);
+		x->restream = 1;
+	}
+	remote_req_free(q);
+	x->copy_checking = 0;
+	c->done(x, ferry_fail(c->e, "%s", c->msg));
+	free(c);
+}
+
+/*
+ * Whether q, a copy of x's source, got a 412 that a HEAD of the source
+ * is now checking (it then calls done(x, e)); 0: done(x, e) is the
+ * caller's.
+ */
+static int
+check_copy_refusal(struct xfer *x, const struct remote_req *q, ferry_err e,
+    void (*done)(struct xfer *x, ferry_err e))
+{
+	struct copy_check *c;
+	struct remote_req *h;
+
+	if (e == FERRY_OK || !remote_req_precondition_failed(q) ||
+	    x->copy_checking || x->restream ||
+	    (c = calloc(1, sizeof(*c))) == NULL)
+		return 0;
+	*c = (struct copy_check){x, e, done, ""};
+	snprintf(c->msg, sizeof(c->msg), "%s", ferry_errmsg());
+	if (remote_head_version(x->p->sr, x->p->sloc.bucket, x->src_key,
+	        strlen(x->src_key), x->src_etag, x->src_version,
+	        &h) != FERRY_OK) {
+		free(c);
+		return 0;
+	}
+	if (remote_req_submit(h, on_copy_check, c) != FERRY_OK) {
+		remote_req_free(h);
+		free(c);
+		return 0;
+	}
+	x->copy_checking = 1;
+	return 1;
+}
+
 static void
 on_copy(struct remote_req *q, void *arg)
 {
@@ -40,6 +104,11 @@ on_copy(struct remote_req *q, void *arg)
 
 	e = remote_copy_reply(q, &etag);
 	xfer_written_version(x, q);
+	if (check_copy_refusal(x, q, e, xfer_fail)) {
+		free(etag);
+		remote_req_free(q);
+		return;
+	}
 	remote_req_free(q);
 	if (e == FERRY_OK && (etag == NULL || etag[0] == '\0'))
 		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
@@ -227,9 +296,15 @@ on_part_copy(struct remote_req *q, void *arg)
 		e = part_md5_from_etag(
 		    etag ? etag : "", x->part_md5[cp->number - 1]);
 	free(etag);
-	remote_req_free(q);
 	free(cp);
-	part_finished(x, e);
+	/* while a HEAD checks one part's 412, its verdict stands for all:
+	 * that part fails the copy or has it streamed */
+	if (e != FERRY_OK && x->copy_checking &&
+	    remote_req_precondition_failed(q))
+		e = FERRY_OK;
+	if (!check_copy_refusal(x, q, e, part_finished))
+		part_finished(x, e);
+	remote_req_free(q);
 }
 
 ferry_err

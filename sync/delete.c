@@ -21,12 +21,19 @@ struct batch {
 	char etags[DELETE_BATCH][MANIFEST_ETAG_MAX];
 	size_t n;
 	int single; /* the server has no DeleteObjects: one DELETE a key */
+	int heads;  /* this round only HEADs the keys, for a batch after */
+	unsigned char match[DELETE_BATCH]; /* the HEAD found the listed ETag */
 	struct single {
 		struct batch *b;
 		size_t i;
-	} singles[DELETE_BATCH]; /* the DELETEs' arguments */
+		int step;        /* what the request in flight is */
+		int refused412;  /* a 412 to its DELETE, to check by HEAD */
+	} singles[DELETE_BATCH]; /* the requests' arguments */
 	size_t next, pending;    /* the next key to send; those in flight */
 };
+
+/* What a key's request in flight is. */
+enum { STEP_DELETE, STEP_HEAD, STEP_DELETE_HEADED };
 
 /*
  * A key the server did not delete: PreconditionFailed means the object
@@ -73,47 +80,130 @@ on_deleted(const char *key, size_t keylen, int ok, const char *code,
 		sync_manifest_warn();
 }
 
+static void on_single(struct remote_req *q, void *arg);
+
+/*
+ * Sends s's next request, step: a DELETE under the key's ETag condition
+ * (STEP_DELETE), a HEAD under it (STEP_HEAD), or a DELETE without it,
+ * just after such a HEAD matched (STEP_DELETE_HEADED).
+ */
+static ferry_err
+send_step(struct single *s, int step)
+{
+	struct batch *b = s->b;
+	struct push *p = b->p;
+	const char *etag = step == STEP_DELETE_HEADED ? NULL : b->etags[s->i];
+	struct remote_req *q;
+	ferry_err e;
+
+	s->step = step;
+	if (step == STEP_HEAD)
+		e = remote_head_object(p->run.r, p->run.loc.bucket,
+		    b->keys[s->i], b->lens[s->i], etag, &q);
+	else
+		e = remote_delete_object(p->run.r, p->run.loc.bucket,
+		    b->keys[s->i], b->lens[s->i], etag, &q);
+	if (e != FERRY_OK)
+		return e;
+	if ((e = remote_req_submit(q, on_single, s)) != FERRY_OK)
+		remote_req_free(q);
+	return e;
+}
+
+/* The end of s: deleted (or gone), changed, or failed with e's detail. */
+static void
+single_end(struct single *s, int gone, int changed)
+{
+	struct batch *b = s->b;
+
+	if (gone)
+		on_deleted(b->keys[s->i], b->lens[s->i], 1, NULL, NULL, b);
+	else
+		on_deleted(b->keys[s->i], b->lens[s->i], 0,
+		    changed ? "PreconditionFailed" : "error", ferry_errmsg(),
+		    b);
+	b->pending--;
+}
+
+/*
+ * The reply to s's HEAD: the object as listed has it deleted without the
+ * condition the server refused (or only marked, for the batch to come);
+ * a 412 or another ETag, changed; none, gone.
+ */
+static void
+on_head(struct remote_req *q, struct single *s, ferry_err e)
+{
+	struct batch *b = s->b;
+	int match = e == FERRY_OK &&
+	            strcmp(remote_req_resp(q)->etag, b->etags[s->i]) == 0;
+
+	if (match && s->refused412)
+		remote_cond_contradicted(
+		    b->p->run.r, REMOTE_COND_DELETE_IF_MATCH);
+	if (match && b->heads) {
+		b->match[s->i] = 1;
+		b->pending--;
+	} else if (match) {
+		if ((e = send_step(s, STEP_DELETE_HEADED)) != FERRY_OK)
+			single_end(s, 0, 0);
+	} else if (e == FERRY_ENOTFOUND) {
+		single_end(s, 1, 0);
+	} else {
+		single_end(
+		    s, 0, e == FERRY_OK || remote_req_precondition_failed(q));
+	}
+}
+
+/*
+ * A DELETE refused for its condition (not implemented), or a 412 that a
+ * HEAD with the same condition may contradict: the HEAD goes next.
+ */
 static void
 on_single(struct remote_req *q, void *arg)
 {
 	struct single *s = arg;
-	struct batch *b = s->b;
 	ferry_err e = remote_req_result(q, 0);
 
-	/* gone meanwhile is gone all the same */
-	if (e == FERRY_OK || e == FERRY_ENOTFOUND)
-		on_deleted(b->keys[s->i], b->lens[s->i], 1, NULL, NULL, b);
-	else
-		on_deleted(b->keys[s->i], b->lens[s->i], 0,
-		    remote_req_resp(q)->status == 412 ? "PreconditionFailed"
-		                                      : "error",
-		    ferry_errmsg(), b);
+	if (s->step == STEP_HEAD) {
+		on_head(q, s, e);
+	} else if (e == FERRY_OK || e == FERRY_ENOTFOUND) {
+		single_end(s, 1, 0);
+	} else if (s->step == STEP_DELETE &&
+	           (remote_cond_refused(q, REMOTE_COND_DELETE_IF_MATCH) ||
+	               remote_req_precondition_failed(q))) {
+		s->refused412 = remote_req_precondition_failed(q);
+		if (send_step(s, STEP_HEAD) != FERRY_OK)
+			single_end(s, 0, 0);
+	} else {
+		single_end(s, 0, 0);
+	}
 	remote_req_free(q);
-	b->pending--;
 }
 
-/* The next key of b by DeleteObject, under the same ETag condition. */
+/*
+ * The next key of b: a HEAD for a batch to come, else a DELETE under its
+ * ETag condition, or a HEAD first where the server refuses it.
+ */
 static ferry_err
 start_single(struct batch *b)
 {
 	struct push *p = b->p;
 	size_t i = b->next++;
-	struct remote_req *q;
 	ferry_err e;
 
-	b->singles[i] = (struct single){b, i};
-	if ((e = remote_delete_object(p->run.r, p->run.loc.bucket, b->keys[i],
-	         b->lens[i], b->etags[i], &q)) != FERRY_OK)
-		return e;
-	if ((e = remote_req_submit(q, on_single, &b->singles[i])) != FERRY_OK) {
-		remote_req_free(q);
-		return e;
-	}
-	b->pending++;
-	return FERRY_OK;
+	b->singles[i] = (struct single){b, i, STEP_DELETE, 0};
+	b->match[i] = 0;
+	e = send_step(&b->singles[i],
+	    b->heads ||
+	            !remote_cond_usable(p->run.r, REMOTE_COND_DELETE_IF_MATCH)
+	        ? STEP_HEAD
+	        : STEP_DELETE);
+	if (e == FERRY_OK)
+		b->pending++;
+	return e;
 }
 
-/* The keys of b, --jobs DELETEs in flight. */
+/* The keys of b, --jobs requests in flight. */
 static ferry_err
 send_singles(struct batch *b)
 {
@@ -138,6 +228,61 @@ send_singles(struct batch *b)
 }
 
 /*
+ * One DeleteObjects of the n keys at keys, each under its ETag in etags
+ * (NULL: none); *single set when the server has no DeleteObjects,
+ * *refused when it refuses the ETags.
+ */
+static ferry_err
+delete_objects(struct batch *b, char **keys, const size_t *lens,
+    const char *const *etags, size_t n, int *single, int *refused)
+{
+	struct push *p = b->p;
+	struct remote_req *q;
+	ferry_err e;
+
+	*single = *refused = 0;
+	if ((e = remote_delete_objects(p->run.r, p->run.loc.bucket,
+	         (const char *const *)keys, lens, etags, n, &q)) != FERRY_OK)
+		return e;
+	if ((e = remote_req_submit(q, NULL, NULL)) == FERRY_OK &&
+	    (e = remote_wait(p->run.r, q)) == FERRY_OK) {
+		*single = remote_req_not_implemented(q);
+		*refused = !*single && etags &&
+		           remote_cond_refused(q, REMOTE_COND_DELETE_ETAGS);
+		if (!*single && !*refused)
+			e = remote_delete_objects_reply(q, on_deleted, b);
+	}
+	remote_req_free(q);
+	return e;
+}
+
+/*
+ * Where the server refuses the ETags of DeleteObjects: a HEAD of each key
+ * (its ETag the listed one, or it is not deleted), then one DeleteObjects
+ * of the keys that matched, without ETags.
+ */
+static ferry_err
+send_headed(struct batch *b, int *single)
+{
+	char *keys[DELETE_BATCH];
+	size_t lens[DELETE_BATCH], i, n = 0;
+	int refused;
+	ferry_err e;
+
+	b->heads = 1;
+	e = send_singles(b);
+	b->heads = 0;
+	for (i = 0; i < b->n; i++)
+		if (b->match[i]) {
+			keys[n] = b->keys[i];
+			lens[n++] = b->lens[i];
+		}
+	if (e != FERRY_OK || n == 0)
+		return e;
+	return delete_objects(b, keys, lens, NULL, n, single, &refused);
+}
+
+/*
  * A server without DeleteObjects (GCS's XML API answers it 501
  * NotImplemented) has the keys deleted one at a time, for the rest of
  * the run.
@@ -147,31 +292,47 @@ send_batch(struct batch *b)
 {
 	struct push *p = b->p;
 	const char *etags[DELETE_BATCH];
-	struct remote_req *q;
-	ferry_err e;
+	int refused = 0;
+	ferry_err e = FERRY_OK;
 	size_t i;
 
 	if (b->single)
 		return send_singles(b);
 	for (i = 0; i < b->n; i++)
 		etags[i] = b->etags[i];
-	if ((e = remote_delete_objects(p->run.r, p->run.loc.bucket,
-	         (const char *const *)b->keys, b->lens, etags, b->n, &q)) !=
-	    FERRY_OK)
-		return e;
-	if ((e = remote_req_submit(q, NULL, NULL)) == FERRY_OK &&
-	    (e = remote_wait(p->run.r, q)) == FERRY_OK) {
-		b->single = remote_req_not_implemented(q);
-		e = b->single ? FERRY_OK
-		              : remote_delete_objects_reply(q, on_deleted, b);
-	}
-	remote_req_free(q);
+	if (remote_cond_usable(p->run.r, REMOTE_COND_DELETE_ETAGS))
+		e = delete_objects(
+		    b, b->keys, b->lens, etags, b->n, &b->single, &refused);
+	if (e == FERRY_OK && !b->single &&
+	    !remote_cond_usable(p->run.r, REMOTE_COND_DELETE_ETAGS))
+		e = send_headed(b, &b->single);
 	if (e == FERRY_OK && b->single) {
 		log_info("the server has no DeleteObjects (NotImplemented): "
 		         "deleting one key at a time");
 		e = send_singles(b);
 	}
 	return e;
+}
+
+/*
+ * A batch that failed as a whole: told once, naming its first keys, and
+ * with --verbose each of them.
+ */
+static void
+batch_failed(struct batch *b, ferry_err e)
+{
+	struct push *p = b->p;
+	char msg[1024];
+	size_t i;
+
+	snprintf(msg, sizeof(msg), "%s (%zu key%s not deleted: %.*s%s%s%s)",
+	    ferry_errmsg(), b->n, b->n == 1 ? "" : "s", (int)b->lens[0],
+	    b->keys[0], b->n > 1 ? ", " : "", b->n > 1 ? b->keys[1] : "",
+	    b->n > 2 ? ", ..." : "");
+	output_error(&p->run.out, NULL, 0, e, msg);
+	for (i = 0; i < b->n; i++)
+		log_info("not deleted: %.*s", (int)b->lens[i], b->keys[i]);
+	p->run.counts.failed += b->n;
 }
 
 /*
@@ -247,8 +408,7 @@ run_batches(struct push *p)
 			}
 			p->run.counts.deleted += b->n;
 		} else if ((e = send_batch(b)) != FERRY_OK) {
-			output_error(&p->run.out, NULL, 0, e, ferry_errmsg());
-			p->run.counts.failed += b->n;
+			batch_failed(b, e);
 		}
 		clear_batch(b);
 	}

@@ -593,29 +593,63 @@ output_failure(int json, ferry_err e)
 	log_error("%s", ferry_errmsg());
 }
 
+/*
+ * A new event of type told by remote/ as it happens, or NULL: none with
+ * --json off or for a plan (which holds what apply reads; the line remote/
+ * writes on stderr tells), the progress line cleared for that line.
+ * Emit it with emit_now().
+ */
+static cJSON *
+remote_event(struct output *o, const char *type)
+{
+	cJSON *obj;
+
+	if (!o->json || o->plan) {
+		clear_progress(o);
+		return NULL;
+	}
+	if ((obj = cJSON_CreateObject()) != NULL)
+		cJSON_AddStringToObject(obj, "type", type);
+	return obj;
+}
+
+/* Emits obj now: a reader of the stream learns of it now, not at the end. */
+static void
+emit_now(cJSON *obj)
+{
+	emit(obj);
+	fflush(stdout);
+}
+
 void
 output_retry(const struct remote_retry *t, void *arg)
 {
-	struct output *o = arg;
 	cJSON *obj;
 
-	/* a plan holds what apply reads; the line on stderr tells */
-	if (!o->json || o->plan) {
-		clear_progress(o);
+	if ((obj = remote_event(arg, "retry")) == NULL)
 		return;
-	}
-	if ((obj = cJSON_CreateObject()) == NULL)
-		return;
-	cJSON_AddStringToObject(obj, "type", "retry");
 	cJSON_AddStringToObject(obj, "method", t->method);
 	output_json_text(obj, "bucket", t->bucket, strlen(t->bucket));
 	output_json_key(obj, t->key, t->keylen);
 	cJSON_AddNumberToObject(obj, "attempt", t->attempt);
 	cJSON_AddNumberToObject(obj, "of", t->of);
 	output_json_text(obj, "reason", t->why, strlen(t->why));
-	emit(obj);
-	/* a reader of the stream learns of it now, not at the end */
-	fflush(stdout);
+	emit_now(obj);
+}
+
+void
+output_fallback(const struct remote_fallback *f, void *arg)
+{
+	cJSON *obj;
+
+	if ((obj = remote_event(arg, "fallback")) == NULL)
+		return;
+	cJSON_AddStringToObject(obj, "condition", f->condition);
+	cJSON_AddStringToObject(obj, "endpoint", f->endpoint);
+	output_json_text(obj, "reason", f->reason, strlen(f->reason));
+	cJSON_AddStringToObject(obj, "protection", f->protection);
+	cJSON_AddStringToObject(obj, "instead", f->instead);
+	emit_now(obj);
 }
 
 static void

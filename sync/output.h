@@ -144,6 +144,12 @@ void output_summary(struct output *o, const struct sync_counts *c,
  */
 void output_retry(const struct remote_retry *t, void *arg);
 /*
+ * A condition the server refused, and what ferry does instead (a
+ * remote_fallback_fn; arg is the struct output): a JSON line with --json,
+ * but for a plan; the warning on stderr is remote's.
+ */
+void output_fallback(const struct remote_fallback *f, void *arg);
+/*
  * Returns status, or EXIT_USAGE when a damaged record of m was read during
  * the run (said on o unless e, the error that ended it, said so).
  */

@@ -34,6 +34,11 @@ on_put(struct remote_req *q, void *arg)
 
 	x->p->run.eng.mem_used -= held(x);
 	e = remote_req_result(q, 0);
+	if (e != FERRY_OK && remote_cond_refused(q, REMOTE_COND_PUT)) {
+		remote_req_free(q);
+		apply_put_refused(x);
+		return;
+	}
 	md5_etag(x->md5, want, sizeof(want));
 	/* the server took the MD5 digest; an encrypted object's ETag is
 	 * another, and is what listings show from now on */

@@ -30,6 +30,7 @@ sync_run_remote_open(struct sync_run *run)
 	if ((e = remote_new(&run->o->remote, &run->r)) != FERRY_OK)
 		return e;
 	remote_on_retry(run->r, output_retry, &run->out);
+	remote_on_fallback(run->r, output_fallback, &run->out);
 	return FERRY_OK;
 }
 

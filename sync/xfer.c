@@ -56,12 +56,22 @@ xfer_fail(struct xfer *x, ferry_err e)
 	transfer_fail(&x->t, e);
 }
 
-/* A file caught changing gets one more try, at the end. */
+/*
+ * A file caught changing gets one more try, at the end; so does a copy
+ * whose condition the server refused, streamed.
+ */
 static int
 put_off(struct transfer *t, ferry_err e)
 {
 	struct xfer *x = xfer_of(t);
 
+	if (x->restream && x->source == XS_COPY) {
+		x->source = XS_STREAM;
+		x->retry_later = 1;
+		log_info(
+		    "%s: copied streamed instead, at the end", x->t.fullkey);
+		return 1;
+	}
 	if (e != FERRY_ECHANGED || x->source != XS_FILE || x->changed_once ||
 	    x->p->run.o->plan != NULL)
 		return 0;
@@ -285,6 +295,10 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	if ((x = xfer_new(p, src->key, src->keylen, dst)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	x->source = p->source;
+	/* a copy the server cannot condition is streamed */
+	if (x->source == XS_COPY &&
+	    !remote_copy_cond_usable(p->run.r, src->etag))
+		x->source = XS_STREAM;
 	x->multipart = a == PLAN_MULTIPART_COPY;
 	x->t.local.size = src->size;
 	/* listings are held to this bound; a plan's sizes are too */
@@ -337,6 +351,10 @@ retry_changed(struct xfer *x)
 	x->part_etag = NULL;
 	x->given_etag = NULL;
 	x->buf = NULL;
+	if (x->source != XS_FILE) {
+		x->state = XF_PUT_READY;
+		return;
+	}
 	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK) {
 		xfer_fail(x, e);
 		return;

@@ -64,6 +64,10 @@ struct xfer {
 	uint32_t list_marker, parts_reused;
 	int changed_once; /* already put off once for changing */
 	int retry_later;
+	/* the server refused its server-side copy's condition (a HEAD
+	 * under it matched): copied streamed instead, at the end */
+	int restream;
+	int copy_checking; /* that HEAD is under way */
 	/* mirrors */
 	enum xfer_source source;
 	char *src_key; /* full key of the source object */
@@ -220,5 +224,11 @@ void xfer_free(struct xfer *x);
  * replaces: absent, or with the ETag the plan saw.
  */
 void apply_put_cond(const struct xfer *x, struct remote_put *o);
+/*
+ * The same PUT of x again, its condition refused by the server: without
+ * it, just after a HEAD under it finds the object as the plan saw it
+ * (else x fails, changed).
+ */
+void apply_put_refused(struct xfer *x);
 
 #endif

@@ -71,6 +71,10 @@ the 2xx replies to GETs and HEADs of objects lie about their numbers; with
 --cond-delete, the proxy honours the ETag conditions of DeleteObject and
 DeleteObjects as AWS does: see tests/faultproxy_lies.py.
 
+With --swift KIND[,KIND] (delete-etags, put-cond, copy-if-match,
+delete-if-match) and --swift-match REGEX, the proxy refuses the conditions
+ferry sends as OpenStack Swift's s3api does: see tests/faultproxy_swift.py.
+
 With --lie MODE, the proxy plays a server whose listings lie: the body of
 each 2xx ListObjectsV2 reply (a GET on a bucket with list-type=2) is read
 whole and its <Contents> entries rewritten, per MODE:
@@ -114,7 +118,8 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--lie-reply KIND[,KIND]] [--cond-delete]
            [--lie reverse|repeat|outside|hugesize|baddate|unsorted|archive]
            [--log-headers NAME[,NAME]] [--tls-cert CERT --tls-key KEY]
-           [--list-delay SECONDS]
+           [--list-delay SECONDS] [--swift KIND[,KIND]]
+           [--swift-match REGEX]
 """
 import argparse
 import base64
@@ -135,6 +140,7 @@ import time
 import urllib.parse
 
 import faultproxy_lies as lies
+import faultproxy_swift
 
 KINDS = ("500", "503", "reset", "cut", "delay", "flip", "flipup",
          "stall", "501")
@@ -739,6 +745,11 @@ class Handler(socketserver.BaseRequestHandler):
             self.drain_request(req)
             self.request.sendall(moved)
             return not req.close_after()
+        if self.server.swift is not None:
+            answer = self.swift(req, method, target)
+            if answer is not None:
+                self.request.sendall(answer)
+                return not req.close_after()
         if self.server.cond_delete and method in ("DELETE", "POST"):
             answer = self.cond_delete(req, method, target)
             if answer is not None:
@@ -781,6 +792,20 @@ class Handler(socketserver.BaseRequestHandler):
         self.server.faults.log.write("hdr %s %s %s\n" %
                                      (method, target, " ".join(vals)))
         self.server.faults.log.flush()
+
+    def swift(self, req, method, target):
+        """Swift's refusal of the request, or None: a body read to decide
+        is then put back, to be forwarded."""
+        raw = b""
+        if self.server.swift.needs_body(method, target):
+            raw = b"".join(body_pieces(self.client, req))
+        body = dechunk(raw) if raw and req.chunked() else raw
+        answer = self.server.swift.refusal(req, method, target, body)
+        if answer is None and raw:
+            self.client.buf = raw + self.client.buf
+        elif answer is not None and not raw:
+            self.drain_request(req)
+        return answer
 
     def cond_delete(self, req, method, target):
         """The reply to a delete whose ETag condition fails, or None: the
@@ -1012,6 +1037,8 @@ def main():
     ap.add_argument("--tls-cert", default=None)
     ap.add_argument("--tls-key", default=None)
     ap.add_argument("--list-delay", type=float, default=None)
+    ap.add_argument("--swift", default=None)
+    ap.add_argument("--swift-match", default=None)
     args = ap.parse_args()
 
     upstream = parse_upstream(args.upstream)
@@ -1035,6 +1062,8 @@ def main():
     srv.kms = Kms(faults.log) if args.kms else None
     srv.lies = lies.parse_lies(args.lie_reply)
     srv.cond_delete = args.cond_delete
+    srv.swift = faultproxy_swift.Swift(args.swift, args.swift_match,
+                                       faults.log) if args.swift else None
     srv.list_delay = args.list_delay
     srv.lie = Lie(args.lie, args.seed, faults.log) if args.lie else None
     srv.log_headers = [h.strip().lower() for h in

@@ -103,6 +103,18 @@ is "$(pick "$WORK/retry.json" \
 	 d["of"]) for d in L if d["type"] == "retry"' "$B")" "PUT True 2/10" \
 	"... a retry line names the request and the attempt"
 
+# 4c. a condition the server refuses (Swift's 400 MalformedXML for the
+# ETags of DeleteObjects): one fallback line
+s3 put "$B" f/extra "$T/a.txt"
+start_proxy swift --rate 0 --swift delete-etags
+run fallback 0 "a push whose DeleteObjects ETags are refused" sync "$T" \
+	"s3://$B/f" --endpoint-url "$PROXY" --delete --force
+stop_proxy
+is "$(pick "$WORK/fallback.json" \
+	'd["condition"] + ":" + d["reason"] for d in L
+	 if d["type"] == "fallback"')" "delete-etags:400 MalformedXML" \
+	"... a fallback line names the condition and the server's answer"
+
 # 5. plan and apply: apply's stream starts with its own start line; a
 # local file changed since the plan is an error of kind "changed" with
 # key and path
