@@ -129,6 +129,25 @@ config_endpoint_format(const struct endpoint *ep, char **out)
 	return FERRY_OK;
 }
 
+/*
+ * Whether buckets go in the path: asked for (--path-style, or
+ * addressing_style = path); else for a literal IP address, where a
+ * bucket cannot prefix the host; else, unless addressing_style =
+ * virtual says otherwise, for "localhost" (a local server seldom answers
+ * for bucket.localhost, though libcurl sends *.localhost to loopback).
+ */
+static int
+path_style(int flag, const char *style, const struct endpoint *ep)
+{
+	int local = strcasecmp(ep->host, "localhost") == 0;
+
+	if (flag || (style != NULL && strcasecmp(style, "path") == 0))
+		return 1;
+	if (ep->host_is_ip && !local)
+		return 1;
+	return local && (style == NULL || strcasecmp(style, "virtual") != 0);
+}
+
 /* Sets c->endpoint and c->path_style; c->region must be set. */
 ferry_err
 config_endpoint_resolve(const struct resolve *r, struct config *c)
@@ -156,8 +175,7 @@ config_endpoint_resolve(const struct resolve *r, struct config *c)
 		return ferry_fail(e, "%s (set by %s)", why, src);
 	}
 	style = config_profile_get(r, "s3.addressing_style");
-	c->path_style = r->f->path_style || ep.host_is_ip ||
-	                (style != NULL && strcasecmp(style, "path") == 0);
+	c->path_style = path_style(r->f->path_style, style, &ep);
 	e = config_endpoint_format(&ep, &c->endpoint);
 	endpoint_clear(&ep);
 	return e;
