@@ -285,8 +285,7 @@ walk_move(struct walk *w, const char *name)
 
 	if (up && w->depth <= 0)
 		return errno = EXDEV, -1;
-	if (!up && snprintf(w->at + n, sizeof(w->at) - n, "%s%s", n ? "/" : "",
-	               name) >= (int)(sizeof(w->at) - n))
+	if (!up && n + 1 + strlen(name) >= sizeof(w->at))
 		return errno = ENAMETOOLONG, -1;
 	fd = openat(
 	    w->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -295,10 +294,13 @@ walk_move(struct walk *w, const char *name)
 	close(w->fd);
 	w->fd = fd;
 	w->depth += up ? -1 : 1;
-	if (up) {
-		slash = strrchr(w->at, '/');
-		*(slash ? slash : w->at) = '\0';
+	if (!up) {
+		snprintf(
+		    w->at + n, sizeof(w->at) - n, "%s%s", n ? "/" : "", name);
+		return 0;
 	}
+	slash = strrchr(w->at, '/');
+	*(slash ? slash : w->at) = '\0';
 	return 0;
 }
 
@@ -396,16 +398,17 @@ posix_link_walk(int dirfd, const char *dir, size_t dirlen, const char *target,
 	w->depth = dirlen > 0;
 	for (i = 0; i < dirlen; i++)
 		w->depth += dir[i] == '/';
-	r = snprintf(w->at, sizeof(w->at), "%.*s", (int)dirlen, dir) >=
-	        (int)sizeof(w->at) ||
-	    snprintf(w->rest, sizeof(w->rest), "%s", target) >=
-	        (int)sizeof(w->rest);
-	w->fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-	if (r || w->fd < 0)
-		r = walk_refuse(w, "cannot be checked: %s",
-		    r ? strerror(ENAMETOOLONG) : strerror(errno));
-	else
+	w->fd = -1;
+	/* dir is a key's folder and target at most POSIX_LINK_MAX bytes */
+	if (dirlen >= sizeof(w->at) || strlen(target) >= sizeof(w->rest))
+		r = walk_refuse(w, "has too long a path to check");
+	else if ((w->fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		r = walk_refuse(w, "cannot be checked: %s", strerror(errno));
+	else {
+		snprintf(w->at, sizeof(w->at), "%.*s", (int)dirlen, dir);
+		snprintf(w->rest, sizeof(w->rest), "%s", target);
 		r = walk_names(w);
+	}
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w);
