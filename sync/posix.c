@@ -288,19 +288,13 @@ posix_mode_allowed(uint32_t mode, int root, int owned)
  * A chain of such links, in any order and however replaced, cannot climb.
  */
 int
-posix_link_outside(
-    const char *key, size_t keylen, const char *target, size_t len)
+posix_target_outside(long depth, const char *target, size_t len)
 {
-	long depth = 0;
 	size_t i, start, n;
 	int named = 0;
 
 	if (len == 0 || target[0] == '/' || memchr(target, '\0', len))
 		return 1;
-	/* the folders above the link */
-	for (i = 0; i < keylen; i++)
-		if (key[i] == '/')
-			depth++;
 	for (start = 0; start <= len; start = i + 1) {
 		for (i = start; i < len && target[i] != '/'; i++)
 			;
@@ -312,6 +306,20 @@ posix_link_outside(
 			named = 1;
 	}
 	return 0;
+}
+
+int
+posix_link_outside(
+    const char *key, size_t keylen, const char *target, size_t len)
+{
+	long depth = 0;
+	size_t i;
+
+	/* the folders above the link */
+	for (i = 0; i < keylen; i++)
+		if (key[i] == '/')
+			depth++;
+	return posix_target_outside(depth, target, len);
 }
 
 int

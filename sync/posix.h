@@ -100,10 +100,29 @@ uint32_t posix_mode_allowed(uint32_t mode, int root, int owned);
 int posix_link_outside(
     const char *key, size_t keylen, const char *target, size_t len);
 
+/* The same rule for a link depth folders below the folder links are made in. */
+int posix_target_outside(long depth, const char *target, size_t len);
+
+/* posixfs.c */
+
+/*
+ * Whether target, for a link made in the folder dirfd (whose path under
+ * the folder links are made in is dir[0..dirlen), "" at the top), leads
+ * through a link already on disk that could take it out: the target is
+ * walked name by name from dirfd, never following a link, and each link
+ * met (the last name too) must pass posix_target_outside() from its own
+ * folder, its target then walked in turn; a chain of more than 40 links
+ * is refused.  The walk ends, passing, at a name that does not exist yet
+ * or is no folder.  0 when it passes; else 1 with why said in why (what
+ * the target does, e.g. "goes through the link a/l ...").  Meant for a
+ * target that posix_link_outside() passed.  Thread-safe.
+ */
+int posix_link_walk(int dirfd, const char *dir, size_t dirlen,
+    const char *target, char *why, size_t whylen);
+
 /* Whether key[0..n) names a link's object (ends in POSIX_LINK_EXT). */
 int posix_is_link_key(const char *key, size_t n);
 
-/* posixfs.c */
 struct dl;
 struct xfer;
 struct transfer;

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,186 @@ posix_fs_name(
 	snprintf(buf, n, "%.*s", (int)len, name);
 }
 
+/* a longer chain of links is refused, as the kernel refuses it (ELOOP) */
+#define WALK_HOPS 40
+/* the names left to walk, the targets of links met put in front */
+#define WALK_MAX (2 * PATH_MAX)
+
+/* Where a walk of a target through the destination has reached. */
+struct walk {
+	int fd;              /* a folder, reached without following a link */
+	long depth;          /* its folders below the destination */
+	char at[PATH_MAX];   /* its path under the destination, "" at the top */
+	char rest[WALK_MAX]; /* the names still to walk */
+	int hops;            /* the links met */
+	char *why;           /* why the walk refuses, said by walk_refuse() */
+	size_t whylen;
+};
+
+/* Says why w refuses (printf's fmt and arguments) in w->why: 1. */
+static int __attribute__((format(printf, 2, 3)))
+walk_refuse(struct walk *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->why, w->whylen, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+/* Says that name in w's folder cannot be checked (errno): 1. */
+static int
+walk_unchecked(struct walk *w, const char *name)
+{
+	return walk_refuse(w, "cannot be checked: %s%s%s: %s", w->at,
+	    w->at[0] ? "/" : "", name, strerror(errno));
+}
+
+/*
+ * Moves w into its folder's child folder name, or to its parent for
+ * "..": 0, or -1 (errno) when that is no folder to walk into, is above
+ * the destination or has too long a path.
+ */
+static int
+walk_move(struct walk *w, const char *name)
+{
+	int up = strcmp(name, "..") == 0, fd;
+	size_t n = strlen(w->at);
+	char *slash;
+
+	if (up && w->depth <= 0)
+		return errno = EXDEV, -1;
+	if (!up && n + 1 + strlen(name) >= sizeof(w->at))
+		return errno = ENAMETOOLONG, -1;
+	fd = openat(
+	    w->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(w->fd);
+	w->fd = fd;
+	w->depth += up ? -1 : 1;
+	if (!up) {
+		snprintf(
+		    w->at + n, sizeof(w->at) - n, "%s%s", n ? "/" : "", name);
+		return 0;
+	}
+	slash = strrchr(w->at, '/');
+	*(slash ? slash : w->at) = '\0';
+	return 0;
+}
+
+/*
+ * The link name in w's folder, met with w->rest + off still to walk:
+ * when its target passes posix_target_outside() from the link's own
+ * folder, puts that target in front of what is left (0); else 1.
+ */
+static int
+walk_link(struct walk *w, const char *name, size_t off)
+{
+	char t[POSIX_LINK_MAX + 1];
+	const char *sep = w->at[0] ? "/" : "";
+	size_t left = strlen(w->rest + off);
+	ssize_t len;
+
+	if (++w->hops > WALK_HOPS)
+		return walk_refuse(
+		    w, "goes through more than %d links", WALK_HOPS);
+	len = readlinkat(w->fd, name, t, sizeof(t));
+	if (len < 0)
+		return walk_unchecked(w, name);
+	if ((size_t)len >= sizeof(t))
+		return walk_refuse(w,
+		    "goes through the link %s%s%s, whose "
+		    "target is too long",
+		    w->at, sep, name);
+	t[len] = '\0';
+	if (posix_target_outside(w->depth, t, (size_t)len))
+		return walk_refuse(w,
+		    "goes through the link %s%s%s already in the folder, "
+		    "whose target '%s' points outside it",
+		    w->at, sep, name, t);
+	if ((size_t)len + 1 + left >= sizeof(w->rest))
+		return walk_refuse(w, "is too long with its links' targets");
+	memmove(w->rest + len + 1, w->rest + off, left + 1);
+	memcpy(w->rest, t, (size_t)len);
+	w->rest[len] = '/';
+	return 0;
+}
+
+/*
+ * Walks w->rest from w's folder name by name, as the kernel resolves a
+ * path but never letting it follow a link: a folder is opened with
+ * O_NOFOLLOW, and a link met (the last name too) has its own target
+ * checked from its own folder, then walked in its place.  0 at the end,
+ * or at a name that does not exist yet or is no folder: the pull checks
+ * each link it makes later.  Else 1, said by walk_refuse().
+ */
+static int
+walk_names(struct walk *w)
+{
+	char name[NAME_MAX + 1];
+	size_t i = 0, len;
+	struct stat st;
+
+	while (w->rest[i] != '\0') {
+		len = strcspn(w->rest + i, "/");
+		if (len > NAME_MAX)
+			return walk_refuse(w, "has a name too long");
+		snprintf(name, sizeof(name), "%.*s", (int)len, w->rest + i);
+		i += len + (w->rest[i + len] == '/');
+		if (len == 0 || strcmp(name, ".") == 0)
+			continue;
+		if (fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			return errno == ENOENT ? 0 : walk_unchecked(w, name);
+		if (S_ISLNK(st.st_mode)) {
+			if (walk_link(w, name, i))
+				return 1;
+			i = 0;
+		} else if (!S_ISDIR(st.st_mode)) {
+			return 0;
+		} else if (walk_move(w, name) != 0) {
+			return walk_unchecked(w, name);
+		}
+	}
+	return 0;
+}
+
+int
+posix_link_walk(int dirfd, const char *dir, size_t dirlen, const char *target,
+    char *why, size_t whylen)
+{
+	struct walk *w = malloc(sizeof(*w));
+	size_t i;
+	int r;
+
+	if (w == NULL) {
+		snprintf(why, whylen, "cannot be checked: %s", strerror(errno));
+		return 1;
+	}
+	w->why = why;
+	w->whylen = whylen;
+	w->hops = 0;
+	w->depth = dirlen > 0;
+	for (i = 0; i < dirlen; i++)
+		w->depth += dir[i] == '/';
+	w->fd = -1;
+	/* dir is a key's folder and target at most POSIX_LINK_MAX bytes */
+	if (dirlen >= sizeof(w->at) || strlen(target) >= sizeof(w->rest))
+		r = walk_refuse(w, "has too long a path to check");
+	else if ((w->fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		r = walk_refuse(w, "cannot be checked: %s", strerror(errno));
+	else {
+		snprintf(w->at, sizeof(w->at), "%.*s", (int)dirlen, dir);
+		snprintf(w->rest, sizeof(w->rest), "%s", target);
+		r = walk_names(w);
+	}
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w);
+	return r;
+}
+
 /*
  * Reads the target the downloaded object holds into buf (NUL-ended) and
  * checks it: FERRY_EUSAGE when it is no target to make.
@@ -241,7 +422,8 @@ posix_fs_name(
 static ferry_err
 link_target_read(struct dl *d, char *buf, size_t cap)
 {
-	size_t keylen = d->t.keylen - POSIX_LINK_EXT_LEN;
+	size_t keylen = d->t.keylen - POSIX_LINK_EXT_LEN, dirlen;
+	char why[2 * PATH_MAX];
 	ssize_t n;
 
 	if (d->written == 0 || d->written >= cap)
@@ -257,13 +439,21 @@ link_target_read(struct dl *d, char *buf, size_t cap)
 	if (strlen(buf) != (size_t)n)
 		return ferry_fail(FERRY_EUSAGE,
 		    "refused: the symlink's target has a NUL byte");
-	if (!d->p->run.o->links_outside &&
-	    posix_link_outside(d->t.key, keylen, buf, (size_t)n))
+	if (d->p->run.o->links_outside)
+		return FERRY_OK;
+	if (posix_link_outside(d->t.key, keylen, buf, (size_t)n))
 		return ferry_fail(FERRY_EUSAGE,
 		    "refused: the symlink's target '%s' points outside the "
 		    "folder, or has a '..' after a name that another link "
 		    "could lead out (--links-outside makes it)",
 		    buf);
+	dirlen = (size_t)(d->name - d->t.key);
+	if (posix_link_walk(d->dirfd, d->t.key, dirlen ? dirlen - 1 : 0, buf,
+	        why, sizeof(why)))
+		return ferry_fail(FERRY_EUSAGE,
+		    "refused: the symlink's target '%s' %s "
+		    "(--links-outside makes it)",
+		    buf, why);
 	return FERRY_OK;
 }
 

@@ -2,12 +2,15 @@
  * fuzz_linktarget.c: the check a pull with --links makes on a link's
  * target (posix_link_outside), against a real tree the input builds in a
  * temporary folder: folders, files and links made, replaced and removed
- * in any order, each link made only when the check passes it and only in
+ * in any order, each link made only when the checks pass it (its text,
+ * and its walk through the links on disk: posix_link_walk) and only in
  * a folder reached without a link, as a pull makes them.  After each
  * step every link made is resolved by the kernel (realpath): one that
- * resolves must stay inside the root.  The root sits in a sandbox whose
- * folders above it hold the same names, so that a target that climbs out
- * finds something to resolve to.
+ * resolves must stay inside the root.  Links made before the pull's
+ * first, unchecked, stand for links already in the folder and may lead
+ * anywhere; with any, each link is resolved when made only.  The root
+ * sits in a sandbox whose folders above it hold the same names, so that a
+ * target that climbs out finds something to resolve to.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -156,20 +159,35 @@ target_of(const uint8_t *data, size_t size, char *buf, size_t n)
 	return 1 + i;
 }
 
-/* A link at path made as a pull makes one: at a temporary name, renamed. */
-static void
-link_make(const char *path, const char *target)
+/*
+ * A link at path made as a pull makes one: at a temporary name, renamed;
+ * with checked set, only when its target passes posix_link_outside() and
+ * posix_link_walk() through what is on disk.  1 when it is made.
+ */
+static int
+link_make(const char *path, const char *target, int checked)
 {
+	char why[2 * PATH_MAX];
 	const char *last;
-	int fd = dir_of(path, &last);
+	int fd = dir_of(path, &last), made = 0;
+	size_t dirlen = (size_t)(last - path);
 
 	if (fd < 0)
-		return;
+		return 0;
+	if (checked &&
+	    (posix_link_outside(path, strlen(path), target, strlen(target)) ||
+	        posix_link_walk(fd, path, dirlen ? dirlen - 1 : 0, target, why,
+	            sizeof(why))))
+		goto out;
 	(void)unlinkat(fd, ".tmp", 0);
-	if (symlinkat(target, fd, ".tmp") == 0 &&
-	    renameat(fd, ".tmp", fd, last) != 0)
-		(void)unlinkat(fd, ".tmp", 0);
+	if (symlinkat(target, fd, ".tmp") == 0) {
+		made = renameat(fd, ".tmp", fd, last) == 0;
+		if (!made)
+			(void)unlinkat(fd, ".tmp", 0);
+	}
+out:
 	close(fd);
+	return made;
 }
 
 /* Makes, replaces or removes what the step op says at path. */
@@ -216,7 +234,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char made[LINKS][16], path[16], target[64];
 	size_t at = 0, nmade = 0, used;
-	int steps = 0;
+	int steps = 0, aliens = 0, pulling = 0;
 
 	root_reset();
 	while (at + 2 <= size && steps++ < STEPS) {
@@ -225,19 +243,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (data[at] % 8 < 3) {
 			step(data[at] % 8, path);
 			at += 2;
-		} else {
-			used = target_of(data + at + 2, size - at - 2, target,
-			    sizeof(target));
-			at += 2 + used;
-			if (used == 0 || posix_link_outside(path, strlen(path),
-			                     target, strlen(target)))
-				continue;
-			link_make(path, target);
-			if (nmade < LINKS)
-				snprintf(
-				    made[nmade++], sizeof(made[0]), "%s", path);
+			links_check(made, nmade);
+			continue;
 		}
+		used = target_of(
+		    data + at + 2, size - at - 2, target, sizeof(target));
+		at += 2 + used;
+		if (used == 0)
+			continue;
+		/* before the pull's first link: a link already there, made
+		 * unchecked, that may lead anywhere */
+		if (!pulling && data[at - used - 2] % 8 == 3) {
+			aliens += link_make(path, target, 0);
+			continue;
+		}
+		pulling = 1;
+		if (!link_make(path, target, 1))
+			continue;
+		/* with links already there that lead out, a link is checked
+		 * against the folder as it is when made (posix.h); later
+		 * links may lead it into one of them */
+		if (nmade < LINKS)
+			snprintf(made[nmade++], sizeof(made[0]), "%s", path);
 		links_check(made, nmade);
+		if (aliens)
+			nmade = 0;
 	}
 	return 0;
 }

@@ -144,4 +144,43 @@ is "$(errors "$WORK/mid.json")" "mid/b.rclonelink" "... the '..' after a name re
 is "$(readlink "$WORK/mid/z/a")" .. "... a '..' the link's folders allow made"
 is "$(escapes "$WORK/mid")" "" "... and none resolves outside"
 
+# --- links already in the folder that this pull did not make (an older
+# ferry's, --links-outside's, its owner's): a target is walked through
+# them as they are on disk, and each must pass the rule from its own
+# folder; one that leads out is never gone through
+P=$WORK/pre
+mkdir -p "$P/sub" "$P/sub2"
+echo "in sub" >"$P/sub/f"
+ln -s "$WORK/outside" "$P/l"
+ln -s ../.. "$P/sub/up"
+ln -s c3 "$P/c2"
+ln -s ../../outside "$P/sub2/c3"
+ln -s sub2/c3 "$P/c3"
+ln -s q "$P/p"
+ln -s p "$P/q"
+ln -s sub "$P/in"
+link pre/x l/secret
+link pre/w l
+link pre/v sub/up/outside/secret
+link pre/c c2/secret
+link pre/lp p/f
+link pre/y in/f
+link pre/z in/later/f
+"$FERRY" sync "s3://$B/pre" "$P" --links --json >"$WORK/pre.json" \
+	2>/dev/null
+is "$?" 1 "a pull into a folder holding links that lead out exits 1"
+is "$(errors "$WORK/pre.json")" \
+	"pre/c.rclonelink pre/lp.rclonelink pre/v.rclonelink pre/w.rclonelink pre/x.rclonelink" \
+	"... refusing each target that goes through one, or a loop"
+like "$(cat "$WORK/pre.json")" "'l/secret' goes through the link l already in the folder, whose target '[^']*/outside' points outside it" \
+	"... naming the link that leads out"
+like "$(cat "$WORK/pre.json")" "'c2/secret' goes through the link sub2/c3 already in the folder, whose target '\.\./\.\./outside'" \
+	"... at the end of a chain, from its own folder"
+like "$(cat "$WORK/pre.json")" "'p/f' goes through more than 40 links" \
+	"... and a loop as too long a chain"
+check "... making none of them" test ! -L "$P/x" -a ! -L "$P/w" -a ! -L "$P/v" \
+	-a ! -L "$P/c" -a ! -L "$P/lp"
+is "$(cat "$P/y"):$(readlink "$P/z")" "in sub:in/later/f" \
+	"... while links through a link that stays inside are made"
+
 done_testing

@@ -279,6 +279,11 @@ test_link_outside(void **state)
 			fail_msg("%s -> %s: want %d", cases[i].key,
 			    cases[i].target, cases[i].want);
 	assert_true(posix_link_outside("l", 1, "a\0b", 3));
+	/* the same rule by depth, for a link met on disk */
+	assert_false(posix_target_outside(2, "../../f", 7));
+	assert_true(posix_target_outside(1, "../../f", 7));
+	assert_true(posix_target_outside(0, "..", 2));
+	assert_true(posix_target_outside(3, "a/..", 4));
 	assert_true(posix_is_link_key("a/x.rclonelink", 14));
 	assert_false(posix_is_link_key("a/.rclonelink", 13));
 	assert_false(posix_is_link_key(".rclonelink", 11));
