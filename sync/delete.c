@@ -408,7 +408,9 @@ run_batches(struct push *p)
 			}
 			p->run.counts.deleted += b->n;
 		} else if ((e = send_batch(b)) != FERRY_OK) {
+			/* counted as failed keys: the run goes on */
 			batch_failed(b, e);
+			e = FERRY_OK;
 		}
 		clear_batch(b);
 	}
