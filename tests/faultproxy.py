@@ -225,15 +225,17 @@ class Conn:
             return True
 
 
-def resigned(raw, body):
-    """The request head raw for the body it now carries (a Complete whose
-    ETags were put back): its Content-MD5, which the client signed, made
-    the body's, and the request signed again with the key of the test
-    user it names ($AWS_* or $FERRY_TEST_*2).  A server may check that MD5
-    (Swift does; the Ceph gateway does not).  Unchanged if unsigned."""
-    md5 = base64.b64encode(hashlib.md5(body).digest())
-    raw = re.sub(rb"(?im)^(content-md5:)[ \t]*[^\r\n]*",
-                 lambda m: m.group(1) + b" " + md5, raw)
+def resigned(raw, body=None, region=None):
+    """The request head raw signed again with the key of the test user it
+    names ($AWS_* or $FERRY_TEST_*2): with body (the body it now carries,
+    a Complete whose ETags were put back), its Content-MD5 made the
+    body's; with region, signed for that region.  The upstream server
+    may check the MD5 and the region (Swift does; the Ceph gateway does
+    not).  Unchanged if unsigned."""
+    if body is not None:
+        md5 = base64.b64encode(hashlib.md5(body).digest())
+        raw = re.sub(rb"(?im)^(content-md5:)[ \t]*[^\r\n]*",
+                     lambda m: m.group(1) + b" " + md5, raw)
     msg = Message(raw)
     auth = re.match(r"AWS4-HMAC-SHA256 Credential=([^/]*)/([^/]*)/([^/]*)/"
                     r"s3/aws4_request, ?SignedHeaders=([^,]*), ?Signature=",
@@ -244,7 +246,8 @@ def resigned(raw, body):
             os.environ.get("FERRY_TEST_SECRET2")}
     if not auth or not keys.get(auth.group(1)):
         return raw
-    ak, day, region, names = auth.groups()
+    ak, day, signed, names = auth.groups()
+    region = region or signed
     method, target = msg.first.split(" ")[:2]
     path, _, query = target.partition("?")
     pairs = sorted(tuple((p + "=").split("=")[:2])
@@ -260,8 +263,10 @@ def resigned(raw, body):
     for part in (day, region, "s3", "aws4_request"):
         k = hmac.new(k, part.encode(), hashlib.sha256).digest()
     sig = hmac.new(k, sts.encode(), hashlib.sha256).hexdigest()
-    return re.sub(rb"(?im)^(authorization:[^\r\n]*Signature=)[0-9a-f]*",
-                  lambda m: m.group(1) + sig.encode(), raw)
+    raw = re.sub(rb"(?im)^(authorization:[^\r\n]*Signature=)[0-9a-f]*",
+                 lambda m: m.group(1) + sig.encode(), raw)
+    return raw.replace(("/%s/%s/s3/" % (day, signed)).encode(),
+                       ("/%s/%s/s3/" % (day, region)).encode(), 1)
 
 
 class Message:
@@ -416,6 +421,10 @@ class Faults:
         return kind, params
 
 
+# The region of the server behind the proxy.
+UPSTREAM_REGION = os.environ.get("AWS_REGION", "us-east-1")
+
+
 class Regions:
     """Buckets that live in a region of their own: SPEC is REGION (every
     bucket) or BUCKET=REGION."""
@@ -437,6 +446,13 @@ class Regions:
         self.log = log
         self.count = 0
         self.lock = threading.Lock()
+
+    def played(self, req):
+        """Whether req is signed for another region than the upstream's
+        (as for a bucket whose region is played)."""
+        m = self.SCOPE.search(req.header("authorization"))
+        return (self.all is not None or bool(self.buckets)) and \
+            m is not None and m.group(1) != UPSTREAM_REGION
 
     def region_of(self, req, target):
         """The bucket a request is for (path style, else the Host's first
@@ -880,6 +896,10 @@ class Handler(socketserver.BaseRequestHandler):
         raw = req.raw
         if made is not None:
             raw = resigned(raw, pieces[0])
+        if self.server.regions.played(req):
+            # signed for the bucket's played region: the server behind
+            # lives in the test's
+            raw = resigned(raw, region=UPSTREAM_REGION)
         if self.server.tls is not None:
             raw = raw[:-2] + b"X-Forwarded-Proto: https\r\n\r\n"
         up.sock.sendall(raw)

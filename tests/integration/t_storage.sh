@@ -32,14 +32,26 @@ for t in sorted(json.load(sys.stdin).get("TagSet", []), key=lambda t: t["Key"]):
     print("%s=%s" % (t["Key"], t["Value"]))'
 }
 
+# Swift's s3api keeps no tags (501 for any) and, without s3_acl, no object
+# ACL: there the pushes and mirrors go without --tags, and those checks
+# are skipped.
+NOTAGS="tagging not implemented (501)"
+tags=(--tags 'team=blue sky,cost=a&b')
+tags2=(--tags k=v)
+if [ "${FERRY_TEST_SERVER:-ceph}" = swift ]; then
+	tags=()
+	tags2=()
+fi
+
 # (a) a push with the flags: each one read back
-"$FERRY" sync "$T" "s3://$B/p" --tags 'team=blue sky,cost=a&b' \
+"$FERRY" sync "$T" "s3://$B/p" "${tags[@]}" \
 	--acl public-read --cache-control max-age=60 \
 	--content-type text/x-ferry --metadata Owner=me \
 	--metadata 'Note=a b' >"$WORK/a.out" 2>"$WORK/a.err"
 is "$?" 0 "a push with storage flags exits 0"
-is "$(tags_of p/a.txt | tr '\n' ' ')" "cost=a&b team=blue sky " \
-	"the tags are read back, values with '&' and ' ' intact"
+skip_on swift "$NOTAGS" ||
+	is "$(tags_of p/a.txt | tr '\n' ' ')" "cost=a&b team=blue sky " \
+		"the tags are read back, values with '&' and ' ' intact"
 is "$(head_of p/a.txt cache-control)" "max-age=60" "Cache-Control is set"
 is "$(head_of p/b.bin content-type)" "text/x-ferry" \
 	"--content-type replaces the guessed type"
@@ -49,17 +61,19 @@ check "ferry's own metadata is still stored" \
 	test "$(head_of p/big.bin x-amz-meta-ferry-xxh128)" != "-"
 is "$(head_of p/big.bin x-amz-meta-owner)" "me" \
 	"a multipart upload carries the metadata"
-acl=$(awscli s3api get-object-acl --bucket "$B" --key p/a.txt --output text)
-like "$acl" "global/AllUsers" "--acl public-read grants AllUsers"
+if ! skip_on swift "object ACLs not kept (s3api without s3_acl)"; then
+	acl=$(awscli s3api get-object-acl --bucket "$B" --key p/a.txt --output text)
+	like "$acl" "global/AllUsers" "--acl public-read grants AllUsers"
+fi
 
 # (b) storage class, SSE and tags as they reach the server
 start_proxy b --rate 0 --log-headers \
 	x-amz-storage-class,x-amz-server-side-encryption,x-amz-tagging,x-amz-acl
 "$FERRY" sync "$T" "s3://$B/b" --endpoint-url "$PROXY" \
-	--storage-class STANDARD --tags k=v --acl private -q
+	--storage-class STANDARD "${tags2[@]}" --acl private -q
 is "$?" 0 "a push with --storage-class STANDARD exits 0"
 stop_proxy
-n=$(grep -cE '^hdr (PUT|POST) .*x-amz-storage-class=STANDARD .*x-amz-tagging=k=v x-amz-acl=private' "$WORK/b.log")
+n=$(grep -cE "^hdr (PUT|POST) .*x-amz-storage-class=STANDARD .*x-amz-tagging=${tags2:+k=v}-? x-amz-acl=private" "$WORK/b.log")
 is "$n" 3 "the PUTs and the CreateMultipartUpload carry the class, tags and ACL"
 is "$(grep -cE '^hdr (GET|PUT .*partNumber).*x-amz-storage-class=STANDARD' "$WORK/b.log")" 0 \
 	"the listing and the parts carry none of them"
@@ -85,22 +99,25 @@ is "$?" 2 "a mirror with --tags needs --metadata-directive REPLACE"
 # (d) a mirror carries the source's metadata and tags, or replaces them
 "$FERRY" sync "s3://$B/p" "s3://$B/m" -q
 is "$?" 0 "a mirror exits 0"
-is "$(tags_of m/a.txt | tr '\n' ' ')" "cost=a&b team=blue sky " \
-	"the copy carries the source's tags"
+skip_on swift "$NOTAGS" ||
+	is "$(tags_of m/a.txt | tr '\n' ' ')" "cost=a&b team=blue sky " \
+		"the copy carries the source's tags"
 is "$(head_of m/a.txt x-amz-meta-owner)" "me" "and its metadata"
 # Ceph 16 neither applies x-amz-tagging on a copy nor on a multipart
 # upload (AWS does): what reaches the server is checked for the tags
 start_proxy d --rate 0 --log-headers \
 	x-amz-metadata-directive,x-amz-tagging-directive,x-amz-tagging
 "$FERRY" sync "s3://$B/p" "s3://$B/r" --metadata-directive REPLACE \
-	--tags k=v --metadata new=1 --cache-control no-cache -q \
+	"${tags2[@]}" --metadata new=1 --cache-control no-cache -q \
 	--endpoint-url "$PROXY"
 is "$?" 0 "a mirror with --metadata-directive REPLACE exits 0"
 stop_proxy
-n=$(grep -c '^hdr PUT /[^ ]*/r/[ab]\.[a-z]* x-amz-metadata-directive=REPLACE x-amz-tagging-directive=REPLACE x-amz-tagging=k=v$' "$WORK/d.log")
-is "$n" 2 "the CopyObjects replace the metadata and the tags"
-n=$(grep -c '^hdr POST /[^ ]*/r/big\.bin?uploads= x-amz-metadata-directive=- x-amz-tagging-directive=- x-amz-tagging=k=v$' "$WORK/d.log")
-is "$n" 1 "the multipart copy is created with the new tags"
+if ! skip_on swift "$NOTAGS" 2; then
+	n=$(grep -c '^hdr PUT /[^ ]*/r/[ab]\.[a-z]* x-amz-metadata-directive=REPLACE x-amz-tagging-directive=REPLACE x-amz-tagging=k=v$' "$WORK/d.log")
+	is "$n" 2 "the CopyObjects replace the metadata and the tags"
+	n=$(grep -c '^hdr POST /[^ ]*/r/big\.bin?uploads= x-amz-metadata-directive=- x-amz-tagging-directive=- x-amz-tagging=k=v$' "$WORK/d.log")
+	is "$n" 1 "the multipart copy is created with the new tags"
+fi
 is "$(head_of r/a.txt x-amz-meta-owner)/$(head_of r/a.txt x-amz-meta-new)" \
 	"-/1" "the copy has the new metadata only"
 is "$(head_of r/a.txt cache-control)" "no-cache" "and the new Cache-Control"

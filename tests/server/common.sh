@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154 # prog and PYTHON: set by the script
 # common.sh - what tests/server/s3server and tests/server/swiftserver share.
 # Sourced; the script defines prog and PYTHON first, and the functions
 # daemon_pid DIR NAME (the pid of its server NAME, if running) and
