@@ -52,8 +52,16 @@ for p in flat deep; do
 	from=$(wc -l <"$LOG")
 	lsp "s3://$B/$p/" >"$WORK/$p.par"
 	is "$?" 0 "$p: the listing in ranges exits 0"
-	check "$p: ... which fetched ranges after a key ($(ranged "$from"))" \
-		test "$(ranged "$from")" -gt 0
+	# Swift's first page of the deep tree holds a full 1,000 keys that
+	# span its names from "a" to "p": ferry's cut then sees less than two
+	# pages left and reads on in one stream (as it should: two pages were
+	# left).  The gateway's first page is shorter and leaves more.
+	if [ "$p" = deep ] && skip_on swift "a full first page spans most of the deep tree: under two pages left, no ranges"; then
+		:
+	else
+		check "$p: ... which fetched ranges after a key ($(ranged "$from"))" \
+			test "$(ranged "$from")" -gt 0
+	fi
 	is "$(wc -l <"$WORK/$p.par")" "$N" "$p: ... and lists $N keys"
 	check "$p: ... the same keys, sizes, ETags and dates as one stream" \
 		cmp -s "$WORK/$p.serial" "$WORK/$p.par"
