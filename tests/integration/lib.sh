@@ -157,6 +157,18 @@ requests() {
 		'$1 == k { n = $2 } END { print n + 0 }'
 }
 
+# requests_not MARK KIND PATTERN: how many requests of KIND since MARK
+# have a target that does not match PATTERN (a regular expression).
+requests_not() {
+	"$COUNT" --settle --dump "$FERRY_TEST_LOG" "$1" |
+		awk -v k="$2" -v p="$3" '$1 == k && $3 !~ p { n++ } END { print n + 0 }'
+}
+
+# between N LO HI: whether LO <= N <= HI.
+between() {
+	[ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
+}
+
 # in_flight MARK PATTERN: the most requests whose target matches PATTERN
 # (a regular expression) the gateway handled at once since MARK, from its
 # access lines: each began at the time in brackets and took its latency,

@@ -155,7 +155,11 @@ m=$(mark)
 	2>"$WORK/d3.err"
 is "$?" 0 "with --force the deletes go (exit 0)"
 is "$(summary "$WORK/d3.json" deleted)" "$gone" "... all $gone of them"
-is "$(requests "$m" post)" 1 "... in one DeleteObjects request"
+# Swift refuses the ETags of DeleteObjects (400 MalformedXML): that
+# request, then one without them after a HEAD of each key.
+want=1
+[ "${FERRY_TEST_SERVER:-ceph}" = swift ] && want=2
+is "$(requests "$m" post)" "$want" "... in one DeleteObjects request (Swift: after one refused)"
 check "the bucket equals the tree after the deletes" \
 	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" a/
 

@@ -19,9 +19,20 @@ m=$(mark)
 "$FERRY" sync "s3://$S/m" "s3://$D/n" "${opts[@]}" >"$WORK/1.json"
 is "$?" 0 "a mirror of 401 objects exits 0"
 is "$(summary "$WORK/1.json" copied)" 401 "ferry reports 401 copies"
-is "$(requests "$m" get)" 0 "no object data is read through ferry (no GET)"
-is "$(requests "$m" put)" $((400 + big / 8)) \
-	"400 CopyObject and $((big / 8)) UploadPartCopy"
+if [ "${FERRY_TEST_SERVER:-ceph}" = swift ]; then
+	# Swift compares x-amz-copy-source-if-match with its own ETag for a
+	# multipart object: big.bin's part copies are refused (412), a HEAD
+	# shows the source unchanged, and big.bin is streamed.
+	is "$(requests_not "$m" get 'big[.]bin')" 0 \
+		"no object data but the multipart object's is read through ferry"
+	n=$(requests "$m" put)
+	check "400 CopyObject, refused part copies, $((big / 8)) parts streamed ($n PUTs)" \
+		between "$n" $((400 + big / 8 + 1)) $((400 + 2 * big / 8))
+else
+	is "$(requests "$m" get)" 0 "no object data is read through ferry (no GET)"
+	is "$(requests "$m" put)" $((400 + big / 8)) \
+		"400 CopyObject and $((big / 8)) UploadPartCopy"
+fi
 check "the destination lists the same keys and sizes" \
 	python3 "$TOP/tests/integration/bucket_equals_tree.py" "$T" "$D" n/
 s3 get "$D" n/big.bin "$WORK/big.bin"

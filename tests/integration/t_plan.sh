@@ -88,7 +88,15 @@ assert g["source"] == "absent" and g["destination"]["etag"].startswith("\""), g
 m=$(mark)
 "$FERRY" apply "$WORK/plan.jsonl" --json >"$WORK/apply.json"
 is "$?" 0 "apply exits 0"
-is "$(requests "$m" put)" 3 "apply sends the 3 planned PUTs"
+# Swift refuses conditional PUTs (501): those sent before the first
+# refusal came back are sent again, after a HEAD.
+if [ "${FERRY_TEST_SERVER:-ceph}" = swift ]; then
+	n=$(requests "$m" put)
+	check "apply sends the 3 planned PUTs, those refused again ($n)" \
+		between "$n" 4 6
+else
+	is "$(requests "$m" put)" 3 "apply sends the 3 planned PUTs"
+fi
 is "$(requests "$m" delete)" 2 "... and the 2 planned DELETEs"
 is "$(requests "$m" list)" 0 "... and lists nothing"
 is "$(requests "$m" post)" 0 "... and nothing else that writes"
@@ -119,7 +127,9 @@ touch -d "$mt" "$T/a2"
 m=$(mark)
 "$FERRY" apply "$WORK/plan3.jsonl" --json >"$WORK/apply3.json"
 is "$?" 1 "apply with changed files exits 1"
-is "$(requests "$m" put)" 1 "... and sends one PUT"
+want=1
+[ "${FERRY_TEST_SERVER:-ceph}" = swift ] && want=2
+is "$(requests "$m" put)" "$want" "... and sends one PUT (Swift: again, after its refusal)"
 check "a file grown since the plan is not uploaded" holds p/a1 "content of a1"
 check "a file rewritten with its mtime kept is not uploaded" \
 	holds p/a2 "content of a2"

@@ -44,7 +44,14 @@ m=$(mark)
 	>"$WORK/m.json" 2>"$WORK/m.err"
 is "$?" 0 "a mirror from eu-west-3 to ap-south-1 exits 0"
 is "$(summary "$WORK/m.json" copied)" 21 "... copying 21 objects"
-is "$(requests "$m" get)" 0 "... server-side: no GET reaches the gateway"
+# Swift cannot condition the copy of a multipart object: that one is
+# streamed (t_fallback), the rest copied server-side.
+if [ "${FERRY_TEST_SERVER:-ceph}" = swift ]; then
+	is "$(requests_not "$m" get 'big[.]bin')" 0 \
+		"... server-side: no GET but the multipart object's reaches the server"
+else
+	is "$(requests "$m" get)" 0 "... server-side: no GET reaches the gateway"
+fi
 is "$(redirects m "$S")" 1 "... one request to the source refused"
 is "$(redirects m "$D")" 1 "... and one to the destination"
 check "the destination equals the tree" \

@@ -87,8 +87,17 @@ is "$(pick "$WORK/push3.json" 'l["path"] + "=" + l["version_id"] for l in L if l
 	"$(tr ' ' = <"$WORK/rec3" | grep -v '^d/big.bin=' | sort | tr '\n' ' ' | sed 's/ $//')" \
 	"... each upload's event names the version the manifest recorded"
 versions 1 >"$WORK/latest"
+# Swift returns no version id for a multipart upload: big.bin's is
+# learned from the next listing, not the upload (skipped above).
+if [ "${FERRY_TEST_SERVER:-ceph}" = swift ]; then
+	grep -v '^d/big[.]bin ' "$WORK/latest" >"$WORK/latest.cmp"
+	grep -v '^d/big[.]bin ' "$WORK/rec3" >"$WORK/rec3.cmp"
+else
+	cp "$WORK/latest" "$WORK/latest.cmp"
+	cp "$WORK/rec3" "$WORK/rec3.cmp"
+fi
 check "the manifest names the version each key has now" \
-	diff "$WORK/latest" "$WORK/rec3"
+	diff "$WORK/latest.cmp" "$WORK/rec3.cmp"
 versions 0 >"$WORK/all-versions"
 is "$(sort -u "$WORK/rec1" "$WORK/rec2" "$WORK/rec3" | comm -23 - "$WORK/all-versions")" \
 	"" "... and named a version of the key after each push"
@@ -105,7 +114,14 @@ for i in 1 2 3; do
 	"$FERRY" sync "s3://$B/p" "s3://$D/m$i" --at "$at" -q "${mp[@]}"
 	is "$?" 0 "the mirror at time $i exits 0"
 done
-is "$(requests "$m" get)" 0 "... no object read through ferry (no GET)"
+# Swift cannot condition the copy of a multipart object: big.bin is
+# streamed there (t_fallback), the rest copied server-side.
+if [ "${FERRY_TEST_SERVER:-ceph}" = swift ]; then
+	is "$(requests_not "$m" get 'big[.]bin')" 0 \
+		"... no object but the multipart one read through ferry"
+else
+	is "$(requests "$m" get)" 0 "... no object read through ferry (no GET)"
+fi
 n=$("$COUNT" --dump "$FERRY_TEST_LOG" "$m" | grep -c '^put PUT .*uploadId=')
 check "... big.bin copied in parts ($n UploadPartCopy)" test "$n" -ge 4
 for i in 1 2 3; do

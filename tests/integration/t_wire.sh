@@ -81,30 +81,32 @@ mkbucket "$P"
 awscli s3api put-bucket-acl --bucket "$P" --acl public-read
 "$FERRY" sync "$T" "s3://$P/x" --acl public-read -q
 is "$?" 0 "a public bucket to pull from"
-bare "$FERRY" plan "s3://$P/x" "$WORK/pull" --no-sign-request \
-	>"$WORK/plan.jsonl"
-is "$?" 0 "a plan of an unsigned pull"
-python3 - "$WORK/plan.jsonl" "$WORK/bad.jsonl" <<'EOF'
-import json, sys
-out = []
-for line in open(sys.argv[1]):
-    d = json.loads(line)
-    if d.get("type") == "plan" and d.get("action") == "download":
-        d["source"]["etag"] += "\r\nX-Injected: yes"
-    out.append(json.dumps(d))
-open(sys.argv[2], "w").write("\n".join(out) + "\n")
-EOF
-is "$(grep -c 'X-Injected' "$WORK/bad.jsonl")" 2 "... edited: an ETag with CR LF"
-m=$(mark)
-run bare "$FERRY" apply "$WORK/bad.jsonl" --no-sign-request
-isnt_zero=$([ "$rc" -ne 0 ] && echo yes)
-is "$isnt_zero" yes "apply refuses the plan (exit $rc)"
-like "$out" '"etag" holds a control byte' "... naming the ETag"
-is "$(requests "$m" total)" 0 "... and sends nothing"
-check "... and writes no file" test ! -e "$WORK/pull/a"
-run bare "$FERRY" apply "$WORK/plan.jsonl" --no-sign-request
-is "$rc" 0 "the plan as written applies"
-check "... giving the files" diff -r "$T" "$WORK/pull"
+if ! skip_on swift "s3api serves no unsigned request (412 for any)" 8; then
+	bare "$FERRY" plan "s3://$P/x" "$WORK/pull" --no-sign-request \
+		>"$WORK/plan.jsonl"
+	is "$?" 0 "a plan of an unsigned pull"
+	python3 - "$WORK/plan.jsonl" "$WORK/bad.jsonl" <<-'EOF'
+	import json, sys
+	out = []
+	for line in open(sys.argv[1]):
+	    d = json.loads(line)
+	    if d.get("type") == "plan" and d.get("action") == "download":
+	        d["source"]["etag"] += "\r\nX-Injected: yes"
+	    out.append(json.dumps(d))
+	open(sys.argv[2], "w").write("\n".join(out) + "\n")
+	EOF
+	is "$(grep -c 'X-Injected' "$WORK/bad.jsonl")" 2 "... edited: an ETag with CR LF"
+	m=$(mark)
+	run bare "$FERRY" apply "$WORK/bad.jsonl" --no-sign-request
+	isnt_zero=$([ "$rc" -ne 0 ] && echo yes)
+	is "$isnt_zero" yes "apply refuses the plan (exit $rc)"
+	like "$out" '"etag" holds a control byte' "... naming the ETag"
+	is "$(requests "$m" total)" 0 "... and sends nothing"
+	check "... and writes no file" test ! -e "$WORK/pull/a"
+	run bare "$FERRY" apply "$WORK/plan.jsonl" --no-sign-request
+	is "$rc" 0 "the plan as written applies"
+	check "... giving the files" diff -r "$T" "$WORK/pull"
+fi
 
 # --- reply header values too long for their fields ------------------------
 M=wiremeta-$$
