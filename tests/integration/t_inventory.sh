@@ -27,8 +27,10 @@ s3 put "$D" list/stale.txt "$WORK/stale"
 s3 put "$D" inv/stale.txt "$WORK/stale"
 mkdir -p "$WORK/pull-inv"
 cp "$WORK/stale" "$WORK/pull-inv/stale.txt"
-# dates are in seconds: a second later, they are surely before the inventory
-sleep 1.1
+# dates are in seconds, and a server may round them up (Swift gives the
+# next whole second): two seconds later, they are surely before the
+# inventory
+sleep 2.1
 
 url=$($INV make "$S" "$I" inv --parts 3 --old-version src/ghost.txt)
 like "$url" "^s3://$I/inv/manifest.json$" "an inventory of the source is made"
