@@ -10,6 +10,47 @@
 # the time goes.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
+SERVERS=${FERRY_TEST_SERVERS:-ceph swift}
+
+# More than one server: each suite runs side by side with the others, in
+# a run of this script of its own (its own namespace, server and ports),
+# since the suites spend much of their time waiting on the servers.  The
+# first one's log is printed as it goes, the others' when it ends;
+# FERRY_TEST_SERIAL=1 runs them one after another instead.
+side_by_side() {
+	logs=$(mktemp -d "${TMPDIR:-/tmp}/ferry-suites.XXXXXX")
+	first=$1
+	shift
+	pids=
+	trap 'kill $pids 2>/dev/null; wait; rm -rf "$logs"; exit 130' INT TERM
+	for name in "$@"; do
+		FERRY_TEST_SERVERS=$name sh "$0" >"$logs/$name" 2>&1 &
+		pids="$pids $!"
+	done
+	FERRY_TEST_SERVERS=$first sh "$0" 2>&1 | tee "$logs/$first"
+	wait
+	for name in "$@"; do
+		cat "$logs/$name"
+	done
+	# each run ends in its counts: their sum is this one's
+	for name in "$first" "$@"; do
+		tail -n 1 "$logs/$name"
+	done | awk -v want=$(($# + 1)) '
+	    $2 == "passed," { p += $1; f += $3; s += $5; n++ }
+	    END {
+		printf "%d passed, %d failed, %d skipped\n", p, f, s
+		exit !(n == want && f == 0 && p > 0)
+	    }'
+	rc=$?
+	rm -rf "$logs"
+	return $rc
+}
+# shellcheck disable=SC2086
+if [ "$(echo $SERVERS | wc -w)" -gt 1 ] && [ "${FERRY_TEST_SERIAL:-}" != 1 ]
+then
+	side_by_side $SERVERS
+	exit
+fi
 
 # The suite runs in a network namespace that has loopback alone, so that a
 # request to any other address fails at connect() before a packet leaves
@@ -25,7 +66,6 @@ if [ "${FERRY_TEST_NETNS:-}" != 1 ]; then
 fi
 : "${FERRY:=$TOP/ferry}"
 export FERRY
-SERVERS=${FERRY_TEST_SERVERS:-ceph swift}
 STATE=
 SERVER=
 
