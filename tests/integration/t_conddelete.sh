@@ -49,11 +49,12 @@ swift)
 esac
 
 # push with --delete; an extra object is rewritten after the listing, while
-# the upload (delayed 2 s by the proxy) goes on
+# the upload is held by the proxy until the rewrite is done
 s3 put "$B" c/gone1 "$WORK/old"
 s3 put "$B" c/gone2 "$WORK/old"
+GO=$WORK/rewritten
 start_proxy cond --cond-delete --kinds delay --only-methods PUT --always \
-	--delay 2 --max-faults 1
+	--hold "$GO" --max-faults 1
 timeout 60 "$FERRY" sync "$T" "s3://$B/c" --endpoint-url "$PROXY" \
 	--delete --max-delete 100% --json >"$WORK/c1.json" 2>"$WORK/c1.err" &
 pid=$!
@@ -62,6 +63,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 s3 put "$B" c/gone1 "$WORK/new"
+touch "$GO"
 wait "$pid"
 is "$?" 1 "a delete refused by its condition: the push exits 1"
 like "$(grep '"type":"error"' "$WORK/c1.json")" \
