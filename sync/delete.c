@@ -337,21 +337,28 @@ batch_failed(struct batch *b, ferry_err e)
 
 /*
  * Reads the next gathered key into b (malloc'd, prefixed): 1, 0 at the
- * end, or -1 out of memory (recorded).
+ * end, or -1 when out of memory or the kept keys cannot be read back
+ * (recorded, its code in *e).
  */
 static int
-read_key(struct push *p, struct batch *b)
+read_key(struct push *p, struct batch *b, ferry_err *e)
 {
 	size_t plen = strlen(p->run.loc.prefix), len;
 	char key[MANIFEST_KEY_MAX + 1];
 	struct push_delete rec;
 	char *k;
+	int got;
 
-	if (!sync_run_delete_next(&p->run, key, &len, &rec, sizeof(rec)))
-		return 0;
+	if ((got = sync_run_delete_next(
+	         &p->run, key, &len, &rec, sizeof(rec))) <= 0) {
+		*e = got < 0 ? FERRY_ESYS : FERRY_OK;
+		return got;
+	}
 	if ((k = malloc(plen + len + 1)) == NULL) {
-		ferry_fail(FERRY_ENOMEM, "out of memory while reading the keys "
-		                         "to delete: the deletes stop here");
+		*e =
+		    ferry_fail(FERRY_ENOMEM, "out of memory while reading the "
+		                             "keys to delete: the deletes stop "
+		                             "here");
 		return -1;
 	}
 	memcpy(k, p->run.loc.prefix, plen);
@@ -376,14 +383,15 @@ clear_batch(struct batch *b)
 
 /*
  * Runs the deletes gathered, a batch at a time.  A batch that fails is
- * reported and counted and the next one goes; FERRY_ENOMEM (the deletes
- * stop, the rest not made) is the caller's to report.
+ * reported and counted and the next one goes; FERRY_ENOMEM or FERRY_ESYS
+ * (the kept keys cannot be read back: the deletes stop, the rest not
+ * made) is the caller's to report.
  */
 static ferry_err
 run_batches(struct push *p)
 {
 	struct batch *b;
-	ferry_err e = FERRY_OK;
+	ferry_err e = FERRY_OK, stop = FERRY_OK;
 	int got = 1;
 
 	if ((b = calloc(1, sizeof(*b))) == NULL)
@@ -391,10 +399,8 @@ run_batches(struct push *p)
 		    "out of memory before the deletes: none was made");
 	b->p = p;
 	while (got >= 0) {
-		while (b->n < DELETE_BATCH && (got = read_key(p, b)) > 0)
+		while (b->n < DELETE_BATCH && (got = read_key(p, b, &stop)) > 0)
 			;
-		if (got < 0)
-			e = FERRY_ENOMEM;
 		if (b->n == 0 || got < 0)
 			break;
 		if (p->run.o->dry_run) {
@@ -416,7 +422,7 @@ run_batches(struct push *p)
 	}
 	clear_batch(b);
 	free(b);
-	return e;
+	return stop != FERRY_OK ? stop : e;
 }
 
 ferry_err

@@ -432,8 +432,12 @@ fail:
 	output_path_error(&p->run.out, key, keylen, e, ferry_errmsg());
 }
 
-/* Runs the deletes gathered during the merge, if they are allowed. */
-static void
+/*
+ * Runs the deletes gathered during the merge, if they are allowed.  A
+ * delete that fails is counted; FERRY_ESYS when the kept deletes cannot be
+ * read back (recorded: the rest are not made).
+ */
+static ferry_err
 pull_deletes(struct pull *p)
 {
 	static const struct sync_run_guard g = {
@@ -442,11 +446,13 @@ pull_deletes(struct pull *p)
 	char key[MANIFEST_KEY_MAX + 1];
 	struct manifest_local l;
 	size_t keylen;
+	int got;
 
 	if (!sync_run_deletes_allowed(&p->run, &g, p->run.eng.failed,
 	        p->run.mg.nremote, p->run.mg.nlocal))
-		return;
-	while (sync_run_delete_next(&p->run, key, &keylen, &l, sizeof(l))) {
+		return FERRY_OK;
+	while ((got = sync_run_delete_next(
+	            &p->run, key, &keylen, &l, sizeof(l))) > 0) {
 		if (!p->run.o->dry_run) {
 			pull_delete_local(p, key, &l);
 			continue;
@@ -459,6 +465,7 @@ pull_deletes(struct pull *p)
 		    "not in source", NULL, &dst);
 		p->run.counts.deleted++;
 	}
+	return got < 0 ? FERRY_ESYS : FERRY_OK;
 }
 
 /* mkdir -p: the target folder and its parents; *made is the length of
@@ -593,11 +600,11 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	if (e != FERRY_OK) {
 		status = sync_exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||
-	           (e = run_loop(p)) != FERRY_OK) {
+	           (e = run_loop(p)) != FERRY_OK ||
+	           (e = pull_deletes(p)) != FERRY_OK) {
 		/* an object named as the source is a usage error */
 		status = e == FERRY_EUSAGE ? EXIT_USAGE : EXIT_ABORTED;
 	} else {
-		pull_deletes(p);
 		status = sync_run_status(&p->run);
 	}
 	if (e != FERRY_OK) {

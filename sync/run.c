@@ -5,6 +5,7 @@
  * during the merge.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -141,12 +142,20 @@ sync_run_delete_next(
 {
 	uint32_t len;
 
+	if (run->ndeletes_read == run->ndeletes)
+		return 0;
 	if (fread(&len, sizeof(len), 1, run->deletes) != 1 ||
 	    len > MANIFEST_KEY_MAX || fread(key, 1, len, run->deletes) != len ||
-	    fread(rec, reclen, 1, run->deletes) != 1)
-		return 0;
+	    fread(rec, reclen, 1, run->deletes) != 1) {
+		ferry_fail(FERRY_ESYS,
+		    "cannot read back delete %" PRIu64 " of %" PRIu64
+		    " from its temporary file: the deletes stop here",
+		    run->ndeletes_read + 1, run->ndeletes);
+		return -1;
+	}
 	key[len] = '\0';
 	*keylen = len;
+	run->ndeletes_read++;
 	return 1;
 }
 
@@ -175,9 +184,14 @@ sync_run_deletes_allowed(struct sync_run *run, const struct sync_run_guard *g,
 	if (run->ndeletes == 0)
 		return 0;
 	why = guard(run, g, nfailed, nsource, ndest);
+	/* a write the stdio buffer held may fail only now */
+	if (why == NULL && (fflush(run->deletes) != 0 || ferror(run->deletes)))
+		why =
+		    "the keys to delete could not be kept in a temporary file";
 	if (sync_deletes_refused(&run->out, run->ndeletes, why, &run->fatal))
 		return 0;
 	rewind(run->deletes);
+	run->ndeletes_read = 0;
 	return 1;
 }
 

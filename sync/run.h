@@ -32,6 +32,7 @@ struct sync_run {
 	/* deletes, kept in a temporary file until the end */
 	FILE *deletes;
 	uint64_t ndeletes;
+	uint64_t ndeletes_read; /* of them, read back so far */
 	uint64_t scan_errors;
 	int fatal;
 };
@@ -103,9 +104,10 @@ ferry_err sync_run_delete_add(struct sync_run *run, const char *key,
     size_t keylen, const void *rec, size_t reclen) FERRY_WUR;
 /*
  * Reads back the next delete kept: its key into key (MANIFEST_KEY_MAX + 1
- * bytes, NUL-terminated, length in *keylen), its record into rec.  0 at
- * the end.  The first call after sync_run_deletes_allowed() reads the
- * first delete.
+ * bytes, NUL-terminated, length in *keylen), its record into rec.  1, 0
+ * at the end, or -1 when the file fails before every delete kept was read
+ * back (recorded: FERRY_ESYS, naming where the deletes stop).  The
+ * first call after sync_run_deletes_allowed() reads the first delete.
  */
 int sync_run_delete_next(
     struct sync_run *run, char *key, size_t *keylen, void *rec, size_t reclen);
