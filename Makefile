@@ -5,6 +5,7 @@
 #   make demo         start the gateway, sync a sample tree twice, stop it
 #   make fuzz         run every fuzz target for FUZZ_SECONDS each
 #   make install      PREFIX (default /usr/local) and DESTDIR honoured
+#   make deb          build the Debian package (../ferry_*.deb) from debian/
 #   SANITIZE=1        build with AddressSanitizer and UBSan (in build-san/)
 #   WERROR=1          warnings are errors (CI and developers; never the
 #                     default, so a user's compiler or flags cannot fail it)
@@ -50,7 +51,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 
 .PHONY: all check unit unit-build integration demo deps fuzz install uninstall \
-	clean format bench FORCE
+	clean format bench deb FORCE
 
 all: ferry
 
@@ -125,10 +126,18 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry \
 		$(DESTDIR)$(PREFIX)/share/ferry/ferry-events.schema.json
 
+# The package is built from a copy of the tracked files, in build-deb/,
+# where dpkg-buildpackage leaves the .deb (not in the parent folder).
+deb:
+	rm -rf build-deb
+	mkdir -p build-deb/ferry
+	git ls-files | tar -cf - -T - | tar -xf - -C build-deb/ferry
+	cd build-deb/ferry && dpkg-buildpackage -us -uc -b
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san ferry
+	rm -rf build build-san build-deb ferry
 
 -include $(shell find build build-san -name '*.d' 2>/dev/null)
