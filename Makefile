@@ -5,7 +5,13 @@
 #   make demo         start the gateway, sync a sample tree twice, stop it
 #   make fuzz         run every fuzz target for FUZZ_SECONDS each
 #   make install      PREFIX (default /usr/local) and DESTDIR honoured
+#   make deb          build the Debian package (../ferry_*.deb) from debian/
 #   SANITIZE=1        build with AddressSanitizer and UBSan (in build-san/)
+#   WERROR=1          warnings are errors (CI and developers; never the
+#                     default, so a user's compiler or flags cannot fail it)
+#
+# CFLAGS, CPPFLAGS and LDFLAGS are the user's (default CFLAGS -O2 -g): the
+# flags ferry itself needs sit in FERRY_CFLAGS, which they cannot drop.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -15,20 +21,27 @@ PKG_CONFIG ?= pkg-config
 PKGS = libcurl openssl libxxhash lmdb libcjson expat zlib
 FUZZ_SECONDS ?= 30
 
-WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -pedantic -Werror
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -pedantic
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) \
-	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -I.
+FERRY_CFLAGS = -std=c11 -D_GNU_SOURCE -I. $(WARN) \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+FERRY_LDFLAGS =
 LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpthread
 
 ifeq ($(SANITIZE),1)
 BUILD = build-san
-ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+FERRY_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+FERRY_LDFLAGS += -fsanitize=address,undefined
 else
 BUILD = build
 endif
+
+ALL_CFLAGS = $(FERRY_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(CFLAGS) $(FERRY_LDFLAGS) $(LDFLAGS)
 
 LIB_SRC = $(wildcard common/*.c remote/*.c manifest/*.c) \
 	$(filter-out sync/main.c,$(wildcard sync/*.c))
@@ -37,34 +50,43 @@ UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 
-.PHONY: all check unit integration demo deps fuzz install uninstall \
-	clean format bench
+.PHONY: all check unit unit-build integration demo deps fuzz install uninstall \
+	clean format bench deb FORCE
 
 all: ferry
 
 ferry: $(BUILD)/ferry
 	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/ferry ferry.tmp && mv -f ferry.tmp ferry; fi
 
-$(BUILD)/ferry: $(BUILD)/sync/main.o $(BUILD)/libferry.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/ferry: $(BUILD)/sync/main.o $(BUILD)/libferry.a $(BUILD)/flags
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
 $(BUILD)/libferry.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c
+# Objects are rebuilt when the compiler or its flags change.
+$(BUILD)/flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' >$@
+
+$(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libferry.a
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libferry.a $(BUILD)/flags
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libferry.a \
+	$(CC) $(ALL_CFLAGS) $(FERRY_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(BUILD)/libferry.a \
 		$(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
 deps:
 	@sh tests/deps.sh
 
-unit: $(UNIT_BIN)
+unit-build: $(UNIT_BIN)
+
+unit: unit-build
 	@fail=0; for t in $(UNIT_BIN); do \
 		echo "== $$t"; $$t || fail=1; done; exit $$fail
 
@@ -104,10 +126,18 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry \
 		$(DESTDIR)$(PREFIX)/share/ferry/ferry-events.schema.json
 
+# The package is built from a copy of the tracked files, in build-deb/,
+# where dpkg-buildpackage leaves the .deb (not in the parent folder).
+deb:
+	rm -rf build-deb
+	mkdir -p build-deb/ferry
+	git ls-files | tar -cf - -T - | tar -xf - -C build-deb/ferry
+	cd build-deb/ferry && dpkg-buildpackage -us -uc -b
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san ferry
+	rm -rf build build-san build-deb ferry
 
 -include $(shell find build build-san -name '*.d' 2>/dev/null)

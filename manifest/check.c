@@ -227,6 +227,7 @@ page_read(struct walk *w, uint64_t pg, int level, int flags, unsigned *nkeys)
 /*
  * Locates node i of the page at level: its key and, for a leaf, what
  * follows the key in the page (want bytes, the data or its page number).
+ * On failure *node and *key are NULL and *klen 0.
  */
 static int
 node_at(struct walk *w, int level, unsigned i, int leaf, const uint8_t **node,
@@ -236,6 +237,9 @@ node_at(struct walk *w, int level, unsigned i, int leaf, const uint8_t **node,
 	unsigned off = u16(p + PAGEHDRSZ + 2 * i);
 	size_t want = 0, ds;
 
+	*node = NULL;
+	*key = NULL;
+	*klen = 0;
 	if (off < u16(p + 14) || off % 2 != 0 || off + NODESIZE > w->psize)
 		return bad(w, "page %llu: node %u is out of the page",
 		    (unsigned long long)u64(p), i);

@@ -13,8 +13,10 @@
 #include "sync/output.h"
 #include "sync/planfile.h"
 
-/* A side's identity (at most 4096 bytes) and " shard I/N". */
-#define DST_ID_MAX (4096 + 8 + SHARD_NAME_MAX)
+/* A side's identity (at most 4096 bytes), " shard I/N" and " part I/N". */
+#define DST_ID_MAX                                                             \
+	(4096 + sizeof(" shard ") + SHARD_NAME_MAX + sizeof(" part ") +        \
+	    PLANFILE_PART_MAX)
 
 /* The identity of one side, as a run names it in its manifest. */
 static ferry_err

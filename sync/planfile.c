@@ -30,12 +30,13 @@ struct planfile {
 	struct planfile_line line;
 };
 
-/* A member that is a non-negative integer a double holds exactly. */
+/* A member that is a non-negative integer a double holds exactly (0 if not). */
 static ferry_err
 get_uint(const cJSON *obj, const char *name, uint64_t *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 
+	*out = 0;
 	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) ||
 	    v->valuedouble > MAX_EXACT ||
 	    v->valuedouble != (double)(uint64_t)v->valuedouble)

@@ -49,6 +49,8 @@ struct planfile_side {
 	char version_id[MANIFEST_VERSION_ID_MAX];
 };
 
+#define PLANFILE_PART_MAX 24 /* a header's part, "I/N", and its NUL */
+
 struct planfile_header {
 	int version;
 	char src[PLANFILE_PATH_MAX];
@@ -58,7 +60,7 @@ struct planfile_header {
 	uint64_t part_size;
 	uint64_t multipart_threshold;
 	/* "I/N": part I of a plan cut into N (ferry plan --split), or "" */
-	char part[24];
+	char part[PLANFILE_PART_MAX];
 };
 
 /* One parsed line; which members are set depends on kind. */

@@ -547,7 +547,8 @@ static void
 test_many_pairs(void **state)
 {
 	struct sigv4_pair q[100], h[40];
-	char qn[100][8], hn[40][16], want[2048];
+	/* names sized for any size_t, as the compiler cannot bound i */
+	char qn[100][24], hn[40][32], want[2048];
 	struct sigv4_request r = {.method = "GET",
 	    .path = "/b",
 	    .query = q,
