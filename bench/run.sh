@@ -2,13 +2,19 @@
 #
 # bench/run.sh: ferry against its peers from Debian (rclone, aws s3 sync,
 # s3cmd) and against plain curl (the raw HTTP ceiling), side by side on one
-# local Ceph RADOS Gateway (bluestore), printing one markdown table.
+# local S3 server: a Ceph RADOS Gateway (bluestore) or OpenStack Swift with
+# s3api, printing one markdown table.
 # See bench/README for what each scenario and column means.
 #
 #   bash bench/run.sh                  # full scale, 3 runs per cell
 #   BENCH_SCALE=small BENCH_RUNS=1 bash bench/run.sh    # smoke run (~5 min)
+#   FERRY_BENCH_SERVER=swift bash bench/run.sh          # on Swift
 #
 # Environment (all optional):
+#   FERRY_BENCH_SERVER  ceph (default: tests/server/s3server, bluestore) or
+#                    swift (tests/server/swiftserver); on swift the
+#                    defaults are BENCH_TOOLS="ferry rclone aws" and
+#                    BENCH_SCENARIOS="S1 S2 S6 S7"
 #   BENCH_SCALE      full (default) or small
 #   BENCH_RUNS       runs per (scenario, tool); the table shows medians (3);
 #                    BENCH_RUNS_S1 ... BENCH_RUNS_S8 override it per scenario
@@ -65,7 +71,23 @@ set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCH="$TOP/bench"
-SERVER="$TOP/tests/server/s3server"
+KIND=${FERRY_BENCH_SERVER:-ceph}
+case $KIND in
+ceph)
+	SERVER="$TOP/tests/server/s3server"
+	d_tools="ferry rclone aws s3cmd curl"
+	d_scen="S1 S2 S3 S4 S5 S6 S7 S8 S9 S10"
+	;;
+swift)
+	SERVER="$TOP/tests/server/swiftserver"
+	d_tools="ferry rclone aws"
+	d_scen="S1 S2 S6 S7"
+	;;
+*)
+	echo "bench: FERRY_BENCH_SERVER must be ceph or swift" >&2
+	exit 2
+	;;
+esac
 COUNT="$TOP/tests/server/count-requests"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -74,8 +96,8 @@ GEN="$BENCH/gen.py"
 SCALE=${BENCH_SCALE:-full}
 RUNS=${BENCH_RUNS:-3}
 JOBS=${BENCH_JOBS:-16}
-TOOLS=${BENCH_TOOLS:-"ferry rclone aws s3cmd curl"}
-SCENARIOS=${BENCH_SCENARIOS:-"S1 S2 S3 S4 S5 S6 S7 S8 S9 S10"}
+TOOLS=${BENCH_TOOLS:-$d_tools}
+SCENARIOS=${BENCH_SCENARIOS:-$d_scen}
 BLUESTORE=${BENCH_BLUESTORE:-40G}
 TIMEOUT=${BENCH_TIMEOUT:-3600}
 OUT=${BENCH_OUT:-$BENCH/RESULTS.md}
@@ -142,8 +164,15 @@ need_pkgs() {
 		apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-need_pkgs time python3 openssl ceph-mon ceph-osd radosgw uuid-runtime curl awscli ||
-	die "GNU time, python3, openssl, the gateway, curl and awscli are required"
+if [ "$KIND" = swift ]; then
+	# memcached and eatmydata as in the tests (tests/deps.sh)
+	server_pkgs="swift-proxy swift-account swift-container swift-object memcached eatmydata"
+else
+	server_pkgs="ceph-mon ceph-osd radosgw uuid-runtime"
+fi
+# shellcheck disable=SC2086
+need_pkgs time python3 openssl $server_pkgs curl awscli ||
+	die "GNU time, python3, openssl, the server, curl and awscli are required"
 tools_ok=""
 for t in $TOOLS; do
 	case $t in
@@ -194,9 +223,13 @@ FERRY_COMMIT=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git -C "$TOP" status --porcelain 2>/dev/null)" ] &&
 	FERRY_COMMIT="$FERRY_COMMIT (with uncommitted changes)"
 
-say "starting the gateway (bluestore $BLUESTORE) in $D"
-"$SERVER" start "$D" --bluestore "$BLUESTORE" >"$W/logs/server-start.log" 2>&1 ||
-	{ cat "$W/logs/server-start.log" >&2; die "the gateway did not start"; }
+if [ "$KIND" = swift ]; then
+	say "starting Swift in $D"
+	"$SERVER" start "$D" >"$W/logs/server-start.log" 2>&1
+else
+	say "starting the gateway (bluestore $BLUESTORE) in $D"
+	"$SERVER" start "$D" --bluestore "$BLUESTORE" >"$W/logs/server-start.log" 2>&1
+fi || { cat "$W/logs/server-start.log" >&2; die "the server did not start"; }
 # shellcheck disable=SC1091
 . "$D/env"
 EP=$FERRY_TEST_ENDPOINT
@@ -206,7 +239,9 @@ export FERRY_STATE_DIR="$W/ferry-state"
 # rclone: one remote "X" from the environment, no config file.
 : >"$W/cfg/rclone.conf"
 export RCLONE_CONFIG="$W/cfg/rclone.conf"
-export RCLONE_CONFIG_X_TYPE=s3 RCLONE_CONFIG_X_PROVIDER=Ceph \
+# rclone knows no Swift s3api provider: Other.
+[ "$KIND" = swift ] && provider=Other || provider=Ceph
+export RCLONE_CONFIG_X_TYPE=s3 RCLONE_CONFIG_X_PROVIDER=$provider \
 	RCLONE_CONFIG_X_ENDPOINT="$EP" \
 	RCLONE_CONFIG_X_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" \
 	RCLONE_CONFIG_X_SECRET_ACCESS_KEY="$AWS_SECRET_ACCESS_KEY" \
@@ -252,16 +287,21 @@ mkbucket() { rclone mkdir "X:$1" >>"$W/logs/setup.log" 2>&1; }
 # Not --bypass-gc: it deletes tail objects that a CopyObject shares with
 # its source (refcounts ignored), leaving the source object's HEAD but a
 # GET of NoSuchKey; the gateway's garbage collector (5 s) honours them.
+# On Swift nothing: its deletes go key by key through the proxy (minutes
+# for a tree, nothing measured); the buckets go with the server at the end.
 dropbucket() {
+	[ "$KIND" = swift ] && return 0
 	radosgw-admin -c "$D/ceph.conf" bucket rm --bucket="$1" \
 		--purge-objects >>"$W/logs/setup.log" 2>&1 ||
 		say "could not remove bucket $1 (see $W/logs/setup.log)"
 }
 
-# The OSD's and the gateway's CPU clock ticks so far (user + system).
+# The server's CPU clock ticks so far (user + system): the OSD's and the
+# gateway's, or Swift's servers' and memcached's.
 daemon_ticks() {
-	local f p stats=()
-	for f in "$D/run/osd.0.pid" "$D/run/client.rgw.a.pid"; do
+	local f p stats=() pids=("$D/run/osd.0.pid" "$D/run/client.rgw.a.pid")
+	[ "$KIND" = swift ] && pids=("$D"/run/*.pid)
+	for f in "${pids[@]}"; do
 		read -r p <"$f" 2>/dev/null && stats+=("/proc/$p/stat")
 	done
 	[ "${#stats[@]}" -gt 0 ] || { echo 0; return; }
@@ -272,12 +312,14 @@ daemon_ticks() {
 # collector's deletions of a dropped bucket, BlueStore's deferred writes)
 # is done before the clock starts, so that no tool pays for another's.
 # Runs the garbage collector now (it honours shared tails, as the
-# background one does), then waits, at most 60 s, until the OSD and the
-# gateway together have used under a tenth of a core for a second.
+# background one does), then waits, at most 60 s, until the server's
+# daemons together have used under a tenth of a core for a second (Swift
+# has no collector: only the wait).
 settle() {
 	local hz a b i calm=0 t0=$SECONDS
-	radosgw-admin -c "$D/ceph.conf" gc process --include-all \
-		>>"$W/logs/setup.log" 2>&1
+	[ "$KIND" = swift ] ||
+		radosgw-admin -c "$D/ceph.conf" gc process --include-all \
+			>>"$W/logs/setup.log" 2>&1
 	hz=$(getconf CLK_TCK)
 	a=$(daemon_ticks)
 	for ((i = 0; i < 120 && calm < 2; i++)); do
@@ -631,8 +673,9 @@ if want_scen S7; then
 	say "S7: filling the source bucket"
 	mkbucket s7-source
 	rclone copy "$TREE" X:s7-source/data "${RCLONE_OPTS[@]}" >>"$W/logs/setup.log" 2>&1
+	# in parts whatever its size (a multipart source, as at 1G)
 	rclone copyto "$BIGDIR/big-0.bin" X:s7-source/data/big-0.bin \
-		"${RCLONE_OPTS[@]}" >>"$W/logs/setup.log" 2>&1
+		--s3-upload-cutoff 5M "${RCLONE_OPTS[@]}" >>"$W/logs/setup.log" 2>&1
 	declare -A S7B
 	for r in $(runs_of S7); do
 		for tool in $(rotated "$r" $TOOLS); do
@@ -891,7 +934,11 @@ echo "$TABLE"
 	echo "## $(date -u '+%Y-%m-%d %H:%M UTC'): scale $SCALE, $runs_note, $JOBS jobs"
 	echo
 	echo "- machine: $(nproc) cores, $(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //'), $(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "- gateway: Ceph $(ceph --version 2>/dev/null | awk '{ print $3 }') radosgw, bluestore $BLUESTORE, on 127.0.0.1 (tests/server/s3server)"
+	if [ "$KIND" = swift ]; then
+		echo "- server: OpenStack Swift $(dpkg-query -W -f='${Version}' swift-proxy 2>/dev/null) with s3api, all-in-one on 127.0.0.1 (tests/server/swiftserver)"
+	else
+		echo "- gateway: Ceph $(ceph --version 2>/dev/null | awk '{ print $3 }') radosgw, bluestore $BLUESTORE, on 127.0.0.1 (tests/server/s3server)"
+	fi
 	echo "- ferry: $FERRY_VERSION, commit $FERRY_COMMIT"
 	echo "- peers: $(peer_versions)"
 	echo "- data: S1 tree $S1_FILES files of $S1_MIN-$S1_MAX in $S1_DIRS folders (digest: $S1_DIGEST); large files $BIG_SIZE; S8 counts: $S8_COUNTS; S9 counts: ${S9_COUNTS:-none}, ${S9_DELAY:-0} s a listing page"
