@@ -5,7 +5,8 @@
 # shards (ferry ls --ranges); together they make what one unsharded run
 # makes, each key going up once, each task COMPLETED in sacct; a task whose
 # key the server refuses fails the array (sbatch's exit, sacct's FAILED,
-# the task's log) and the array run again converges.
+# the task's log) and the array run again converges; a task killed mid-run
+# by "scontrol requeue" runs again and the array converges.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 export LC_ALL=C # sort in byte order, as S3 and ferry order keys
@@ -184,6 +185,37 @@ is "$?" 0 "the array run again exits 0"
 is "$(requests "$m" put)" 1 "... and puts only the refused key"
 check "... and the bucket holds the tree" python3 \
 	"$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" f/
+
+# 6. a task killed mid-run and requeued: the gateway's answer to one key's
+# PUT is held (by a fault proxy) until the task that sent it, the one
+# still running, is requeued; Slurm runs it again and the array converges
+start_proxy hold --always --kinds delay --only-methods PUT \
+	--match '/k/plain%2000000\.bin$' --hold "$WORK/go"
+m=$(mark)
+array kill "s3://$B/k" --endpoint-url "$PROXY" &
+sb=$!
+held hold
+for _ in $(seq 300); do
+	running=$(squeue -h -t R -o %i)
+	[ "$(printf '%s' "$running" | grep -c .)" != 1 ] || break
+	sleep 0.2
+done
+scontrol requeue "$running"
+is "$?" 0 "scontrol requeue of the task still running ($running) exits 0"
+touch "$WORK/go"
+wait "$sb"
+is "$?" 0 "... and the array, its task run again, exits 0"
+stop_proxy
+st=$(tasks kill)
+is "$(printf '%s\n' "$st" | awk '$2 == "COMPLETED" && $3 == "0:0" { print $1 }' |
+	tr '\n' ' ')" "0 1 2 3 " "sacct -c shows each task COMPLETED, exit 0"
+is "$(printf '%s\n' "$st" | grep -vc COMPLETED)" 1 \
+	"... and one record of the task before it was requeued"
+check "... and the bucket holds the tree" python3 \
+	"$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" k/
+p=$(requests "$m" put)
+check "... its keys put once, the held one at most twice ($p PUTs)" \
+	between "$p" "$N" $((N + 1))
 
 echo "# t_slurm took $((SECONDS - t0)) s"
 done_testing
