@@ -8,7 +8,8 @@ set -u
 PKGS="gcc make pkg-config libcurl4-openssl-dev libssl-dev libxxhash-dev \
 liblmdb-dev libcjson-dev libexpat1-dev zlib1g-dev libcmocka-dev ceph-mon ceph-osd \
 radosgw uuid-runtime swift-proxy swift-account swift-container swift-object \
-python3-swift memcached eatmydata awscli python3 python3-jsonschema curl strace \
+python3-swift memcached eatmydata slurmctld slurmd slurm-client munge awscli \
+python3 python3-jsonschema python3-yaml python3-kubernetes curl strace \
 util-linux iproute2 procps rclone $*"
 
 missing=""
