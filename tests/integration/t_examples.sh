@@ -56,8 +56,8 @@ if have systemd-analyze; then
 	mkdir -p "$units" "$WORK/man/man1" "$WORK/man/man5"
 	cp "$EX/ferry-backup@.service" "$units/ferry-backup@photos.service"
 	cp "$EX/ferry-backup@.timer" "$units/ferry-backup@photos.timer"
-	cp "$MAN/ferry.1" "$WORK/man/man1/"
-	cp "$MAN/ferry-manifest.5" "$WORK/man/man5/"
+	cp "$MAN"/*.1 "$WORK/man/man1/"
+	cp "$MAN"/*.5 "$WORK/man/man5/"
 	if [ ! -x /usr/local/bin/ferry ]; then
 		bin=$(cd "$(dirname "$FERRY")" && pwd)/$(basename "$FERRY")
 		sed -i "s#^ExecStart=/usr/local/bin/ferry #ExecStart=$bin #" \
@@ -115,7 +115,7 @@ fi
 # 5. the man pages.  "referenced manual not found" depends on what this
 # machine has installed (ferry(1) itself, until make install), so it is
 # left out, as are mandoc's notes about its own database.
-for p in "$MAN/ferry.1" "$MAN/ferry-manifest.5"; do
+for p in "$MAN"/*.1 "$MAN"/*.5; do
 	if have mandoc; then
 		out=$(mandoc -Tlint "$p" 2>&1 |
 			grep -v -e 'referenced manual not found' -e 'mandoc\.db')
@@ -170,15 +170,15 @@ help_options() {
 		sed 's/^[[:space:],]*//' | sort -u
 }
 
-man_opts=$(man_options "$MAN/ferry.1")
+man_opts=$(for p in "$MAN"/*.1; do man_options "$p"; done | sort -u)
 if [ -x "$FERRY" ]; then
 	help_opts=$("$FERRY" --help 2>&1 | help_options)
 	only_man=$(comm -23 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$help_opts") | tr '\n' ' ')
 	only_help=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$help_opts") | tr '\n' ' ')
-	check "ferry.1 names over 20 options" \
+	check "the pages name over 20 options" \
 		test "$(printf '%s\n' "$man_opts" | grep -c .)" -gt 20
-	is "$only_man" "" "every option of ferry.1 is in ferry --help"
-	is "$only_help" "" "every option of ferry --help is in ferry.1"
+	is "$only_man" "" "every option of the pages is in ferry --help"
+	is "$only_help" "" "every option of ferry --help is in a page"
 else
 	not_ok "ferry --help: $FERRY is not built"
 fi
@@ -207,8 +207,8 @@ comp_opts=$( (completions ferry --; completions ferry sync -
 	grep -E '^-' | sort -u)
 only_man=$(comm -23 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
 only_comp=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
-is "$only_man" "" "every option of ferry.1 is completed"
-is "$only_comp" "" "every option completed is in ferry.1"
+is "$only_man" "" "every option of the pages is completed"
+is "$only_comp" "" "every option completed is in a page"
 
 # 7. each command has its own short help, within the whole one
 for cmd in sync plan apply verify ls manifest; do
