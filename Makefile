@@ -5,11 +5,17 @@
 #   make demo         start the gateway, sync a sample tree twice, stop it
 #   make fuzz         run every fuzz target for FUZZ_SECONDS each
 #   make install      PREFIX (default /usr/local) and DESTDIR honoured
+#   make completions  write the shell completions again from the help
 #   SANITIZE=1        build with AddressSanitizer and UBSan (in build-san/)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MAN1 = $(wildcard man/*.1)
+MAN5 = $(wildcard man/*.5)
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS = libcurl openssl libxxhash lmdb libcjson expat zlib
@@ -38,7 +44,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 
 .PHONY: all check unit integration demo deps fuzz install uninstall \
-	clean format bench
+	clean format bench completions
 
 all: ferry
 
@@ -88,21 +94,29 @@ install: ferry
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man5
 	install -m 755 ferry $(DESTDIR)$(BINDIR)/ferry
-	for m in man/*.1; do [ -f "$$m" ] && \
-		install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
-	for m in man/*.5; do [ -f "$$m" ] && \
-		install -m 644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
-	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(DESTDIR)$(FISHCOMPDIR)
 	install -m 644 examples/ferry.bash-completion \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry
+		$(DESTDIR)$(BASHCOMPDIR)/ferry
+	install -m 644 examples/ferry.zsh-completion $(DESTDIR)$(ZSHCOMPDIR)/_ferry
+	install -m 644 examples/ferry.fish-completion \
+		$(DESTDIR)$(FISHCOMPDIR)/ferry.fish
 	install -d $(DESTDIR)$(PREFIX)/share/ferry
 	install -m 644 man/ferry-events.schema.json $(DESTDIR)$(PREFIX)/share/ferry/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ferry $(DESTDIR)$(MANDIR)/man1/ferry.1 \
-		$(DESTDIR)$(MANDIR)/man5/ferry-manifest.5 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry \
+	rm -f $(DESTDIR)$(BINDIR)/ferry \
+		$(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) \
+		$(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%) \
+		$(DESTDIR)$(BASHCOMPDIR)/ferry $(DESTDIR)$(ZSHCOMPDIR)/_ferry \
+		$(DESTDIR)$(FISHCOMPDIR)/ferry.fish \
 		$(DESTDIR)$(PREFIX)/share/ferry/ferry-events.schema.json
+
+# the bash, zsh and fish completions, from "ferry COMMAND --help"
+completions: ferry
+	python3 examples/gen-completions.py ./ferry
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
