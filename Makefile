@@ -6,6 +6,7 @@
 #   make fuzz         run every fuzz target for FUZZ_SECONDS each
 #   make install      PREFIX (default /usr/local) and DESTDIR honoured
 #   make deb          build the Debian package (../ferry_*.deb) from debian/
+#   make completions  write the shell completions again from the help
 #   SANITIZE=1        build with AddressSanitizer and UBSan (in build-san/)
 #   WERROR=1          warnings are errors (CI and developers; never the
 #                     default, so a user's compiler or flags cannot fail it)
@@ -16,6 +17,11 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MAN1 = $(wildcard man/*.1)
+MAN5 = $(wildcard man/*.5)
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS = libcurl openssl libxxhash lmdb libcjson expat zlib
@@ -51,7 +57,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 
 .PHONY: all check unit unit-build integration demo deps fuzz install uninstall \
-	clean format bench deb FORCE
+	clean format bench deb completions FORCE
 
 all: ferry
 
@@ -110,20 +116,24 @@ install: ferry
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man5
 	install -m 755 ferry $(DESTDIR)$(BINDIR)/ferry
-	for m in man/*.1; do [ -f "$$m" ] && \
-		install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
-	for m in man/*.5; do [ -f "$$m" ] && \
-		install -m 644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
-	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(DESTDIR)$(FISHCOMPDIR)
 	install -m 644 examples/ferry.bash-completion \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry
+		$(DESTDIR)$(BASHCOMPDIR)/ferry
+	install -m 644 examples/ferry.zsh-completion $(DESTDIR)$(ZSHCOMPDIR)/_ferry
+	install -m 644 examples/ferry.fish-completion \
+		$(DESTDIR)$(FISHCOMPDIR)/ferry.fish
 	install -d $(DESTDIR)$(PREFIX)/share/ferry
 	install -m 644 man/ferry-events.schema.json $(DESTDIR)$(PREFIX)/share/ferry/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ferry $(DESTDIR)$(MANDIR)/man1/ferry.1 \
-		$(DESTDIR)$(MANDIR)/man5/ferry-manifest.5 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ferry \
+	rm -f $(DESTDIR)$(BINDIR)/ferry \
+		$(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) \
+		$(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%) \
+		$(DESTDIR)$(BASHCOMPDIR)/ferry $(DESTDIR)$(ZSHCOMPDIR)/_ferry \
+		$(DESTDIR)$(FISHCOMPDIR)/ferry.fish \
 		$(DESTDIR)$(PREFIX)/share/ferry/ferry-events.schema.json
 
 # The package is built from a copy of the tracked files, in build-deb/,
@@ -133,6 +143,10 @@ deb:
 	mkdir -p build-deb/ferry
 	git ls-files | tar -cf - -T - | tar -xf - -C build-deb/ferry
 	cd build-deb/ferry && dpkg-buildpackage -us -uc -b
+
+# the bash, zsh and fish completions, from "ferry COMMAND --help"
+completions: ferry
+	python3 examples/gen-completions.py ./ferry
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

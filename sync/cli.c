@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sync/cli_args.h"
 #include "sync/cli_store.h"
@@ -246,7 +247,7 @@ static const struct command_help {
         "  --full                   re-read and re-hash every object\n"
         "  --sample P%              re-read and re-hash P% of them\n"
         "Exit status 1 when the destination has drifted.\n\n",
-        1, 0, 1},
+        1, 1, 1},
     {"manifest",
         "usage: ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
         "                           [--shard I/N] [--versions] [--json]\n\n"
@@ -275,6 +276,8 @@ usage(FILE *f, const char *command)
 		fputs(h->what ? cli_store_help : "", f);
 		fputs(help_output, f);
 		fputs(help_exit, f);
+		fprintf(f, "The manual: ferry help %s (man ferry-%s).\n",
+		    h->name, h->name);
 		return;
 	}
 	fputs(
@@ -286,6 +289,7 @@ usage(FILE *f, const char *command)
 	    "       ferry manifest info [--manifest DIR | SOURCE "
 	    "DESTINATION]\n"
 	    "       ferry COMMAND --help\n"
+	    "       ferry help COMMAND       its manual, ferry-COMMAND(1)\n"
 	    "\n"
 	    "SOURCE and DESTINATION: a local folder or s3://BUCKET[/PREFIX]:\n"
 	    "folder to bucket (push), bucket to folder (pull), bucket to\n"
@@ -697,6 +701,33 @@ command_first(int argc, char **argv)
 	argv[1] = word;
 }
 
+/*
+ * "ferry help [COMMAND]": the command's manual page, by man(1), which
+ * does not return; an exit status if it could not be shown.  Without
+ * man, the short help stands in.
+ */
+static int
+help_command(int argc, char **argv)
+{
+	char page[32];
+
+	if (argc < 3) {
+		usage(stdout, NULL);
+		return EXIT_SYNCED;
+	}
+	if (argc > 3)
+		return cli_bad("%s", "help takes one command");
+	if (!known_command(argv[2]))
+		return bad_command(argv[2]);
+	snprintf(page, sizeof(page), "ferry-%s", argv[2]);
+	fflush(stdout);
+	execlp("man", "man", page, (char *)NULL);
+	log_error("could not run man (%s); the short help of %s follows",
+	    strerror(errno), argv[2]);
+	usage(stdout, argv[2]);
+	return EXIT_SYNCED;
+}
+
 int
 cli_parse(int argc, char **argv, struct sync_opts *o)
 {
@@ -724,6 +755,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		                     "verify, ls or manifest");
 	}
 	o->command = argv[1];
+	if (strcmp(o->command, "help") == 0)
+		return help_command(argc, argv);
 	if (!known_command(o->command))
 		return bad_command(o->command);
 	optind = 2;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Conditional deletes: each key of a push's DeleteObjects carries its
 # listed ETag.  The gateway ignores that condition (checked here, so that
-# ferry.1 stays true), so tests/faultproxy.py --cond-delete plays a server
+# ferry-sync.1 stays true), so tests/faultproxy.py --cond-delete plays a server
 # that honours it, as AWS does: an object rewritten after the listing is
 # not deleted, is reported, and the run exits 1; the next run deletes it.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -16,8 +16,8 @@ echo keep >"$T/keep.txt"
 echo old >"$WORK/old"
 echo rewritten >"$WORK/new"
 
-# what the server makes of the conditions (if this changes, ferry.1's
-# CONDITIONAL DELETES must say so): the Ceph gateway ignores them, a wrong
+# what the server makes of the conditions (if this changes, ferry-sync.1's
+# Conditional deletes must say so): the Ceph gateway ignores them, a wrong
 # ETag deletes all the same; Swift honours If-Match on DELETE (412) and
 # refuses <ETag> in DeleteObjects (400 MalformedXML)
 s3 put "$B" probe/a "$WORK/old"

@@ -124,8 +124,9 @@ run bare env FERRY_CREDENTIAL_PROCESS_TIMEOUT=1 \
 	"$FERRY" sync "$T" "s3://$B/orphan" --profile orphan
 is "$rc" 3 "a credential_process whose child outlives it times out: exit 3"
 check "... within a few seconds" [ "$secs" -lt 5 ]
+# pgrep's status: 1 when it found none; 127 (no procps) or 2 fail the check
 left=$(pgrep -f "$MARK")
-is "$left" "" "... and no process it started is left running"
+is "$?:$left" "1:" "... and no process it started is left running"
 [ -n "$left" ] && kill $left
 
 # The order: keys in the credentials file, then credential_process; keys

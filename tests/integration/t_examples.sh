@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Examples and manuals: the scripts in examples/ parse (bash -n) and
 # pass the shellcheck linter, the systemd units verify, the Kubernetes
-# Job is valid YAML, the man pages lint clean, and ferry.1, "ferry --help"
-# and the bash completion name the same options; then the backups run as
-# cron and systemd would start them, against the test gateway.  A check
-# whose tool this machine lacks is reported as skipped.
+# Job is valid YAML, the man pages lint clean and render, one for each
+# command, the pages, "ferry --help" and the bash, zsh and fish
+# completions name the same options; then the backups run as cron and
+# systemd would start them, against the test gateway.  A check whose tool
+# this machine lacks fails: tests/deps.sh installs them all.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 EX=$TOP/examples
 MAN=$TOP/man
 
-# skip DESCRIPTION REASON
-skip() {
-	ok "$1 # SKIP $2"
+# missing DESCRIPTION TOOL: the check cannot run, so it fails.
+missing() {
+	not_ok "$1"
+	echo "# $2 is not installed: tests/deps.sh installs it"
 }
 
 # check_quiet DESCRIPTION COMMAND...: as check, with the command's output
@@ -33,9 +35,17 @@ have() {
 	command -v "$1" >/dev/null 2>&1
 }
 
-# 1. every shell script parses, and so does the completion
+# 1. every shell script parses, and so does each completion
 for f in "$EX"/*.sh "$EX"/ferry.bash-completion; do
 	check_quiet "bash -n examples/${f##*/}" bash -n "$f"
+done
+for sh in zsh fish; do
+	if have $sh; then
+		check_quiet "$sh -n examples/ferry.$sh-completion" \
+			$sh -n "$EX/ferry.$sh-completion"
+	else
+		missing "$sh -n examples/ferry.$sh-completion" $sh
+	fi
 done
 
 # 2. shellcheck
@@ -43,7 +53,7 @@ for f in "$EX"/*.sh "$EX"/ferry.bash-completion; do
 	if have shellcheck; then
 		check_quiet "shellcheck examples/${f##*/}" shellcheck "$f"
 	else
-		skip "shellcheck examples/${f##*/}" "shellcheck is not installed"
+		missing "shellcheck examples/${f##*/}" shellcheck
 	fi
 done
 
@@ -51,13 +61,14 @@ done
 # (ferry-backup@photos).  A copy runs the built ferry when none is
 # installed, and MANPATH holds our pages, so that ExecStart= and
 # Documentation=man: both resolve.
+mkdir -p "$WORK/man/man1" "$WORK/man/man5"
+cp "$MAN"/*.1 "$WORK/man/man1/"
+cp "$MAN"/*.5 "$WORK/man/man5/"
 if have systemd-analyze; then
 	units=$WORK/units
-	mkdir -p "$units" "$WORK/man/man1" "$WORK/man/man5"
+	mkdir -p "$units"
 	cp "$EX/ferry-backup@.service" "$units/ferry-backup@photos.service"
 	cp "$EX/ferry-backup@.timer" "$units/ferry-backup@photos.timer"
-	cp "$MAN/ferry.1" "$WORK/man/man1/"
-	cp "$MAN/ferry-manifest.5" "$WORK/man/man5/"
 	if [ ! -x /usr/local/bin/ferry ]; then
 		bin=$(cd "$(dirname "$FERRY")" && pwd)/$(basename "$FERRY")
 		sed -i "s#^ExecStart=/usr/local/bin/ferry #ExecStart=$bin #" \
@@ -71,8 +82,8 @@ if have systemd-analyze; then
 		"$units/ferry-backup@photos.service" \
 		"$units/ferry-backup@photos.timer"
 else
-	skip "systemd-analyze verify examples/ferry-backup@.{service,timer}" \
-		"systemd-analyze is not installed"
+	missing "systemd-analyze verify examples/ferry-backup@.{service,timer}" \
+		systemd-analyze
 fi
 
 # 4. the Kubernetes Indexed Job
@@ -108,22 +119,54 @@ assert src["audience"] == "sts.amazonaws.com", "audience"
 assert not any("secret" in v for v in pod["volumes"]), "no secret mounted"
 ' "$EX/k8s-indexed-job.yaml"
 else
-	skip "examples/k8s-indexed-job.yaml is an Indexed Job of 8 shards with web identity" \
-		"python3 with the yaml module is not installed"
+	missing "examples/k8s-indexed-job.yaml is an Indexed Job of 8 shards with web identity" \
+		"python3 with the yaml module (python3-yaml)"
 fi
 
 # 5. the man pages.  "referenced manual not found" depends on what this
 # machine has installed (ferry(1) itself, until make install), so it is
-# left out, as are mandoc's notes about its own database.
-for p in "$MAN/ferry.1" "$MAN/ferry-manifest.5"; do
+# left out, as are mandoc's notes about its own database.  Each renders
+# with man(1), and each command of "ferry --help" has its page, which
+# ferry.1 names and "ferry help" shows.
+for p in "$MAN"/*.1 "$MAN"/*.5; do
 	if have mandoc; then
 		out=$(mandoc -Tlint "$p" 2>&1 |
 			grep -v -e 'referenced manual not found' -e 'mandoc\.db')
 		is "$out" "" "mandoc -Tlint man/${p##*/}"
 	else
-		skip "mandoc -Tlint man/${p##*/}" "mandoc is not installed"
+		missing "mandoc -Tlint man/${p##*/}" mandoc
+	fi
+	if have man; then
+		n=$(MANWIDTH=80 man -l "$p" 2>"$WORK/man.err" | grep -c .)
+		check "man -l man/${p##*/} renders it ($n lines)" \
+			test "$n" -gt 20 -a ! -s "$WORK/man.err"
+	else
+		missing "man -l man/${p##*/} renders it" "man (man-db)"
 	fi
 done
+commands=$("$FERRY" --help | sed -n 's/^\(usage:\)\{0,1\} *ferry \([a-z][a-z]*\).*/\2/p' |
+	grep -vx help | sort -u)
+check "ferry --help names the commands" test "$(printf '%s\n' "$commands" | grep -c .)" -ge 6
+for cmd in $commands; do
+	check "man/ferry-$cmd.1 is the page of ferry $cmd" \
+		grep -q "^\.Nm ferry-$cmd\$" "$MAN/ferry-$cmd.1"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	check "... ferry.1 names it in its SEE ALSO" bash -c \
+		'sed -n "/^\.Sh SEE ALSO/,/^\.Sh /p" "$1" | grep -q "^\.Xr ferry-$2 1"' \
+		_ "$MAN/ferry.1" "$cmd"
+	if have man; then
+		out=$(MANPATH="$WORK/man" MANWIDTH=80 "$FERRY" help "$cmd" 2>&1)
+		like "$?:$(printf '%s\n' "$out" | head -n 1)" "^0:FERRY-${cmd^^}\(1\)" \
+			"... ferry help $cmd shows it"
+	else
+		missing "... ferry help $cmd shows it" "man (man-db)"
+	fi
+	like "$("$FERRY" "$cmd" --help | tail -n 1)" "man ferry-$cmd" \
+		"... ferry $cmd --help points to it"
+done
+out=$("$FERRY" help bogus 2>&1)
+is "$?:$(printf '%s\n' "$out" | head -n 1)" "2:ferry: unknown command 'bogus'" \
+	"ferry help of an unknown command: exit 2"
 
 # 6. the options named in ferry.1 are those of "ferry --help"
 #
@@ -170,20 +213,32 @@ help_options() {
 		sed 's/^[[:space:],]*//' | sort -u
 }
 
-man_opts=$(man_options "$MAN/ferry.1")
+man_opts=$(for p in "$MAN"/*.1; do man_options "$p"; done | sort -u)
 if [ -x "$FERRY" ]; then
 	help_opts=$("$FERRY" --help 2>&1 | help_options)
 	only_man=$(comm -23 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$help_opts") | tr '\n' ' ')
 	only_help=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$help_opts") | tr '\n' ' ')
-	check "ferry.1 names over 20 options" \
+	check "the pages name over 20 options" \
 		test "$(printf '%s\n' "$man_opts" | grep -c .)" -gt 20
-	is "$only_man" "" "every option of ferry.1 is in ferry --help"
-	is "$only_help" "" "every option of ferry --help is in ferry.1"
+	is "$only_man" "" "every option of the pages is in ferry --help"
+	is "$only_help" "" "every option of ferry --help is in a page"
 else
 	not_ok "ferry --help: $FERRY is not built"
 fi
 
-# 7. the bash completion
+# 7. the completions.  They are written by examples/gen-completions.py
+# from "ferry COMMAND --help": written again, they are the same files.
+# Each shell offers, for "ferry COMMAND -", the options of that command's
+# --help, and over all commands every option of the pages.
+if [ -x "$FERRY" ]; then
+	mkdir -p "$WORK/gen"
+	check_quiet "examples/gen-completions.py runs" python3 \
+		"$EX/gen-completions.py" "$FERRY" "$WORK/gen"
+	for f in ferry.bash-completion ferry.zsh-completion ferry.fish-completion; do
+		check_quiet "examples/$f is as gen-completions.py writes it" \
+			diff -u "$EX/$f" "$WORK/gen/$f"
+	done
+fi
 # shellcheck disable=SC2016 # expanded by the inner bash
 check_quiet "the completion registers itself" bash -c '
 	. "$1" && complete -p ferry | grep -q -- "-F _ferry ferry$"' _ \
@@ -198,19 +253,61 @@ completions() {
 		_ferry
 		printf "%s\n" "${COMPREPLY[@]}"' _ "$EX/ferry.bash-completion" "$@"
 }
+# zsh_completions LINE, fish_completions LINE: what zsh or fish offers
+# at the end of LINE.
+zsh_completions() {
+	timeout 60 zsh -f "$TOP/tests/integration/zcomplete.zsh" \
+		"$EX/ferry.zsh-completion" "$1" | sort -u
+}
+fish_completions() {
+	# shellcheck disable=SC2016 # fish's variables
+	fish -c 'source $argv[1]; complete -C $argv[2]' \
+		"$EX/ferry.fish-completion" "$1" | cut -f1 | sort -u
+}
 is "$(completions ferry sy)" "sync" "the completion completes commands"
 mkdir -p "$WORK/cwd/photos"
 is "$(cd "$WORK/cwd" && completions ferry sync --dry-run ph)" "photos" \
 	"the completion completes local folders"
-comp_opts=$( (completions ferry --; completions ferry sync -
-	completions ferry verify -; completions ferry ls -) |
-	grep -E '^-' | sort -u)
+is "$(completions ferry help ver)" "verify" \
+	"the completion completes help's command"
+is "$(completions ferry manifest "")" "info" \
+	"the completion completes manifest's info"
+for sh in zsh fish; do
+	if ! have $sh; then
+		missing "the $sh completion" $sh
+		continue
+	fi
+	is "$(${sh}_completions 'ferry sy' | grep .)" "sync" \
+		"the $sh completion completes commands"
+	like "$(cd "$WORK/cwd" && ${sh}_completions 'ferry sync --dry-run ph')" \
+		"photos" "the $sh completion completes local folders"
+	is "$(${sh}_completions 'ferry sync --storage-class DEEP' | grep .)" \
+		"DEEP_ARCHIVE" "the $sh completion completes an option's values"
+	is "$(${sh}_completions 'ferry manifest ' | grep .)" "info" \
+		"the $sh completion completes manifest's info"
+done
+all_comp=
+for cmd in $commands; do
+	want=$("$FERRY" "$cmd" --help | help_options)
+	for sh in bash zsh fish; do
+		case $sh in
+		bash) got=$(completions ferry "$cmd" - | sort -u) ;;
+		*) have $sh || continue
+			got=$(${sh}_completions "ferry $cmd -" | grep -E '^-') ;;
+		esac
+		all_comp=$(printf '%s\n%s\n' "$all_comp" "$got" | grep . | sort -u)
+		extra=$(comm -13 <(printf '%s\n' "$want") <(printf '%s\n' "$got") | tr '\n' ' ')
+		is "$extra" "" "$sh: ferry $cmd - completes only options of ferry $cmd --help"
+		check "... over 5 of them" test "$(printf '%s\n' "$got" | grep -c .)" -gt 5
+	done
+done
+comp_opts=$( (printf '%s\n' "$all_comp"; completions ferry --) | grep -E '^-' | sort -u)
 only_man=$(comm -23 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
 only_comp=$(comm -13 <(printf '%s\n' "$man_opts") <(printf '%s\n' "$comp_opts") | tr '\n' ' ')
-is "$only_man" "" "every option of ferry.1 is completed"
-is "$only_comp" "" "every option completed is in ferry.1"
+is "$only_man" "" "every option of the pages is completed"
+is "$only_comp" "" "every option completed is in a page"
 
-# 7. each command has its own short help, within the whole one
+# 8. each command has its own short help, within the whole one
 for cmd in sync plan apply verify ls manifest; do
 	out=$("$FERRY" "$cmd" --help 2>&1)
 	rc=$?
@@ -226,7 +323,7 @@ out=$("$FERRY" sync --bogus 2>&1)
 is "$?:$(printf '%s\n' "$out" | tail -n 1)" "2:Try 'ferry --help'." \
 	"a usage error exits 2 with the hint"
 
-# 8. the backups, started as cron and systemd start them, against the
+# 9. the backups, started as cron and systemd start them, against the
 # gateway.  The keys and the endpoint come from the AWS files, as a user
 # would set them up; nothing else of this test's environment reaches them.
 B=examples-$$

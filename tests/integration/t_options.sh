@@ -42,6 +42,8 @@ if command -v strace >/dev/null; then
 	is "$(file_opens "$WORK/trace")" 3 \
 		"--checksum reads each of the 3 files"
 	is "$(requests "$m" put)" 0 "... and uploads none, for none changed"
+else
+	not_ok "--checksum reads each of the 3 files (strace is not installed)"
 fi
 
 printf 'x' >>"$T/top.txt"

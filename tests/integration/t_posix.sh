@@ -196,7 +196,7 @@ print(o["ModTime"], o["Metadata"]["mode"], o["Metadata"]["atime"])' "$WORK/rc.js
 		"... with rclone's mode, mtime and atime"
 	is "$(readlink "$WORK/rout/rl")" r.txt "... and rclone's link"
 else
-	for i in 1 2 3 4 5; do ok "# SKIP rclone is not installed"; done
+	not_ok "rclone reads ferry's metadata (rclone is not installed: tests/deps.sh installs it)"
 fi
 
 # --- --keep-dirs: a folder that fills loses its marker (with --delete)

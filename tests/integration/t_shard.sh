@@ -13,7 +13,7 @@ N=300
 mkbucket "$B"
 python3 "$TOP/tests/integration/gen_tree.py" "$T" "$N" 11 2048
 
-# The contract of ferry.1, computed here independently of ferry: XXH3-64
+# The contract of ferry-sync.1, computed here independently of ferry: XXH3-64
 # (seed 0) of the key relative to the prefix, modulo N.  Listings come
 # from "ferry ls"; bucket_equals_tree.py checks with another client.
 cat >"$WORK/keys.py" <<'PY'

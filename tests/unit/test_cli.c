@@ -57,6 +57,10 @@ static const struct cli_case cases[] = {
     {{"sync", "--dryrn", "a", "b"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
     {{"--dryrn", "sync", "a", "b"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
     {{"synk", "a", "b"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
+    /* help: the whole short help, or a known command's manual */
+    {{"help"}, 0, NULL, NULL, NULL, NULL, 0, 0},
+    {{"help", "synk"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
+    {{"help", "sync", "ls"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
     {{"--profile", "p"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
     /* --at: a pull's or a mirror's source (and their plans), listed */
     {{"sync", "s3://a/p", "d", "--at", "2026-11-01T00:00:00Z"}, -1, "sync",
