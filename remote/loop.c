@@ -193,11 +193,11 @@ concur_told(struct remote *r)
 	    l->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)t.in_flight);
 	curl_multi_setopt(
 	    l->multi, CURLMOPT_MAXCONNECTS, (long)t.in_flight * 2 + 4);
+	if (l->on_concur)
+		l->on_concur(&t, l->on_concur_arg);
 	log_info("requests in flight: %u of at most %u (%s; %.0f requests, "
 	         "%.0f KiB a second)",
 	    t.in_flight, t.cap, t.reason, t.rate, t.bytes_rate / 1024);
-	if (l->on_concur)
-		l->on_concur(&t, l->on_concur_arg);
 }
 
 /*

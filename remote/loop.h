@@ -50,7 +50,7 @@ struct remote_concur {
 typedef void (*remote_concur_fn)(const struct remote_concur *t, void *arg);
 /*
  * Has fn(t, arg) called from within remote_run() for each decision of
- * the controller of r's loop (shared by both sides of a mirror), after
+ * the controller of r's loop (shared by both sides of a mirror), before
  * it is told with -v.  NULL: none.
  */
 void remote_on_concur(struct remote *r, remote_concur_fn fn, void *arg);
