@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "remote/internal.h"
 
@@ -21,12 +22,13 @@ global_init(void)
 }
 
 static ferry_err
-setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
+setup_multi(
+    struct remote *r, unsigned maxconn, int adaptive, struct remote *share)
 {
 	ferry_err e;
 
 	if (maxconn == 0)
-		maxconn = 16;
+		maxconn = CONCUR_START;
 	if (share) {
 		r->loop = share->loop;
 		r->loop->refs++;
@@ -35,7 +37,8 @@ setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
 			return ferry_fail(FERRY_ENOMEM, "out of memory");
 		r->loop->refs = 1;
 		r->loop->epfd = r->loop->wakefd = -1;
-		r->loop->window = r->loop->max_window = maxconn;
+		concur_init(&r->loop->concur, adaptive ? CONCUR_START : maxconn,
+		    maxconn, !adaptive);
 		r->loop->budget = 100;
 		r->loop->answered_ns = r->loop->checked_ns = now_mono_ns();
 		r->loop->rng = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL)
@@ -46,9 +49,9 @@ setup_multi(struct remote *r, unsigned maxconn, struct remote *share)
 		/* connections to each host, so both sides of a mirror
 		 * get theirs */
 		curl_multi_setopt(r->loop->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
-		    (long)maxconn);
+		    (long)r->loop->concur.limit);
 		curl_multi_setopt(r->loop->multi, CURLMOPT_MAXCONNECTS,
-		    (long)maxconn * 2 + 4);
+		    (long)r->loop->concur.limit * 2 + 4);
 		if ((e = loop_events_init(r->loop)) != FERRY_OK)
 			return e;
 	}
@@ -123,10 +126,13 @@ remote_new_sharing(
 	    o->read_timeout ? o->read_timeout : REMOTE_DEFAULT_READ_TIMEOUT;
 	r->no_verify_ssl = o->no_verify_ssl;
 	r->list_ranges = o->max_connections ? o->max_connections : 1;
+	if (o->adaptive && r->list_ranges > CONCUR_START)
+		r->list_ranges = CONCUR_START;
 	r->no_sign = o->no_sign;
 	r->request_payer = o->request_payer;
 	if ((e = take_ssec(r, o)) != FERRY_OK ||
-	    (e = setup_multi(r, o->max_connections, share)) != FERRY_OK ||
+	    (e = setup_multi(r, o->max_connections, o->adaptive, share)) !=
+	        FERRY_OK ||
 	    (share == NULL && (e = bw_open(r->loop, o->bwlimit)) != FERRY_OK))
 		goto out;
 	/* the loop's owner says how long a silent server is waited for */
@@ -281,7 +287,19 @@ bucket_region_set(struct remote *r, const char *bucket, const char *region)
 unsigned
 remote_window(const struct remote *r)
 {
-	return (unsigned)r->loop->window;
+	return r->loop->concur.limit;
+}
+
+unsigned
+remote_concur_cap(uint64_t memory)
+{
+	struct rlimit rl;
+	uint64_t nofile = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		nofile = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX
+		                                      : (uint64_t)rl.rlim_cur;
+	return concur_cap(memory, nofile);
 }
 
 unsigned

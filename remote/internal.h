@@ -7,6 +7,7 @@
 
 #include <curl/curl.h>
 
+#include "remote/concur.h"
 #include "remote/config.h"
 #include "remote/creds.h"
 #include "remote/ops.h"
@@ -31,9 +32,9 @@ struct remote_loop {
 	struct remote_req *submitted; /* every request not yet completed */
 	uint64_t rng;
 	int refs;
-	double window;     /* requests in flight allowed now (AIMD) */
-	double max_window; /* what --jobs asked for */
-	int64_t last_cut_ns;
+	struct concur concur;       /* requests in flight allowed now */
+	remote_concur_fn on_concur; /* remote_on_concur() */
+	void *on_concur_arg;
 	double budget;    /* retries left to the run */
 	int epfd;         /* the sockets curl waits on, and wakefd */
 	int wakefd;       /* an eventfd written by remote_wakeup() */

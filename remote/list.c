@@ -355,15 +355,29 @@ range_prefetch(struct range *rg)
 	}
 }
 
+/*
+ * Pages fetched at once: the listing's ranges, or more when the
+ * controller of requests in flight has grown past them (never more than
+ * the ranges that may hold pages).
+ */
+static unsigned
+fetch_window(const struct remote_list *l)
+{
+	const struct concur *c = &l->r->loop->concur;
+	unsigned w = c->fixed || c->limit < l->window ? l->window : c->limit;
+
+	return w < l->ahead ? w : l->ahead;
+}
+
 /* Fetches for the ranges nearest the one read, while slots are free. */
 static void
 pump(struct remote_list *l)
 {
+	unsigned ahead = 0, window = fetch_window(l);
 	struct range *rg;
-	unsigned ahead = 0;
 
 	for (rg = l->head; rg != NULL && l->err == FERRY_OK &&
-	                   l->fetching < l->window && ahead < l->ahead;
+	                   l->fetching < window && ahead < l->ahead;
 	     rg = rg->next, ahead++)
 		range_prefetch(rg);
 }

@@ -39,6 +39,7 @@ remote_req_submit(struct remote_req *q, remote_done_fn done, void *arg)
 	if ((e = req_start(q)) != FERRY_OK)
 		return e;
 	q->r->loop->inflight++;
+	concur_sent(&q->r->loop->concur, q->r->loop->inflight, now_mono_ns());
 	q->submitted = 1;
 	q->prev_sub = NULL;
 	q->next_sub = q->r->loop->submitted;
@@ -125,34 +126,97 @@ remote_end_all(struct remote *r)
 	}
 }
 
+/* What q's end says about the path, for the controller. */
+static enum concur_event
+concur_event_of(const struct remote_req *q, CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OK:
+		break;
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+		return CONCUR_LOST;
+	default:
+		return CONCUR_NEUTRAL;
+	}
+	if (q->resp.status == 503 || q->resp.status == 429)
+		return CONCUR_THROTTLED;
+	return q->resp.status / 100 == 2 ? CONCUR_OK : CONCUR_NEUTRAL;
+}
+
+/* The words of enum remote_concur_why, for -v and --json. */
+static const char *
+why_word(enum remote_concur_why w)
+{
+	static const char *words[] = {"start", "fixed", "growing", "flat",
+	    "cap", "probing", "slowdown", "lost", "recovering", "recovered"};
+
+	return (size_t)w < sizeof(words) / sizeof(*words) ? words[w] : "";
+}
+
+void
+remote_concur_get(const struct remote *r, struct remote_concur *t)
+{
+	const struct concur *c = &r->loop->concur;
+
+	t->in_flight = c->limit;
+	t->cap = c->cap;
+	t->fixed = c->fixed;
+	t->why = c->why;
+	t->reason = why_word(c->why);
+	t->rate = c->rate;
+	t->bytes_rate = c->byte_rate;
+}
+
+void
+remote_on_concur(struct remote *r, remote_concur_fn fn, void *arg)
+{
+	r->loop->on_concur = fn;
+	r->loop->on_concur_arg = arg;
+}
+
 /*
- * Requests in flight follow the server: a 503 SlowDown halves the window
- * (once per half second, so one burst of refusals counts once), and each
- * success widens it by 1/window, so that it climbs back by about one
- * request per window's worth of successes.
+ * The controller decided: curl's connections follow (idle ones kept for
+ * reuse up to twice the window), and the decision is told.
  */
 static void
-adjust_window(struct remote_loop *l, const struct remote_req *q, CURLcode rc)
+concur_told(struct remote *r)
 {
-	int64_t now;
+	struct remote_loop *l = r->loop;
+	struct remote_concur t;
 
-	if (rc == CURLE_OK && q->resp.status / 100 == 2) {
-		l->window += 1.0 / (l->window > 1 ? l->window : 1);
-		if (l->window > l->max_window)
-			l->window = l->max_window;
-		if (l->budget < RETRY_BUDGET_MAX)
-			l->budget += RETRY_BUDGET_EARN;
-		return;
-	}
-	if (q->resp.status != 503)
-		return;
-	now = now_mono_ns();
-	if (now - l->last_cut_ns < 500000000LL)
-		return;
-	l->last_cut_ns = now;
-	l->window = l->window / 2 < 1 ? 1 : l->window / 2;
-	log_debug(
-	    "SlowDown: %u requests in flight at most", (unsigned)l->window);
+	remote_concur_get(r, &t);
+	curl_multi_setopt(
+	    l->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)t.in_flight);
+	curl_multi_setopt(
+	    l->multi, CURLMOPT_MAXCONNECTS, (long)t.in_flight * 2 + 4);
+	if (l->on_concur)
+		l->on_concur(&t, l->on_concur_arg);
+	log_info("requests in flight: %u of at most %u (%s; %.0f requests, "
+	         "%.0f KiB a second)",
+	    t.in_flight, t.cap, t.reason, t.rate, t.bytes_rate / 1024);
+}
+
+/*
+ * Tells the controller how q ended; a retry budget for the whole run is
+ * refilled by successes.
+ */
+static void
+adjust_window(struct remote *r, const struct remote_req *q, CURLcode rc)
+{
+	struct remote_loop *l = r->loop;
+	enum concur_event ev = concur_event_of(q, rc);
+	uint64_t bytes = q->sunk + q->resp.body.len;
+
+	if (ev == CONCUR_OK && l->budget < RETRY_BUDGET_MAX)
+		l->budget += RETRY_BUDGET_EARN;
+	if (q->has_body)
+		bytes += q->body_len;
+	if (concur_done(&l->concur, ev, bytes, l->inflight, now_mono_ns()))
+		concur_told(r);
 }
 
 /*
@@ -259,7 +323,7 @@ on_done(struct remote *r, CURL *easy, CURLcode rc)
 	if (rc == CURLE_OK && q->resp.status != 0 && q->resp.status < 500 &&
 	    q->resp.status != 429)
 		stall_answered(r->loop);
-	adjust_window(r->loop, q, rc);
+	adjust_window(r, q, rc);
 	if (rc == CURLE_OK && follow_region(q))
 		return;
 	if (again && q->attempt + 1 < r->retries && take_retry(r->loop)) {

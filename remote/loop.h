@@ -7,6 +7,7 @@
 #define FERRY_REMOTE_LOOP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/common.h"
 
@@ -14,10 +15,53 @@ struct remote;
 struct remote_req;
 
 /*
- * Requests the server takes in flight now: --jobs at first, halved on
- * each 503 SlowDown and climbing back with successes.
+ * Requests the loop keeps in flight now, as the controller (concur.c)
+ * decides: with a fixed --jobs, that number, halved on each 503 SlowDown,
+ * timeout or reset and climbing back; otherwise from CONCUR_START up
+ * while throughput rises, to a cap set by --memory and descriptors.
  */
 unsigned remote_window(const struct remote *r);
+
+/* Why the controller holds the number it does. */
+enum remote_concur_why {
+	REMOTE_CONCUR_START,      /* the starting number, not measured yet */
+	REMOTE_CONCUR_FIXED,      /* --jobs */
+	REMOTE_CONCUR_GROWING,    /* throughput rose with more: doubled */
+	REMOTE_CONCUR_FLAT,       /* throughput stopped rising: held */
+	REMOTE_CONCUR_CAP,        /* at the cap (--memory, descriptors) */
+	REMOTE_CONCUR_PROBING,    /* held a while: trying a quarter more */
+	REMOTE_CONCUR_SLOWDOWN,   /* a 503 or 429 from the server: halved */
+	REMOTE_CONCUR_LOST,       /* a timeout or a reset: halved */
+	REMOTE_CONCUR_RECOVERING, /* climbing back after a cut */
+	REMOTE_CONCUR_RECOVERED   /* back where it was cut: held */
+};
+
+/* A decision of the controller, as remote_on_concur()'s hook sees it. */
+struct remote_concur {
+	unsigned in_flight; /* requests in flight allowed from now */
+	unsigned cap;       /* the most it may allow */
+	int fixed;          /* set by --jobs */
+	enum remote_concur_why why;
+	const char *reason; /* why, as a word: "growing", "slowdown" */
+	double rate;        /* completions a second in the last epoch */
+	double bytes_rate;  /* bytes a second in the last epoch */
+};
+/* Everything in t is valid during the call only. */
+typedef void (*remote_concur_fn)(const struct remote_concur *t, void *arg);
+/*
+ * Has fn(t, arg) called from within remote_run() for each decision of
+ * the controller of r's loop (shared by both sides of a mirror), before
+ * it is told with -v.  NULL: none.
+ */
+void remote_on_concur(struct remote *r, remote_concur_fn fn, void *arg);
+/*
+ * The most requests in flight a run allowed memory bytes of buffers
+ * (--memory) may have, within the descriptors it may open: the cap of
+ * struct remote_opts's max_connections when adaptive.
+ */
+unsigned remote_concur_cap(uint64_t memory);
+/* The controller's present decision, into *t. */
+void remote_concur_get(const struct remote *r, struct remote_concur *t);
 
 /* One retry of a request, as remote_on_retry()'s hook sees it. */
 struct remote_retry {

@@ -44,7 +44,10 @@ struct remote_opts {
 	int path_style;
 	int no_verify_ssl;
 	unsigned max_connections; /* connections to the host, e.g. --jobs */
-	unsigned retries;         /* attempts per request, 0: the default */
+	/* max_connections is a cap: requests in flight start at
+	 * CONCUR_START and follow the throughput (concur.c); 0: fixed */
+	int adaptive;
+	unsigned retries; /* attempts per request, 0: the default */
 	/* seconds an attempt may pass without a byte either way before it
 	 * is retried; 0: the default */
 	unsigned read_timeout;

@@ -161,7 +161,8 @@ static const char help_what[] =
     "\n";
 static const char help_how[] =
     "How:\n"
-    "  -j, --jobs N             requests in flight (default 16)\n"
+    "  -j, --jobs N             requests in flight, fixed (default:\n"
+    "                           from 16, as many as raise throughput)\n"
     "  --part-size SIZE         multipart part size (default auto: 8M,\n"
     "                           up to 128M for uploads, 64M for downloads)\n"
     "  --multipart-threshold SIZE  multipart from this size (8M)\n"
@@ -364,6 +365,7 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		o->split_prefix = arg;
 		return -1;
 	case 'j':
+		o->jobs_fixed = 1;
 		return cli_take_count(arg, &o->jobs, 1024);
 	case OPT_PART_SIZE:
 		if (strcmp(arg, "auto") == 0) {
@@ -780,10 +782,15 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	if (strcmp(o->command, "plan") == 0)
 		o->dry_run = o->json = 1;
 	o->remote.max_connections = o->jobs;
+	/* without --jobs, a controller finds how many the path takes */
+	if (!o->jobs_fixed)
+		o->remote.max_connections = remote_concur_cap(o->memory);
+	o->remote.adaptive = !o->jobs_fixed;
 	/* without --source-* flags, the plain ones describe both sides */
 	if (!o->src_given)
 		o->src_remote = o->remote;
-	o->src_remote.max_connections = o->jobs;
+	o->src_remote.max_connections = o->remote.max_connections;
+	o->src_remote.adaptive = o->remote.adaptive;
 	o->src_remote.retries = o->remote.retries;
 	o->src_remote.read_timeout = o->remote.read_timeout;
 	o->src_remote.stall_timeout = o->remote.stall_timeout;

@@ -71,8 +71,9 @@ struct sync_opts {
 	int force;
 	uint64_t max_delete; /* a count, when max_delete_pct < 0 */
 	int max_delete_pct;  /* a percentage of the destination, or -1 */
-	unsigned jobs;
-	uint64_t part_size; /* 0: chosen for each object by its size */
+	unsigned jobs;       /* --jobs, or the controller's start */
+	int jobs_fixed;      /* --jobs given: no controller */
+	uint64_t part_size;  /* 0: chosen for each object by its size */
 	uint64_t multipart_threshold;
 	uint64_t memory;
 	const char *manifest_dir;

@@ -481,10 +481,10 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
 		    o, c, planned, planned_bytes, secs, keys, eta, sizeof(eta));
 	snprintf(line, sizeof(line),
 	    "%llu/%llu%s objects, %s/%s%s, %s/s%s%s, %llu deleted, %llu "
-	    "failed",
+	    "failed%s",
 	    (unsigned long long)done, (unsigned long long)planned, more, bytes,
 	    total, more, speed, keys, eta, (unsigned long long)c->deleted,
-	    (unsigned long long)c->failed);
+	    (unsigned long long)c->failed, o->concur);
 	progress_show(o, line);
 }
 
@@ -634,6 +634,42 @@ output_retry(const struct remote_retry *t, void *arg)
 	cJSON_AddNumberToObject(obj, "attempt", t->attempt);
 	cJSON_AddNumberToObject(obj, "of", t->of);
 	output_json_text(obj, "reason", t->why, strlen(t->why));
+	emit_now(obj);
+}
+
+/* The progress line's words for t. */
+static void
+concur_words(struct output *o, const struct remote_concur *t)
+{
+	snprintf(o->concur, sizeof(o->concur), ", %u in flight (%s)",
+	    t->in_flight, t->reason);
+}
+
+void
+output_concur_start(struct output *o, const struct remote *r)
+{
+	struct remote_concur t;
+
+	remote_concur_get(r, &t);
+	concur_words(o, &t);
+}
+
+void
+output_concur(const struct remote_concur *t, void *arg)
+{
+	struct output *o = arg;
+	cJSON *obj;
+
+	concur_words(o, t);
+	if ((obj = remote_event(o, "concurrency")) == NULL)
+		return;
+	cJSON_AddNumberToObject(obj, "in_flight", t->in_flight);
+	cJSON_AddNumberToObject(obj, "cap", t->cap);
+	cJSON_AddBoolToObject(obj, "fixed", t->fixed);
+	cJSON_AddStringToObject(obj, "reason", t->reason);
+	cJSON_AddNumberToObject(obj, "requests_per_second", (int64_t)t->rate);
+	cJSON_AddNumberToObject(
+	    obj, "bytes_per_second", (int64_t)t->bytes_rate);
 	emit_now(obj);
 }
 

@@ -32,6 +32,7 @@ struct output {
 	const char *prefix;   /* see output_set_local(); NULL in a mirror */
 	uint64_t expect_keys; /* source keys the run goes through; 0: unknown */
 	uint64_t expect_files; /* the files the last scan found; 0: unknown */
+	char concur[48];       /* "64 in flight (growing)", or "" */
 };
 
 /*
@@ -143,6 +144,14 @@ void output_summary(struct output *o, const struct sync_counts *c,
  * remote's, and the progress line is cleared for it.
  */
 void output_retry(const struct remote_retry *t, void *arg);
+/*
+ * A decision of the controller of requests in flight (a
+ * remote_concur_fn; arg is the struct output): a JSON line with --json,
+ * but for a plan, and from then on in the progress line.
+ */
+void output_concur(const struct remote_concur *t, void *arg);
+/* The controller's start, for the progress line only: no event. */
+void output_concur_start(struct output *o, const struct remote *r);
 /*
  * A condition the server refused, and what ferry does instead (a
  * remote_fallback_fn; arg is the struct output): a JSON line with --json,

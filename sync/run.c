@@ -32,6 +32,8 @@ sync_run_remote_open(struct sync_run *run)
 		return e;
 	remote_on_retry(run->r, output_retry, &run->out);
 	remote_on_fallback(run->r, output_fallback, &run->out);
+	remote_on_concur(run->r, output_concur, &run->out);
+	output_concur_start(&run->out, run->r);
 	return FERRY_OK;
 }
 

@@ -220,9 +220,13 @@ transfer_engine_drain(struct transfer_engine *eng)
 static int
 has_room(const struct transfer_engine *eng)
 {
-	return !*eng->planned_all &&
-	       remote_inflight(eng->r) < remote_window(eng->r) &&
-	       eng->nactive < 2 * eng->o->jobs;
+	unsigned w = remote_window(eng->r), ahead = w;
+
+	/* transfers planned ahead: twice what may be in flight */
+	if (ahead < eng->o->jobs)
+		ahead = eng->o->jobs;
+	return !*eng->planned_all && remote_inflight(eng->r) < w &&
+	       eng->nactive < 2 * ahead;
 }
 
 static void

@@ -97,6 +97,14 @@ Modes joined by commas apply in turn ("repeat,unsorted": a repeated entry,
 then the page shuffled).  Each rewritten page is logged as one line
 "lie MODE TARGET".
 
+With --latency MS, the proxy plays a far-away server: every request waits
+MS milliseconds before it goes upstream and every reply MS milliseconds
+before its first byte goes back (a round trip of 2 x MS on top of the
+gateway's own time; bandwidth is not limited).  Each request is logged as
+one line "lat METHOD TARGET inflight=N", N being the requests the proxy
+held at once as it arrived (itself included), so that a test can count how
+many a client keeps in flight.  Give --rate 0 for latency alone.
+
 With --list-delay SECONDS, each listing request (ListObjectsV2 or v1: a
 GET on a bucket, path style, with no other subresource) waits that long
 before it is forwarded, as a far-away server answers a page, and is
@@ -118,7 +126,7 @@ usage: faultproxy.py --upstream http://127.0.0.1:PORT [--seed N]
            [--lie-reply KIND[,KIND]] [--cond-delete]
            [--lie reverse|repeat|outside|hugesize|baddate|unsorted|archive]
            [--log-headers NAME[,NAME]] [--tls-cert CERT --tls-key KEY]
-           [--list-delay SECONDS] [--swift KIND[,KIND]]
+           [--list-delay SECONDS] [--latency MS] [--swift KIND[,KIND]]
            [--swift-match REGEX]
 """
 import argparse
@@ -705,6 +713,45 @@ def _xml(s):
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+class Lagged:
+    """A client socket whose next reply waits the latency still owed for
+    its request (--latency): the way back of a far-away path."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.owed = 0.0
+
+    def sendall(self, data):
+        if self.owed > 0:
+            time.sleep(self.owed)
+            self.owed = 0.0
+        return self.sock.sendall(data)
+
+    def __getattr__(self, name):
+        return getattr(self.sock, name)
+
+
+class Latency:
+    """--latency: the delay each way, and the requests held at once."""
+
+    def __init__(self, ms, log):
+        self.seconds = ms / 1000.0
+        self.log = log
+        self.lock = threading.Lock()
+        self.held = 0
+
+    def arrive(self, method, target):
+        with self.lock:
+            self.held += 1
+            self.log.write("lat %s %s inflight=%d\n" % (method, target,
+                                                        self.held))
+        time.sleep(self.seconds)
+
+    def leave(self):
+        with self.lock:
+            self.held -= 1
+
+
 class Handler(socketserver.BaseRequestHandler):
     """One client connection: its requests in turn, over one upstream
     connection opened on demand."""
@@ -716,6 +763,8 @@ class Handler(socketserver.BaseRequestHandler):
                                                        server_side=True)
         self.request.settimeout(IO_TIMEOUT)
         self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.server.latency is not None:
+            self.request = Lagged(self.request)
         self.client = Conn(self.request)
         self.up = None
 
@@ -755,7 +804,19 @@ class Handler(socketserver.BaseRequestHandler):
         parts = req.first.split(" ")
         if len(parts) != 3:
             return False
-        method, target = parts[0], parts[1]
+        lat = self.server.latency
+        if lat is None:
+            return self.serve(req, parts[0], parts[1])
+        lat.arrive(parts[0], parts[1])
+        self.request.owed = lat.seconds
+        try:
+            return self.serve(req, parts[0], parts[1])
+        finally:
+            lat.leave()
+
+    def serve(self, req, method, target):
+        """Answers req, read up to its head; False when the connection
+        ends."""
         moved = self.server.regions.refusal(req, method, target)
         if moved is not None:
             self.drain_request(req)
@@ -852,6 +913,9 @@ class Handler(socketserver.BaseRequestHandler):
         before anything goes upstream."""
         if "100-continue" in req.header("expect").lower():
             self.request.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            # the final reply has its own way back
+            if self.server.latency is not None:
+                self.request.owed = self.server.latency.seconds
 
     def drain_request(self, req):
         self.continue_if_expected(req)
@@ -1057,6 +1121,7 @@ def main():
     ap.add_argument("--tls-cert", default=None)
     ap.add_argument("--tls-key", default=None)
     ap.add_argument("--list-delay", type=float, default=None)
+    ap.add_argument("--latency", type=float, default=None)
     ap.add_argument("--swift", default=None)
     ap.add_argument("--swift-match", default=None)
     args = ap.parse_args()
@@ -1085,6 +1150,8 @@ def main():
     srv.swift = faultproxy_swift.Swift(args.swift, args.swift_match,
                                        faults.log) if args.swift else None
     srv.list_delay = args.list_delay
+    srv.latency = Latency(args.latency, faults.log) \
+        if args.latency else None
     srv.lie = Lie(args.lie, args.seed, faults.log) if args.lie else None
     srv.log_headers = [h.strip().lower() for h in
                        (args.log_headers or "").split(",") if h.strip()]

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# A far-away server: the fault proxy adds 40 ms each way (--latency) in
+# front of the gateway.  Without --jobs the requests in flight grow past
+# 16, as the proxy counts them at once and ferry's concurrency events
+# say; with --jobs 16 they stay at 16 and nothing is told.  A server that
+# answers 503 SlowDown to some requests makes the controller halve (its
+# events say slowdown, each half the number before it), climbs back, and
+# the run completes with every object there.  Requests are counted, never timed.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+B=far-$$
+T=$WORK/tree
+mkbucket "$B"
+python3 "$TOP/tests/integration/gen_tree.py" "$T" 400 37 8192
+
+# peak NAME: the most requests the proxy NAME held at once
+peak() {
+	grep -o 'inflight=[0-9]*' "$WORK/$1.log" | cut -d= -f2 | sort -n |
+		tail -n 1
+}
+
+# told FILE REASON: the in_flight of FILE's concurrency events for
+# REASON, in order, one a line
+told() {
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["type"] == "concurrency" and e["reason"] == sys.argv[2]:
+        print(e["in_flight"])' "$1" "$2"
+}
+
+# (a) 80 ms round trips, no --jobs: more than 16 in flight
+start_proxy far --rate 0 --latency 40
+"$FERRY" sync --json "$T" "s3://$B/a" --endpoint-url "$PROXY" \
+	>"$WORK/a.json" 2>"$WORK/a.err"
+is "$?" 0 "a push of 400 files, 80 ms a round trip, without --jobs"
+check "its events are valid" json_valid "$WORK/a.json"
+is "$(summary "$WORK/a.json" uploaded)" 400 "... each file uploaded"
+most=$(told "$WORK/a.json" growing | sort -n | tail -n 1)
+check "the controller grew past 16 in flight (to ${most:-none})" \
+	test "${most:-0}" -gt 16
+n=$(peak far)
+check "the proxy held more than 16 requests at once ($n)" test "${n:-0}" -gt 16
+stop_proxy
+
+# (b) the same with --jobs 16: a fixed number, no decision told
+start_proxy fixed --rate 0 --latency 40
+"$FERRY" sync --json --jobs 16 "$T" "s3://$B/b" --endpoint-url "$PROXY" \
+	>"$WORK/b.json" 2>"$WORK/b.err"
+is "$?" 0 "the same push with --jobs 16"
+n=$(peak fixed)
+check "the proxy held 16 requests at once at most ($n)" test "${n:-99}" -le 16
+is "$(grep -c '"type":"concurrency"' "$WORK/b.json")" 0 \
+	"... and no concurrency event"
+stop_proxy
+
+# (c) a server that answers 503 SlowDown to some uploads, twelve at most
+start_proxy slow --rate 0.05 --kinds 503 --only-methods PUT --latency 20 \
+	--seed 5 --max-faults 12
+"$FERRY" sync --json "$T" "s3://$B/c" --endpoint-url "$PROXY" \
+	>"$WORK/c.json" 2>"$WORK/c.err"
+is "$?" 0 "a push through a server that answers 503 SlowDown"
+check "its events are valid" json_valid "$WORK/c.json"
+is "$(summary "$WORK/c.json" failed)" 0 "... no object failed"
+check "... every object is there" python3 \
+	"$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" c/
+check "... SlowDown was answered ($(grep -c 'fault 503' "$WORK/slow.log"))" \
+	test "$(grep -c 'fault 503' "$WORK/slow.log")" -gt 0
+cuts=$(told "$WORK/c.json" slowdown | tr '\n' ' ')
+check "the controller halved on SlowDown (to ${cuts:-never})" test -n "$cuts"
+# each cut falls below what was allowed before it
+fell=$(python3 -c '
+import json, sys
+prev, ok = 16, 0
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["type"] != "concurrency":
+        continue
+    if e["reason"] == "slowdown":
+        ok += 1 if e["in_flight"] == max(prev // 2, 1) else -1000
+    prev = e["in_flight"]
+print(ok)' "$WORK/c.json")
+check "... each time to half the number before it ($fell cuts)" \
+	test "$fell" -gt 0
+up=$(told "$WORK/c.json" recovering | tr '\n' ' ')
+check "... and climbed back after (${up:-never})" test -n "$up"
+stop_proxy
+
+done_testing
