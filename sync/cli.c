@@ -161,8 +161,7 @@ static const char help_what[] =
     "\n";
 static const char help_how[] =
     "How:\n"
-    "  -j, --jobs N             requests in flight, fixed (default:\n"
-    "                           from 16, as many as raise throughput)\n"
+    "  -j, --jobs N             requests in flight, fixed (default: adapt)\n"
     "  --part-size SIZE         multipart part size (default auto: 8M,\n"
     "                           up to 128M for uploads, 64M for downloads)\n"
     "  --multipart-threshold SIZE  multipart from this size (8M)\n"
