@@ -9,7 +9,8 @@
 # No Kubernetes that can run a Job is installable from Debian 12 (it has
 # kubectl 1.20 and etcd, no kube-apiserver, controller manager or kubelet,
 # and no container image can be fetched here), so the Job itself is not
-# run; t_examples checks what the Job says to ferry.
+# run; t_examples checks what the Job says to ferry, and t_k8spod runs its
+# container as its 8 pods would.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
