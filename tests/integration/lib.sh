@@ -267,25 +267,33 @@ with open(sys.argv[2], "rb") as f:
 sys.exit(0 if n > 0 else 1)' "$TOP/man/ferry-events.schema.json" "$1"
 }
 
+# port_file FILE: waits (at most 30 s) until a helper started in the
+# background writes its port to FILE, and prints the port; non-zero and
+# nothing printed when it does not.
+port_file() {
+	local i
+	for i in $(seq 300); do
+		[ -s "$1" ] && break
+		sleep 0.1
+	done
+	[ -s "$1" ] && cat "$1"
+}
+
 # start_proxy NAME OPTION...: a fault proxy in front of the gateway, its
 # faults logged to $WORK/NAME.log; sets PROXY (its URL) and PROXY_PID.
 start_proxy() {
-	local name=$1 i
+	local name=$1 port
 	shift
 	rm -f "$WORK/$name.port"
 	python3 "$TOP/tests/faultproxy.py" --upstream "$FERRY_TEST_ENDPOINT" \
 		--log "$WORK/$name.log" --port-file "$WORK/$name.port" \
 		--lifetime 300 "$@" >/dev/null 2>>"$WORK/proxy.err" &
 	PROXY_PID=$!
-	for i in $(seq 100); do
-		[ -s "$WORK/$name.port" ] && break
-		sleep 0.1
-	done
-	if [ ! -s "$WORK/$name.port" ]; then
+	if ! port=$(port_file "$WORK/$name.port"); then
 		not_ok "the fault proxy '$name' starts"
 		sed 's/^/# /' "$WORK/proxy.err" 2>/dev/null
 	fi
-	PROXY="http://127.0.0.1:$(cat "$WORK/$name.port" 2>/dev/null)"
+	PROXY="http://127.0.0.1:$port"
 }
 
 # held NAME: waits (at most 30 s) until the proxy NAME holds a request

@@ -153,11 +153,7 @@ python3 "$TOP/tests/integration/fake_imds.py" --lifetime 300 \
 	2>>"$WORK/imds.err" &
 IMDS_PID=$!
 start_proxy proxy --kinds delay --always --only-methods PUT --seed 7
-for _ in $(seq 300); do
-	[ -s "$WORK/imds.port" ] && break
-	sleep 0.1
-done
-IMDS="http://127.0.0.1:$(cat "$WORK/imds.port" 2>/dev/null)"
+IMDS="http://127.0.0.1:$(port_file "$WORK/imds.port")"
 
 # scenario QUERY: resets the fake's counts and sets how it answers.
 scenario() {

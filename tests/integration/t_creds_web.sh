@@ -42,11 +42,7 @@ python3 "$TOP/tests/integration/fake_sts.py" --lifetime 300 \
 	--source-secret "$SRC_SK" --session-token "$STOK" 2>>"$WORK/sts.err" &
 STS_PID=$!
 start_proxy proxy --kinds delay --always --only-methods PUT --seed 7
-for _ in $(seq 300); do
-	[ -s "$WORK/sts.port" ] && break
-	sleep 0.1
-done
-STS="http://127.0.0.1:$(cat "$WORK/sts.port" 2>/dev/null)"
+STS="http://127.0.0.1:$(port_file "$WORK/sts.port")"
 
 # bare CMD...: CMD with no keys in the environment, the config and
 # credentials files being $CONF and $CRED (default: empty), no metadata

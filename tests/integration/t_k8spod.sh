@@ -56,11 +56,7 @@ python3 "$TOP/tests/integration/fake_sts.py" --port-file "$WORK/sts.port" \
 	--source-key none --source-secret none --lifetime 120 \
 	2>"$WORK/sts.err" &
 STS_PID=$!
-for _ in $(seq 100); do
-	[ -s "$WORK/sts.port" ] && break
-	sleep 0.1
-done
-STS="http://127.0.0.1:$(cat "$WORK/sts.port")"
+STS="http://127.0.0.1:$(port_file "$WORK/sts.port")"
 MAP=$(python3 -c 'import json, sys; print(json.dumps({
 	"s3://prod-archive": "s3://" + sys.argv[1],
 	"s3://prod-archive-dr": "s3://" + sys.argv[2],

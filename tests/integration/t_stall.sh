@@ -43,11 +43,7 @@ while True:
     threading.Thread(target=drop, args=(c,), daemon=True).start()
 ' "$WORK/silent.port" "$WORK/silent.log" &
 	SILENT_PID=$!
-	for _ in $(seq 50); do
-		[ -s "$WORK/silent.port" ] && break
-		sleep 0.1
-	done
-	SILENT_PORT=$(cat "$WORK/silent.port")
+	SILENT_PORT=$(port_file "$WORK/silent.port")
 }
 
 B=stall-$$
