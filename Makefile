@@ -50,7 +50,7 @@ ALL_CFLAGS = $(FERRY_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(CFLAGS) $(FERRY_LDFLAGS) $(LDFLAGS)
 
 LIB_SRC = $(wildcard common/*.c remote/*.c manifest/*.c) \
-	$(filter-out sync/main.c,$(wildcard sync/*.c))
+	$(filter-out sync/main.c,$(wildcard sync/*.c sync/*/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sync/cli_args.h"
-#include "sync/cli_store.h"
-#include "sync/internal.h"
-#include "sync/output.h"
+#include "sync/cli/cli_args.h"
+#include "sync/cli/cli_store.h"
+#include "sync/run/opts.h"
+#include "sync/run/output.h"
 
 enum {
 	OPT_DELETE = 256,

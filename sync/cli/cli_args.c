@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/cli_args.h"
-#include "sync/output.h"
+#include "sync/cli/cli_args.h"
+#include "sync/run/output.h"
 
 /*
  * Whether the command line has --json, set before it is parsed so that a

@@ -6,7 +6,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "sync/cli_store.h"
+#include "sync/cli/cli_store.h"
 
 const char cli_store_help[] =
     "How objects are stored (push and mirror):\n"

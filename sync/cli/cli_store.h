@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "sync/internal.h"
+#include "sync/run/opts.h"
 
 /* Their getopt_long() values, after cli.c's own. */
 enum {

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sync/internal.h"
-#include "sync/output.h"
-#include "sync/planfile.h"
+#include "sync/run/opts.h"
+#include "sync/run/output.h"
+#include "sync/plan/planfile.h"
 #include "sync/sync.h"
 
 /*

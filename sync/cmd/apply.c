@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sync/planfile.h"
-#include "sync/pull.h"
-#include "sync/xfer.h"
+#include "sync/plan/planfile.h"
+#include "sync/down/down.h"
+#include "sync/up/xfer.h"
 
 /* What a HEAD said of a destination object. */
 struct head {

@@ -9,9 +9,9 @@
 
 #include <cJSON.h>
 
-#include "sync/internal.h"
-#include "sync/output.h"
-#include "sync/planfile.h"
+#include "sync/run/opts.h"
+#include "sync/run/output.h"
+#include "sync/plan/planfile.h"
 
 /* A side's identity (at most 4096 bytes), " shard I/N" and " part I/N". */
 #define DST_ID_MAX                                                             \

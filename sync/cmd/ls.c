@@ -10,8 +10,8 @@
 
 #include <cJSON.h>
 
-#include "sync/internal.h"
-#include "sync/output.h"
+#include "sync/run/opts.h"
+#include "sync/run/output.h"
 
 /* secs as "YYYY-MM-DDTHH:MM:SSZ" into when, or "-" when unknown (< 0). */
 static void

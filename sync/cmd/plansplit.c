@@ -15,8 +15,8 @@
 
 #include <cJSON.h>
 
-#include "sync/output.h"
-#include "sync/planfile.h"
+#include "sync/run/output.h"
+#include "sync/plan/planfile.h"
 
 /*
  * What an action costs beside its bytes, in bytes: a request's round

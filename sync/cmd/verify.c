@@ -17,7 +17,7 @@
 
 #include <cJSON.h>
 
-#include "sync/verify.h"
+#include "sync/cmd/verify.h"
 
 char *
 verify_full_key(const struct verify *v, const char *key, size_t keylen)

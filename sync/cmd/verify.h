@@ -6,8 +6,8 @@
 #ifndef FERRY_VERIFY_H
 #define FERRY_VERIFY_H
 
-#include "sync/merge.h"
-#include "sync/output.h"
+#include "sync/merge/merge.h"
+#include "sync/run/output.h"
 
 /*
  * The digests of a stream of bytes: XXH3-128, MD5, and, with a part size,

@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "sync/verify.h"
+#include "sync/cmd/verify.h"
 
 ferry_err
 vhash_init(struct vhash *h, uint64_t part_size)

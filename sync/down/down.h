@@ -7,10 +7,10 @@
 #ifndef FERRY_PULL_H
 #define FERRY_PULL_H
 
-#include "sync/internal.h"
-#include "sync/loop.h"
-#include "sync/run.h"
-#include "sync/transfer.h"
+#include "sync/run/opts.h"
+#include "sync/run/commit.h"
+#include "sync/engine/steps.h"
+#include "sync/engine/transfer.h"
 
 enum dl_state {
 	DL_HEAD_SENT, /* HEAD for the stored content hash in flight */

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sync/get.h"
-#include "sync/posix.h"
-#include "sync/pull.h"
+#include "sync/down/get.h"
+#include "sync/engine/posix.h"
+#include "sync/down/down.h"
 
 #define NS_PER_S 1000000000LL
 #define TMP_TRIES 32

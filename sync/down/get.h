@@ -7,7 +7,7 @@
 #ifndef FERRY_SYNC_GET_H
 #define FERRY_SYNC_GET_H
 
-#include "sync/pull.h"
+#include "sync/down/down.h"
 
 /* Keeps a sink's failure for the completion; returns non-zero (stop). */
 int dl_sink_fail(struct dl *d, ferry_err e);

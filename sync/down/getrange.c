@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sync/get.h"
-#include "sync/pull.h"
+#include "sync/down/get.h"
+#include "sync/down/down.h"
 
 #define NS_PER_S 1000000000LL
 

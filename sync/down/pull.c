@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sync/posix.h"
-#include "sync/pull.h"
+#include "sync/engine/posix.h"
+#include "sync/down/down.h"
 
 /* What the next scan will see, so that it does not read the file again. */
 void

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "sync/pull.h"
+#include "sync/down/down.h"
 
 /* Non-zero when name can go into a quoted --include pattern as is. */
 static int

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sync/output.h"
-#include "sync/posix.h"
-#include "sync/xfer.h"
+#include "sync/run/output.h"
+#include "sync/engine/posix.h"
+#include "sync/up/xfer.h"
 
 int
 transfer_etag_is(const char *etag, const uint8_t md5[16])

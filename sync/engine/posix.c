@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sync/posix.h"
+#include "sync/engine/posix.h"
 
 #define NS_PER_S 1000000000LL
 /* the seconds whose nanoseconds fit int64 */

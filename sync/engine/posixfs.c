@@ -18,9 +18,9 @@
 
 #include "manifest/hash.h"
 #include "remote/digest.h"
-#include "sync/get.h"
-#include "sync/posix.h"
-#include "sync/xfer.h"
+#include "sync/down/get.h"
+#include "sync/engine/posix.h"
+#include "sync/up/xfer.h"
 
 #define NS_PER_S 1000000000LL
 #define NAMEBUF 4096

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sync/run.h"
+#include "sync/engine/steps.h"
 
 void
 sync_run_init(struct sync_run *run, const struct sync_opts *o)

@@ -11,10 +11,10 @@
 
 #include <stdio.h>
 
-#include "sync/internal.h"
-#include "sync/merge.h"
-#include "sync/output.h"
-#include "sync/transfer.h"
+#include "sync/run/opts.h"
+#include "sync/merge/merge.h"
+#include "sync/run/output.h"
+#include "sync/engine/transfer.h"
 
 struct sync_run {
 	const struct sync_opts *o;

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "common/workq.h"
-#include "sync/output.h"
-#include "sync/transfer.h"
+#include "sync/run/output.h"
+#include "sync/engine/transfer.h"
 
 void
 transfer_engine_init(struct transfer_engine *eng, struct output *out,

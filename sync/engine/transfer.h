@@ -16,8 +16,8 @@
 #ifndef FERRY_SYNC_TRANSFER_H
 #define FERRY_SYNC_TRANSFER_H
 
-#include "sync/internal.h"
-#include "sync/loop.h"
+#include "sync/run/opts.h"
+#include "sync/run/commit.h"
 
 struct output;
 struct transfer;

@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "manifest/scan.h"
-#include "sync/linkpair.h"
-#include "sync/merge.h"
-#include "sync/output.h"
+#include "sync/plan/linkpair.h"
+#include "sync/merge/merge.h"
+#include "sync/run/output.h"
 
 ferry_err
 merge_next_local(struct merge *mg)

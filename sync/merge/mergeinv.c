@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "remote/inventory.h"
-#include "sync/merge.h"
+#include "sync/merge/merge.h"
 
 /* Where rows go, and what their messages name. */
 struct inv_sink {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sync/merge.h"
+#include "sync/merge/merge.h"
 
 struct at_listing {
 	struct merge_list *l;

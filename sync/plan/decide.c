@@ -1,7 +1,7 @@
 /* plan.c: what to do with one key, decided from the facts at hand. */
 #include <string.h>
 
-#include "sync/plan.h"
+#include "sync/plan/decide.h"
 
 static struct plan_decision
 decide(enum plan_action a, const char *reason)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sync/filter.h"
+#include "sync/plan/filter.h"
 
 /* Prepended to a rule that is not anchored, so it matches at any depth. */
 #define ANY_DEPTH "**/"

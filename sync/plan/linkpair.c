@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "manifest/scan.h"
-#include "sync/linkpair.h"
+#include "sync/plan/linkpair.h"
 
 /* The bytes a and b begin with alike. */
 static size_t

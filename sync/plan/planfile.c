@@ -16,7 +16,7 @@
 #include <cJSON.h>
 
 #include "remote/remote.h"
-#include "sync/planfile.h"
+#include "sync/plan/planfile.h"
 
 #define MAX_EXACT 9007199254740992.0 /* 2^53: doubles hold integers exactly */
 

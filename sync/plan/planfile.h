@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "manifest/manifest.h"
-#include "sync/plan.h"
+#include "sync/plan/decide.h"
 
 /* version 2 names the version of each source object to read (--at); a
  * plan without one is written as version 1, which every ferry reads */

@@ -10,8 +10,8 @@
 
 #include <cJSON.h>
 
-#include "sync/filter.h"
-#include "sync/internal.h"
+#include "sync/plan/filter.h"
+#include "sync/run/opts.h"
 
 #define SHARD_KEY_MAX 1024 /* the longest key S3 stores */
 

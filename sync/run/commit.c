@@ -2,8 +2,8 @@
  * loop.c: what the runs share around the transfer engine: the manifest's
  * commits, the drain after a fatal error, the exit statuses.
  */
-#include "sync/loop.h"
-#include "sync/output.h"
+#include "sync/run/commit.h"
+#include "sync/run/output.h"
 
 #define COMMIT_EVERY 500
 #define COMMIT_NS 1000000000LL

@@ -6,7 +6,7 @@
 #ifndef FERRY_LOOP_H
 #define FERRY_LOOP_H
 
-#include "sync/internal.h"
+#include "sync/run/opts.h"
 
 /* When a run last committed its manifest. */
 struct sync_commits {

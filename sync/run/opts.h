@@ -13,9 +13,9 @@
 #include "manifest/manifest.h"
 #include "remote/digest.h"
 #include "remote/ops.h"
-#include "sync/filter.h"
-#include "sync/plan.h"
-#include "sync/shard.h"
+#include "sync/plan/filter.h"
+#include "sync/plan/decide.h"
+#include "sync/plan/shard.h"
 
 /*
  * The manifest keeps ETags in buffers of its own size (manifest/ cannot

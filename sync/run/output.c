@@ -13,9 +13,9 @@
 
 #include <cJSON.h>
 
-#include "sync/internal.h"
-#include "sync/output.h"
-#include "sync/planfile.h"
+#include "sync/run/opts.h"
+#include "sync/run/output.h"
+#include "sync/plan/planfile.h"
 
 /* Prints one JSON object as a line and frees it. */
 static void emit(cJSON *obj);

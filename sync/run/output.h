@@ -6,7 +6,7 @@
 #ifndef FERRY_SYNC_OUTPUT_H
 #define FERRY_SYNC_OUTPUT_H
 
-#include "sync/internal.h"
+#include "sync/run/opts.h"
 
 /* Counts of a run, for the summary. */
 struct sync_counts {

@@ -4,7 +4,7 @@
  */
 #include <stdint.h>
 
-#include "sync/internal.h"
+#include "sync/run/opts.h"
 
 /* want, or size / split between 8M and max; then within S3's limits */
 static uint64_t

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/xfer.h"
+#include "sync/up/xfer.h"
 
 /*
  * The source object of x (its bytes [off, off + len) for len > 0),

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/push.h"
+#include "sync/up/up.h"
 
 #define DELETE_BATCH 1000
 

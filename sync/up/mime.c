@@ -2,7 +2,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sync/mime.h"
+#include "sync/up/mime.h"
 
 /*
  * The common types of the web, documents, archives and media, as IANA

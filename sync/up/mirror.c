@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/xfer.h"
+#include "sync/up/xfer.h"
 
 /* The two sides hold the same bytes already: remember it. */
 static void

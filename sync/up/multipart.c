@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "common/md5mb.h"
-#include "sync/resume.h"
-#include "sync/xfer.h"
+#include "sync/up/resume.h"
+#include "sync/up/xfer.h"
 
 struct part {
 	struct xfer *x;

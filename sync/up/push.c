@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sync/xfer.h"
+#include "sync/up/xfer.h"
 
 /* Acts on the decision for one key. */
 static ferry_err

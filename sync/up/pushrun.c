@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sync/resume.h"
-#include "sync/xfer.h"
+#include "sync/up/resume.h"
+#include "sync/up/xfer.h"
 
 ferry_err
 push_gather_delete(struct push *p, const struct remote_obj *o)

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sync/posix.h"
-#include "sync/xfer.h"
+#include "sync/engine/posix.h"
+#include "sync/up/xfer.h"
 
 #define PUT_STREAM_MIN (8u << 20)
 

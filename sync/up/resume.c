@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/resume.h"
-#include "sync/xfer.h"
+#include "sync/up/resume.h"
+#include "sync/up/xfer.h"
 
 /*
  * Aborts the upload upload_id of the full key key, now, and logs the

@@ -5,7 +5,7 @@
 #ifndef FERRY_SYNC_RESUME_H
 #define FERRY_SYNC_RESUME_H
 
-#include "sync/xfer.h"
+#include "sync/up/xfer.h"
 
 /*
  * Resumes the upload the manifest keeps for x's key when it fits x: asks

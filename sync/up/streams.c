@@ -2,7 +2,7 @@
  * streams.c: the number of parts sent at once, found by trying; see
  * streams.h.  Pure: the caller gives the bytes and the time.
  */
-#include "sync/streams.h"
+#include "sync/up/streams.h"
 
 void
 streams_init(struct streams *s)

@@ -6,11 +6,11 @@
 #ifndef FERRY_PUSH_H
 #define FERRY_PUSH_H
 
-#include "sync/internal.h"
-#include "sync/loop.h"
-#include "sync/run.h"
-#include "sync/streams.h"
-#include "sync/transfer.h"
+#include "sync/run/opts.h"
+#include "sync/run/commit.h"
+#include "sync/engine/steps.h"
+#include "sync/up/streams.h"
+#include "sync/engine/transfer.h"
 
 /* Where the bytes of a transfer come from. */
 enum xfer_source {

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "common/md5mb.h"
-#include "sync/mime.h"
-#include "sync/posix.h"
-#include "sync/xfer.h"
+#include "sync/up/mime.h"
+#include "sync/engine/posix.h"
+#include "sync/up/xfer.h"
 
 void
 xfer_free(struct xfer *x)

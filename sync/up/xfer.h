@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "common/workq.h"
-#include "sync/push.h"
-#include "sync/transfer.h"
+#include "sync/up/up.h"
+#include "sync/engine/transfer.h"
 
 enum xfer_state {
 	XF_CHECK,       /* compare content before deciding */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/filter.h"
+#include "sync/plan/filter.h"
 #include "tests/fuzz/fuzz.h"
 
 #define LIMIT (1 << 16)

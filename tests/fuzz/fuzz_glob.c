@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/filter.h"
+#include "sync/plan/filter.h"
 #include "tests/fuzz/fuzz.h"
 
 #define LIMIT 4096 /* PATH_MAX; S3 keys stop at 1024 */

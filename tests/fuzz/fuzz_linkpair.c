@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "manifest/scan.h"
-#include "sync/linkpair.h"
+#include "sync/plan/linkpair.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sync/posix.h"
+#include "sync/engine/posix.h"
 #include "tests/fuzz/fuzz.h"
 
 #define STEPS 32

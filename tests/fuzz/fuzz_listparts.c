@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "remote/xml.h"
-#include "sync/resume.h"
-#include "sync/xfer.h"
+#include "sync/up/resume.h"
+#include "sync/up/xfer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/mime.h"
+#include "sync/up/mime.h"
 
 #define LIMIT 4096
 

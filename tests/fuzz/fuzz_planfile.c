@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sync/planfile.h"
+#include "sync/plan/planfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/shard.h"
+#include "sync/plan/shard.h"
 #include "tests/fuzz/fuzz.h"
 
 #define LIMIT (1 << 16)

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "remote/remote.h"
-#include "sync/internal.h"
+#include "sync/run/opts.h"
 
 #define TIB5 "5497558138880"
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "sync/internal.h"
+#include "sync/run/opts.h"
 
 #define ARGS_MAX 12
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sync/transfer.h"
+#include "sync/engine/transfer.h"
 
 /* the MD5 of no bytes */
 static const uint8_t empty_md5[16] = {0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2,

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "sync/filter.h"
+#include "sync/plan/filter.h"
 
 /* Generous: each pathological case takes milliseconds, even under ASan. */
 #define CPU_BUDGET_SEC 2

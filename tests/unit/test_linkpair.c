@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "sync/linkpair.h"
+#include "sync/plan/linkpair.h"
 
 struct listing {
 	const char *name;

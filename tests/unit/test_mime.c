@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "sync/mime.h"
+#include "sync/up/mime.h"
 
 static const struct {
 	const char *key;

@@ -7,8 +7,8 @@
 
 #include <cmocka.h>
 
-#include "sync/internal.h"
-#include "sync/plan.h"
+#include "sync/run/opts.h"
+#include "sync/plan/decide.h"
 
 static const uint8_t H1[16] = {1, 2, 3};
 static const uint8_t H2[16] = {9, 9, 9};

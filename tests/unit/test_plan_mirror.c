@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "sync/plan.h"
+#include "sync/plan/decide.h"
 
 #define EA "\"0123456789abcdef0123456789abcdef\""
 #define EB "\"fedcba9876543210fedcba9876543210\""

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "sync/planfile.h"
+#include "sync/plan/planfile.h"
 
 #define HDR                                                                    \
 	"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"        \

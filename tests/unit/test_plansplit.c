@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "sync/planfile.h"
+#include "sync/plan/planfile.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sync/posix.h"
+#include "sync/engine/posix.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "sync/posix.h"
+#include "sync/engine/posix.h"
 
 #define NS 1000000000LL
 /* the limit either way: (INT64_MAX / NS) whole seconds */

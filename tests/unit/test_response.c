@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "remote/internal.h"
-#include "sync/posix.h"
+#include "sync/engine/posix.h"
 
 #define S(x) x, sizeof(x) - 1
 #define D10 "0123456789"

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "sync/shard.h"
+#include "sync/plan/shard.h"
 
 #define NKEYS 1000
 #define NSHARDS 4

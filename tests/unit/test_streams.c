@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "sync/streams.h"
+#include "sync/up/streams.h"
 
 #define MIB (1ULL << 20)
 #define MS 1000000LL

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <openssl/evp.h>
 
-#include "sync/verify.h"
+#include "sync/cmd/verify.h"
 
 #define LEN (5 * 1024 + 17)
 
