@@ -94,7 +94,9 @@ unit-build: $(UNIT_BIN)
 
 unit: unit-build
 	@fail=0; for t in $(UNIT_BIN); do \
-		echo "== $$t"; $$t || fail=1; done; exit $$fail
+		echo "== $$t"; $$t || fail=1; done; \
+	echo "== tests/includes.sh"; sh tests/includes.sh || fail=1; \
+	exit $$fail
 
 integration: $(BUILD)/ferry
 	FERRY=$(CURDIR)/$(BUILD)/ferry sh tests/integration/run.sh

@@ -1,4 +1,4 @@
-/* main_cmd.c: from the command line to the command. */
+/* sync.c: from the command line to the command (sync.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -6,10 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sync/run/opts.h"
-#include "sync/run/output.h"
-#include "sync/plan/planfile.h"
+#include "sync/cli/cli.h"
+#include "sync/cmd/cmd.h"
+#include "sync/down/down.h"
+#include "sync/run/run.h"
 #include "sync/sync.h"
+#include "sync/up/up.h"
 
 /*
  * Standard input, output or error closed by the caller would be the next

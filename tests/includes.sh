@@ -24,14 +24,14 @@ LAYERS = [
     ["manifest", "remote"],
     ["sync/plan"],
     ["sync/run"],
-    ["sync/merge", "sync/engine"],
+    ["sync/merge"],
+    ["sync/engine"],
     ["sync/up", "sync/down"],
-    ["sync/cmd"],
-    ["sync/cli"],
+    ["sync/cmd", "sync/cli"],
     ["sync"],
 ]
 ROOTS = ["common", "remote", "manifest", "sync"]
-PULL = ["sync/cmd/pull.c", "sync/pull.c"]
+PULL = ["sync/down/pull.c", "sync/pull.c"]
 
 rank = {}
 for i, row in enumerate(LAYERS):

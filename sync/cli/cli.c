@@ -8,8 +8,7 @@
 
 #include "sync/cli/cli_args.h"
 #include "sync/cli/cli_store.h"
-#include "sync/run/opts.h"
-#include "sync/run/output.h"
+#include "sync/run/run.h"
 
 enum {
 	OPT_DELETE = 256,

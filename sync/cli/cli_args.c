@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "sync/cli/cli_args.h"
-#include "sync/run/output.h"
+#include "sync/run/run.h"
 
 /*
  * Whether the command line has --json, set before it is parsed so that a

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sync/run/opts.h"
+#include "sync/run/run.h"
 
 /* Edits at most between a word and a name offered in its place. */
 #define SUGGEST_MAX 2

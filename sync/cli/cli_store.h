@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "sync/run/opts.h"
+#include "sync/run/run.h"
 
 /* Their getopt_long() values, after cli.c's own. */
 enum {

@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sync/plan/planfile.h"
+#include "sync/plan/plan.h"
 #include "sync/down/down.h"
-#include "sync/up/xfer.h"
+#include "sync/up/up.h"
 
 /* What a HEAD said of a destination object. */
 struct head {

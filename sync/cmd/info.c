@@ -9,9 +9,8 @@
 
 #include <cJSON.h>
 
-#include "sync/run/opts.h"
-#include "sync/run/output.h"
-#include "sync/plan/planfile.h"
+#include "sync/run/run.h"
+#include "sync/plan/plan.h"
 
 /* A side's identity (at most 4096 bytes), " shard I/N" and " part I/N". */
 #define DST_ID_MAX                                                             \

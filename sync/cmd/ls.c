@@ -10,8 +10,7 @@
 
 #include <cJSON.h>
 
-#include "sync/run/opts.h"
-#include "sync/run/output.h"
+#include "sync/run/run.h"
 
 /* secs as "YYYY-MM-DDTHH:MM:SSZ" into when, or "-" when unknown (< 0). */
 static void

@@ -15,8 +15,8 @@
 
 #include <cJSON.h>
 
-#include "sync/run/output.h"
-#include "sync/plan/planfile.h"
+#include "sync/run/run.h"
+#include "sync/plan/plan.h"
 
 /*
  * What an action costs beside its bytes, in bytes: a request's round

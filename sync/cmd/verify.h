@@ -7,7 +7,7 @@
 #define FERRY_VERIFY_H
 
 #include "sync/merge/merge.h"
-#include "sync/run/output.h"
+#include "sync/run/run.h"
 
 /*
  * The digests of a stream of bytes: XXH3-128, MD5, and, with a part size,

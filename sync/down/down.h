@@ -1,16 +1,16 @@
 /*
- * pull.h: the engine of a pull (bucket to local tree): the merge of the
- * listing with the scanned tree, the downloads it starts, and the safe
- * resolution of keys into paths under the target folder.  Private to
- * sync/.
+ * down.h: the face of sync/down/, which owns writing to a local folder:
+ * a pull (bucket to local tree), the merge that plans it, its downloads
+ * (GETs, whole or in ranges, into a temporary file, verified, given
+ * their metadata and renamed into place), the safe resolution of keys
+ * into paths under the target folder, and the deletes of local files.
+ * Includes sync/engine/ and the wings below it, never sync/up/.
  */
 #ifndef FERRY_PULL_H
 #define FERRY_PULL_H
 
-#include "sync/run/opts.h"
-#include "sync/run/commit.h"
-#include "sync/engine/steps.h"
-#include "sync/engine/transfer.h"
+#include "sync/run/run.h"
+#include "sync/engine/engine.h"
 
 enum dl_state {
 	DL_HEAD_SENT, /* HEAD for the stored content hash in flight */
@@ -205,5 +205,8 @@ ferry_err pull_check_object(struct pull *p) FERRY_WUR;
  * listing goes through the manifest, which is not open yet.
  */
 ferry_err pull_list_first(struct pull *p) FERRY_WUR;
+
+/* pull.c: bucket to local tree.  Returns the exit status. */
+int sync_pull(const struct sync_opts *opts);
 
 #endif

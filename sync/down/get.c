@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "sync/down/get.h"
-#include "sync/engine/posix.h"
+#include "sync/engine/engine.h"
 #include "sync/down/down.h"
 
 #define NS_PER_S 1000000000LL

@@ -43,4 +43,28 @@ ferry_err dl_send_get(struct dl *d) FERRY_WUR;
 /* Opens the temporary file of d and sends its single GET. */
 ferry_err dl_start_get(struct dl *d) FERRY_WUR;
 
+/* posixgive.c */
+/*
+ * --preserve: gives d's file (open on d->fd) the owner its object
+ * carries, as root; the mode to give it goes in *mode and its atime in
+ * *atime, for the caller's fchmod and futimens (each left as it is when
+ * the object carries none).  The set-uid and set-gid bits are given only
+ * with the owner and group the object carries: when they cannot be set
+ * (no CAP_CHOWN, root-squashed NFS, a user namespace) the bits are left
+ * off, as GNU tar leaves them, and that is said once a pull.  What cannot
+ * be read or given is warned about, never a failure: the bytes are there.
+ * For the pull's loop thread (it keeps what it said in d->p).
+ */
+void posix_restore(struct dl *d, struct timespec *atime, mode_t *mode);
+
+/*
+ * --links: makes the link that d's downloaded object (of a key ending in
+ * POSIX_LINK_EXT) describes, in the place of its file, with mtime_ns,
+ * and records it in the local table.
+ * FERRY_EUSAGE when its target points outside the folder (without
+ * --links-outside), or is empty or too long.
+ */
+ferry_err posix_link_install(
+    struct dl *d, const uint8_t xxh[16], int64_t mtime_ns) FERRY_WUR;
+
 #endif

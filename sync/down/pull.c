@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sync/engine/posix.h"
+#include "sync/engine/engine.h"
 #include "sync/down/down.h"
 
 /* What the next scan will see, so that it does not read the file again. */

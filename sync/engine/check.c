@@ -5,7 +5,9 @@
  * stored with the object, from a HEAD, else (the kind of transfer
  * decides) by size and time.  An MD5 that is not the ETag takes the HEAD
  * too: an object encrypted with a KMS or a customer's key has an ETag
- * that is no MD5.  Then a push's answers to it.
+ * that is no MD5.  Each kind of transfer answers it through its
+ * transfer_ops (a push's in sync/up/verdicts.c, a pull's in
+ * sync/down/).
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sync/run/output.h"
+#include "sync/run/run.h"
 #include "sync/engine/posix.h"
-#include "sync/up/xfer.h"
+#include "sync/engine/transfer.h"
 
 int
 transfer_etag_is(const char *etag, const uint8_t md5[16])
@@ -127,64 +129,4 @@ transfer_check_dry_run(struct transfer *t, const char *verb, const char *reason,
 	    reason, local_src ? &local : &obj, local_src ? &obj : &local);
 	(*count)++;
 	t->eng->counts->bytes += size;
-}
-
-/* The object holds the local bytes: noted, and skipped. */
-void
-check_same(
-    struct transfer *t, const uint8_t hash[16], const struct remote_resp *s)
-{
-	struct xfer *x = xfer_of(t);
-	struct push *p = x->p;
-
-	(void)s;
-	xfer_record(
-	    x, t->listed.size, t->listed.etag, hash, t->local.mtime_ns, 0);
-	p->run.counts.checked++;
-	p->run.counts.skipped++;
-	xfer_finish(x);
-}
-
-void
-check_differs(struct transfer *t, const char *reason)
-{
-	struct xfer *x = xfer_of(t);
-	struct push *p = x->p;
-
-	p->run.counts.checked++;
-	xfer_planned(x);
-	x->multipart = t->local.size >= p->run.o->multipart_threshold;
-	if (p->run.o->dry_run) {
-		transfer_check_dry_run(
-		    t, "upload", reason, 1, &p->run.counts.uploaded);
-		xfer_finish(x);
-		return;
-	}
-	x->state = XF_PUT_READY;
-}
-
-void
-check_unhashed(struct transfer *t, ferry_err e, const struct remote_resp *s)
-{
-	struct xfer *x = xfer_of(t);
-
-	(void)s;
-	if (e == FERRY_ENOTFOUND)
-		check_differs(t, "object vanished");
-	else if (t->local.mtime_ns / 1000000000 <= t->listed.last_modified) {
-		/* written by another tool: size and time are all there is */
-		x->p->run.counts.skipped++;
-		xfer_finish(x);
-	} else
-		check_differs(t, "newer than the object");
-}
-
-void
-start_check(struct xfer *x)
-{
-	struct push *p = x->p;
-
-	x->state = XF_HEAD_SENT;
-	transfer_check_start(
-	    &x->t, p->run.loc.bucket, p->run.rootfd, p->run.o->follow_symlinks);
 }

@@ -123,8 +123,6 @@ int posix_link_walk(int dirfd, const char *dir, size_t dirlen,
 /* Whether key[0..n) names a link's object (ends in POSIX_LINK_EXT). */
 int posix_is_link_key(const char *key, size_t n);
 
-struct dl;
-struct xfer;
 struct transfer;
 
 /*
@@ -135,42 +133,11 @@ void posix_from_stat(
     const struct stat *st, int64_t mtime_ns, struct remote_posix *out);
 
 /*
- * Reads the link or empty folder of x's scanned entry (a push with
- * --links or --keep-dirs) into x->buf (its target; x->buflen bytes), with
- * its hashes, mtime and metadata.  FERRY_ECHANGED when it is not what
- * the scan saw.  For a worker: touches x alone.
- */
-ferry_err posix_xfer_read(struct xfer *x) FERRY_WUR;
-
-/*
  * The content check's hashes (XXH3-128, MD5) of t's link or empty folder
  * under rootfd: FERRY_OK, or why not.  Thread-safe.
  */
 ferry_err posix_special_hash(int rootfd, const struct transfer *t,
     uint8_t xxh[16], uint8_t md5[16]) FERRY_WUR;
-
-/*
- * --preserve: gives d's file (open on d->fd) the owner its object
- * carries, as root; the mode to give it goes in *mode and its atime in
- * *atime, for the caller's fchmod and futimens (each left as it is when
- * the object carries none).  The set-uid and set-gid bits are given only
- * with the owner and group the object carries: when they cannot be set
- * (no CAP_CHOWN, root-squashed NFS, a user namespace) the bits are left
- * off, as GNU tar leaves them, and that is said once a pull.  What cannot
- * be read or given is warned about, never a failure: the bytes are there.
- * For the pull's loop thread (it keeps what it said in d->p).
- */
-void posix_restore(struct dl *d, struct timespec *atime, mode_t *mode);
-
-/*
- * --links: makes the link that d's downloaded object (of a key ending in
- * POSIX_LINK_EXT) describes, in the place of its file, with mtime_ns,
- * and records it in the local table.
- * FERRY_EUSAGE when its target points outside the folder (without
- * --links-outside), or is empty or too long.
- */
-ferry_err posix_link_install(
-    struct dl *d, const uint8_t xxh[16], int64_t mtime_ns) FERRY_WUR;
 
 /*
  * The name in its folder of the local entry l at name (a key's last

@@ -1,7 +1,9 @@
 /*
  * posixfs.c: the file system's side of a file's POSIX metadata and of
- * the links and empty folders a push keeps (posix.h): read from what a
- * push sends, given to what a pull writes.
+ * the links and empty folders a push keeps (posix.h): a file's metadata
+ * read, the hashes of a link or empty folder, a link's target walked.
+ * What a push sends is read in sync/up/put.c, what a pull writes is given
+ * in sync/down/posixgive.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +20,8 @@
 
 #include "manifest/hash.h"
 #include "remote/digest.h"
-#include "sync/down/get.h"
 #include "sync/engine/posix.h"
-#include "sync/up/xfer.h"
+#include "sync/engine/transfer.h"
 
 #define NS_PER_S 1000000000LL
 #define NAMEBUF 4096
@@ -80,30 +81,6 @@ hash_bytes(const char *buf, size_t len, uint8_t xxh[16], uint8_t md5[16])
 }
 
 ferry_err
-posix_xfer_read(struct xfer *x)
-{
-	char target[POSIX_LINK_MAX + 1];
-	struct stat st;
-	size_t len = 0;
-	ferry_err e;
-
-	e = manifest_special_read(x->p->run.rootfd, x->t.key, x->t.keylen,
-	    &x->t.local, target, sizeof(target), &len, &st);
-	if (e != FERRY_OK)
-		return e;
-	if (len > x->t.local.size || x->buf == NULL)
-		return ferry_fail(
-		    FERRY_ECHANGED, "the symlink changed since it was scanned");
-	memcpy(x->buf, target, len);
-	x->buflen = len;
-	x->sent_mtime_ns =
-	    (int64_t)st.st_mtim.tv_sec * NS_PER_S + st.st_mtim.tv_nsec;
-	hash_bytes(target, len, x->hash, x->md5);
-	posix_from_stat(&st, x->sent_mtime_ns, &x->posix);
-	return FERRY_OK;
-}
-
-ferry_err
 posix_special_hash(
     int rootfd, const struct transfer *t, uint8_t xxh[16], uint8_t md5[16])
 {
@@ -117,111 +94,6 @@ posix_special_hash(
 	if (e == FERRY_OK)
 		hash_bytes(target, len, xxh, md5);
 	return e;
-}
-
-/*
- * The owner to give: by name where the name resolves here, else by id;
- * (uid_t)-1 and (gid_t)-1 leave a part as it is.
- */
-static void
-owner_of(const struct posix_attrs *a, uid_t *uid, gid_t *gid)
-{
-	char buf[NAMEBUF];
-	struct passwd pw, *pwp = NULL;
-	struct group gr, *grp = NULL;
-
-	*uid = a->has_uid ? (uid_t)a->uid : (uid_t)-1;
-	*gid = a->has_gid ? (gid_t)a->gid : (gid_t)-1;
-	if (a->uname[0] &&
-	    getpwnam_r(a->uname, &pw, buf, sizeof(buf), &pwp) == 0 && pwp)
-		*uid = pwp->pw_uid;
-	if (a->gname[0] &&
-	    getgrnam_r(a->gname, &gr, buf, sizeof(buf), &grp) == 0 && grp)
-		*gid = grp->gr_gid;
-}
-
-/* The attributes meta carries, the refused ones warned about. */
-static void
-attrs_read(
-    const struct remote_posix *meta, const char *key, struct posix_attrs *a)
-{
-	const char *bad = NULL;
-
-	if (posix_decode(meta, a, &bad) > 0)
-		log_warn("%s: %s is not what ferry or rclone writes: left out",
-		    key, bad);
-}
-
-/*
- * As root, gives d's file (d->fd, or the link tmp in d's folder when tmp
- * is not NULL) the owner a carries: 1 when the file has both the owner
- * and the group a carries, else 0.  A failure is said once a pull: on
- * root-squashed NFS or without CAP_CHOWN every file fails alike.
- */
-static int
-owner_give(struct dl *d, const struct posix_attrs *a, const char *tmp)
-{
-	uid_t uid;
-	gid_t gid;
-	int r;
-
-	owner_of(a, &uid, &gid);
-	if (geteuid() != 0 || (uid == (uid_t)-1 && gid == (gid_t)-1))
-		return 0;
-	r = tmp != NULL ? fchownat(d->dirfd, tmp, uid, gid, AT_SYMLINK_NOFOLLOW)
-	                : fchown(d->fd, uid, gid);
-	if (r == 0)
-		return uid != (uid_t)-1 && gid != (gid_t)-1;
-	if (!d->p->owner_warned)
-		log_warn("%s: cannot give it its owner: %s (said for the first "
-		         "such file only)",
-		    d->t.key, strerror(errno));
-	d->p->owner_warned = 1;
-	return 0;
-}
-
-/*
- * The permission bits to give d's file from its object's mode, as
- * posix_mode_allowed() decides; set-id bits it leaves off as root are
- * said once a pull.  A file meant to be set-uid to another user must not
- * be set-uid to the one running the pull.
- */
-static mode_t
-mode_checked(struct dl *d, uint32_t mode, int owned)
-{
-	int root = geteuid() == 0;
-	uint32_t m = posix_mode_allowed(mode, root, owned);
-
-	/* as another user set-id bits are never given: no news */
-	if (root && m != posix_mode_allowed(mode, 1, 1)) {
-		if (!d->p->setid_warned)
-			log_warn("%s: set-uid and set-gid bits left off: the "
-			         "file does not have the owner and group its "
-			         "object carries (said for the first such file "
-			         "only)",
-			    d->t.key);
-		d->p->setid_warned = 1;
-	}
-	return (mode_t)m;
-}
-
-void
-posix_restore(struct dl *d, struct timespec *atime, mode_t *mode)
-{
-	struct posix_attrs a;
-	int owned;
-
-	attrs_read(&d->meta.posix, d->t.key, &a);
-	/* the owner first: chown() clears the set-id bits */
-	owned = owner_give(d, &a, NULL);
-	/* a mode of another kind of file (a link's, pulled as a file) is
-	 * not this file's */
-	if (a.has_mode && (a.mode & S_IFMT) != 0 && !S_ISREG(a.mode))
-		a.has_mode = 0;
-	if (a.has_mode)
-		*mode = mode_checked(d, a.mode, owned);
-	if (a.has_atime)
-		posix_timespec(a.atime_ns, atime);
 }
 
 void
@@ -413,129 +285,4 @@ posix_link_walk(int dirfd, const char *dir, size_t dirlen, const char *target,
 		close(w->fd);
 	free(w);
 	return r;
-}
-
-/*
- * Reads the target the downloaded object holds into buf (NUL-ended) and
- * checks it: FERRY_EUSAGE when it is no target to make.
- */
-static ferry_err
-link_target_read(struct dl *d, char *buf, size_t cap)
-{
-	size_t keylen = d->t.keylen - POSIX_LINK_EXT_LEN, dirlen;
-	char why[2 * PATH_MAX];
-	ssize_t n;
-
-	if (d->written == 0 || d->written >= cap)
-		return ferry_fail(FERRY_EUSAGE,
-		    "refused: a symlink's object of %" PRIu64
-		    " bytes is no target",
-		    d->written);
-	n = pread(d->fd, buf, (size_t)d->written, 0);
-	if (n != (ssize_t)d->written)
-		return ferry_fail(FERRY_ESYS, "cannot read the target back: %s",
-		    n < 0 ? strerror(errno) : "short read");
-	buf[n] = '\0';
-	if (strlen(buf) != (size_t)n)
-		return ferry_fail(FERRY_EUSAGE,
-		    "refused: the symlink's target has a NUL byte");
-	if (d->p->run.o->links_outside)
-		return FERRY_OK;
-	if (posix_link_outside(d->t.key, keylen, buf, (size_t)n))
-		return ferry_fail(FERRY_EUSAGE,
-		    "refused: the symlink's target '%s' points outside the "
-		    "folder, or has a '..' after a name that another link "
-		    "could lead out (--links-outside makes it)",
-		    buf);
-	dirlen = (size_t)(d->name - d->t.key);
-	if (posix_link_walk(d->dirfd, d->t.key, dirlen ? dirlen - 1 : 0, buf,
-	        why, sizeof(why)))
-		return ferry_fail(FERRY_EUSAGE,
-		    "refused: the symlink's target '%s' %s "
-		    "(--links-outside makes it)",
-		    buf, why);
-	return FERRY_OK;
-}
-
-/* Makes the link at a free temporary name in dirfd: 0, or -1 (errno). */
-static int
-link_temp(int dirfd, const char *target, char *name, size_t n)
-{
-	uint64_t r;
-	int i;
-
-	for (i = 0; i < TMP_TRIES; i++) {
-		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
-			r = (uint64_t)getpid() * 2654435761u + (uint64_t)i;
-		snprintf(name, n, FERRY_TMP_PREFIX "%012" PRIx64,
-		    (uint64_t)(r >> 16));
-		if (symlinkat(target, dirfd, name) == 0)
-			return 0;
-		if (errno != EEXIST)
-			break;
-	}
-	return -1;
-}
-
-/* --preserve: the owner (as root) and atime of the link tmp in dirfd. */
-static void
-link_attrs(struct dl *d, const char *tmp, struct timespec *atime)
-{
-	struct posix_attrs a;
-
-	attrs_read(&d->meta.posix, d->t.key, &a);
-	(void)owner_give(d, &a, tmp);
-	if (a.has_atime)
-		posix_timespec(a.atime_ns, atime);
-}
-
-/* Records the link name in d's folder as the local entry of d's key. */
-static void
-link_record(struct dl *d, const char *name, const uint8_t xxh[16])
-{
-	struct manifest_local l;
-	struct stat st;
-
-	if (fstatat(d->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-		log_warn("%s: cannot stat: %s", d->t.key, strerror(errno));
-		return;
-	}
-	manifest_local_from_stat(&l, &st);
-	memcpy(l.hash, xxh, 16);
-	if (manifest_local_put(d->p->run.m, d->t.key, d->t.keylen, &l) !=
-	    FERRY_OK)
-		sync_manifest_warn();
-}
-
-ferry_err
-posix_link_install(struct dl *d, const uint8_t xxh[16], int64_t mtime_ns)
-{
-	char target[POSIX_LINK_MAX + 1], tmp[32], name[NAME_MAX + 1];
-	const struct manifest_local link = {.mode = S_IFLNK};
-	struct timespec ts[2];
-	ferry_err e;
-
-	if ((e = link_target_read(d, target, sizeof(target))) != FERRY_OK)
-		return e;
-	posix_fs_name(d->name, &link, name, sizeof(name));
-	if (link_temp(d->dirfd, target, tmp, sizeof(tmp)) != 0)
-		return ferry_fail(
-		    FERRY_ESYS, "cannot make the symlink: %s", strerror(errno));
-	ts[0].tv_sec = 0;
-	ts[0].tv_nsec = UTIME_OMIT;
-	posix_timespec(mtime_ns, &ts[1]);
-	if (d->p->run.o->preserve)
-		link_attrs(d, tmp, &ts[0]);
-	if (utimensat(d->dirfd, tmp, ts, AT_SYMLINK_NOFOLLOW) != 0)
-		log_warn("%s: cannot set the mtime of the symlink: %s",
-		    d->t.key, strerror(errno));
-	if (renameat(d->dirfd, tmp, d->dirfd, name) != 0) {
-		e = ferry_fail(FERRY_ESYS,
-		    "cannot rename the symlink into %s: %s", name,
-		    strerror(errno));
-		unlinkat(d->dirfd, tmp, 0);
-		return e;
-	}
-	link_record(d, name, xxh);
-	return FERRY_OK;
 }

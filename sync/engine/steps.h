@@ -6,14 +6,13 @@
  * (run.c).  The first member of struct push and struct pull.  Private to
  * sync/.
  */
-#ifndef FERRY_SYNC_RUN_H
-#define FERRY_SYNC_RUN_H
+#ifndef FERRY_SYNC_STEPS_H
+#define FERRY_SYNC_STEPS_H
 
 #include <stdio.h>
 
-#include "sync/run/opts.h"
+#include "sync/run/run.h"
 #include "sync/merge/merge.h"
-#include "sync/run/output.h"
 #include "sync/engine/transfer.h"
 
 struct sync_run {

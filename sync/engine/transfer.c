@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/workq.h"
-#include "sync/run/output.h"
+#include "sync/run/run.h"
 #include "sync/engine/transfer.h"
 
 void

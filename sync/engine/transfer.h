@@ -16,8 +16,7 @@
 #ifndef FERRY_SYNC_TRANSFER_H
 #define FERRY_SYNC_TRANSFER_H
 
-#include "sync/run/opts.h"
-#include "sync/run/commit.h"
+#include "sync/run/run.h"
 
 struct output;
 struct transfer;

@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "manifest/scan.h"
-#include "sync/plan/linkpair.h"
+#include "sync/plan/plan.h"
 #include "sync/merge/merge.h"
-#include "sync/run/output.h"
+#include "sync/run/run.h"
 
 ferry_err
 merge_next_local(struct merge *mg)
@@ -440,7 +440,23 @@ left_out_cb(const char *path, const char *what, void *arg)
 }
 
 /*
- * The scan filter of a push: the run's (sync_scan_wanted()), which never
+ * The scan filter of a run, opts being its sync_opts: the keys the filter
+ * keeps and that are in the run's shard.  Folders are never a shard's:
+ * each holds keys of every shard.
+ */
+static int
+scan_wanted(const char *path, int is_dir, void *opts)
+{
+	const struct sync_opts *o = opts;
+
+	if (is_dir)
+		return filter_match(o->filter, path, 1);
+	return filter_match(o->filter, path, 0) &&
+	       shard_match(&o->shard, path, strlen(path));
+}
+
+/*
+ * The scan filter of a push: the run's (scan_wanted()), which never
  * takes the temporary files a killed pull can leave behind.
  */
 static int
@@ -451,7 +467,7 @@ push_scan_wanted(const char *path, int is_dir, void *opts)
 	name = name != NULL ? name + 1 : path;
 	if (!is_dir && ferry_tmp_name(name, strlen(name)))
 		return 0;
-	return sync_scan_wanted(path, is_dir, opts);
+	return scan_wanted(path, is_dir, opts);
 }
 
 ferry_err
@@ -469,7 +485,7 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 	so.links = o->links;
 	so.keep_dirs = o->keep_dirs && !remote_is_url(o->src);
 	if (o->filter || o->shard.count) {
-		so.filter = sync_scan_wanted;
+		so.filter = scan_wanted;
 		so.filter_arg = (void *)o;
 	}
 	so.report = report_cb;

@@ -8,7 +8,7 @@
 #ifndef FERRY_MERGE_H
 #define FERRY_MERGE_H
 
-#include "sync/run/opts.h"
+#include "sync/run/run.h"
 
 struct output;
 struct sync_counts;

@@ -148,14 +148,5 @@ size_t planfile_split_pick(const uint64_t *load, size_t n);
  */
 ferry_err planfile_split(
     const char *path, unsigned n, const char *prefix) FERRY_WUR;
-/*
- * ferry plan --split: runs run(o) (the plan) with stdout in a temporary
- * file beside o->split_prefix, splits what it wrote into o->split parts
- * when the plan finished, and copies the whole plan to stdout.  Returns
- * run's exit status, or that of the failure to split.
- */
-struct sync_opts;
-int sync_plan_split(
-    const struct sync_opts *o, int (*run)(const struct sync_opts *));
 
 #endif

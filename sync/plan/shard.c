@@ -10,8 +10,9 @@
 
 #include <cJSON.h>
 
+#include "manifest/hash.h"
 #include "sync/plan/filter.h"
-#include "sync/run/opts.h"
+#include "sync/plan/shard.h"
 
 #define SHARD_KEY_MAX 1024 /* the longest key S3 stores */
 
@@ -181,24 +182,6 @@ shard_name(const struct shard *s, char *buf, size_t n)
 		snprintf(buf, n, "%s", "");
 	else
 		snprintf(buf, n, "%u/%u", s->index, s->count);
-}
-
-int
-sync_key_wanted(const struct sync_opts *o, const char *key, size_t keylen)
-{
-	return filter_match(o->filter, key, 0) &&
-	       shard_match(&o->shard, key, keylen);
-}
-
-int
-sync_scan_wanted(const char *path, int is_dir, void *opts)
-{
-	const struct sync_opts *o = opts;
-
-	/* folders are never a shard's: each holds keys of every shard */
-	if (is_dir)
-		return filter_match(o->filter, path, 1);
-	return sync_key_wanted(o, path, strlen(path));
 }
 
 void

@@ -13,9 +13,7 @@
 #include "manifest/manifest.h"
 #include "remote/digest.h"
 #include "remote/ops.h"
-#include "sync/plan/filter.h"
-#include "sync/plan/decide.h"
-#include "sync/plan/shard.h"
+#include "sync/plan/plan.h"
 
 /*
  * The manifest keeps ETags in buffers of its own size (manifest/ cannot
@@ -107,25 +105,6 @@ struct sync_opts {
 	unsigned ranges;
 };
 
-/* cli.c */
-/*
- * Parses argv into opts.  Returns -1 to go on, or an exit status (0 after
- * --help, EXIT_USAGE after a message) to stop with.  argv is reordered:
- * the command word goes first, before options that preceded it, and
- * getopt_long() permutes the rest.
- */
-int cli_parse(int argc, char **argv, struct sync_opts *opts);
-void cli_clear(struct sync_opts *opts);
-
-/* shard.c */
-/*
- * Non-zero when the run syncs the key (relative to the sync root): the
- * filter keeps it and it is in the run's shard.
- */
-int sync_key_wanted(const struct sync_opts *o, const char *key, size_t keylen);
-/* The same as a manifest_scan_opts filter, opts being the sync_opts. */
-int sync_scan_wanted(const char *path, int is_dir, void *opts);
-
 /* info.c */
 /*
  * Opens the run's manifest for the pair of normalized sides (src, dst):
@@ -145,21 +124,6 @@ ferry_err sync_manifest_find(
  * be written: the run goes on, and the next one finds less recorded.
  */
 void sync_manifest_warn(void);
-
-/* push.c: local tree to bucket.  Returns the exit status. */
-int sync_push(const struct sync_opts *opts);
-/* pull.c: bucket to local tree.  Returns the exit status. */
-int sync_pull(const struct sync_opts *opts);
-/* mirror.c: bucket to bucket.  Returns the exit status. */
-int sync_mirror(const struct sync_opts *opts);
-/* info.c: "ferry manifest info".  Returns the exit status. */
-int sync_manifest_info(const struct sync_opts *opts);
-/* ls.c */
-int sync_ls(const struct sync_opts *opts);
-/* apply.c: "ferry apply PLAN" (opts->src names the plan file). */
-int sync_apply(const struct sync_opts *opts);
-/* verify.c: "ferry verify SOURCE DESTINATION".  Returns the exit status. */
-int sync_verify(const struct sync_opts *opts);
 
 /* xfer.c: the quoted hex ETag of a single-part object of MD5 md5. */
 void md5_etag(const uint8_t md5[16], char *out, size_t outlen);

@@ -15,7 +15,7 @@
 
 #include "sync/run/opts.h"
 #include "sync/run/output.h"
-#include "sync/plan/planfile.h"
+#include "sync/plan/plan.h"
 
 /* Prints one JSON object as a line and frees it. */
 static void emit(cJSON *obj);

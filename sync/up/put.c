@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sync/engine/posix.h"
+#include "manifest/hash.h"
+#include "remote/digest.h"
+#include "sync/engine/engine.h"
 #include "sync/up/xfer.h"
 
 #define PUT_STREAM_MIN (8u << 20)
@@ -65,6 +67,31 @@ on_put(struct remote_req *q, void *arg)
 	xfer_record(x, x->buflen, want, x->hash, x->sent_mtime_ns, 0);
 	xfer_uploaded(x, x->buflen);
 	xfer_finish(x);
+}
+
+ferry_err
+posix_xfer_read(struct xfer *x)
+{
+	char target[POSIX_LINK_MAX + 1];
+	struct stat st;
+	size_t len = 0;
+	ferry_err e;
+
+	e = manifest_special_read(x->p->run.rootfd, x->t.key, x->t.keylen,
+	    &x->t.local, target, sizeof(target), &len, &st);
+	if (e != FERRY_OK)
+		return e;
+	if (len > x->t.local.size || x->buf == NULL)
+		return ferry_fail(
+		    FERRY_ECHANGED, "the symlink changed since it was scanned");
+	memcpy(x->buf, target, len);
+	x->buflen = len;
+	x->sent_mtime_ns =
+	    (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	manifest_hash_buf(target, len, x->hash);
+	remote_md5_buf(target, len, x->md5);
+	posix_from_stat(&st, x->sent_mtime_ns, &x->posix);
+	return FERRY_OK;
 }
 
 /*

@@ -1,16 +1,17 @@
 /*
- * push.h: the engine of a push (local tree to bucket): the merge of the
- * scanned tree with the listing, and the transfers it starts (xfer.h).
- * Private to sync/.
+ * up.h: the face of sync/up/, which owns writing to a bucket: a push
+ * (from a local tree) and a mirror (from another bucket), the merge that
+ * plans them, their transfers (xfer.h: PUT, multipart, server-side or
+ * streamed copy), the multipart uploads that outlive a run (resume.h),
+ * and the deletes of objects.  Includes sync/engine/ and the wings below
+ * it, never sync/down/.
  */
 #ifndef FERRY_PUSH_H
 #define FERRY_PUSH_H
 
-#include "sync/run/opts.h"
-#include "sync/run/commit.h"
-#include "sync/engine/steps.h"
+#include "sync/run/run.h"
+#include "sync/engine/engine.h"
 #include "sync/up/streams.h"
-#include "sync/engine/transfer.h"
 
 /* Where the bytes of a transfer come from. */
 enum xfer_source {
@@ -81,5 +82,12 @@ ferry_err mirror_open(struct push *p) FERRY_WUR;
  * must end with that error.
  */
 ferry_err push_deletes(struct push *p) FERRY_WUR;
+
+/* push.c: local tree to bucket.  Returns the exit status. */
+int sync_push(const struct sync_opts *opts);
+/* mirror.c: bucket to bucket.  Returns the exit status. */
+int sync_mirror(const struct sync_opts *opts);
+
+#include "sync/up/xfer.h"
 
 #endif

@@ -14,7 +14,7 @@
 
 #include "common/md5mb.h"
 #include "sync/up/mime.h"
-#include "sync/engine/posix.h"
+#include "sync/engine/engine.h"
 #include "sync/up/xfer.h"
 
 void

@@ -9,7 +9,7 @@
 
 #include "common/workq.h"
 #include "sync/up/up.h"
-#include "sync/engine/transfer.h"
+#include "sync/engine/engine.h"
 
 enum xfer_state {
 	XF_CHECK,       /* compare content before deciding */
@@ -151,7 +151,7 @@ void hash_ahead(struct xfer *x);
 unsigned parts_ready(const struct xfer *x);
 void start_abort(struct xfer *x);
 void start_check(struct xfer *x);
-/* check.c: a push's answers to the content check (transfer_ops). */
+/* verdicts.c: a push's answers to the content check (transfer_ops). */
 void check_same(
     struct transfer *t, const uint8_t xxh[16], const struct remote_resp *s);
 void check_differs(struct transfer *t, const char *reason);
@@ -230,5 +230,14 @@ void apply_put_cond(const struct xfer *x, struct remote_put *o);
  * (else x fails, changed).
  */
 void apply_put_refused(struct xfer *x);
+
+/* put.c */
+/*
+ * Reads the link or empty folder of x's scanned entry (a push with
+ * --links or --keep-dirs) into x->buf (its target; x->buflen bytes), with
+ * its hashes, mtime and metadata.  FERRY_ECHANGED when it is not what
+ * the scan saw.  For a worker: touches x alone.
+ */
+ferry_err posix_xfer_read(struct xfer *x) FERRY_WUR;
 
 #endif
