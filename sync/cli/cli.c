@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sync/cli/cli.h"
 #include "sync/cli/cli_args.h"
 #include "sync/cli/cli_store.h"
 #include "sync/run/run.h"

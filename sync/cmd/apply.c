@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sync/cmd/cmd.h"
 #include "sync/plan/plan.h"
 #include "sync/down/down.h"
 #include "sync/up/up.h"

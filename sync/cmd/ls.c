@@ -10,6 +10,7 @@
 
 #include <cJSON.h>
 
+#include "sync/cmd/cmd.h"
 #include "sync/run/run.h"
 
 /* secs as "YYYY-MM-DDTHH:MM:SSZ" into when, or "-" when unknown (< 0). */

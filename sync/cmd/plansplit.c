@@ -15,6 +15,7 @@
 
 #include <cJSON.h>
 
+#include "sync/cmd/cmd.h"
 #include "sync/run/run.h"
 #include "sync/plan/plan.h"
 

@@ -1,7 +1,7 @@
 /*
  * verify.h: "ferry verify": the audit of a destination against its
  * source and the manifest (verify.c), and the re-reading of bytes it
- * asks for (verifyread.c).  Private to sync/.
+ * asks for.  Private to sync/cmd/.
  */
 #ifndef FERRY_VERIFY_H
 #define FERRY_VERIFY_H
@@ -47,7 +47,6 @@ struct verify {
 	uint64_t objects, drift, unchecked, extra, bytes_read;
 };
 
-/* verifyread.c */
 /*
  * Sets h up for a stream of parts of part_size bytes (0: no parts).
  * FERRY_ENOMEM, with h freed; vhash_free() accepts a zeroed h.

@@ -105,7 +105,7 @@ struct sync_opts {
 	unsigned ranges;
 };
 
-/* info.c */
+/* manifest.c */
 /*
  * Opens the run's manifest for the pair of normalized sides (src, dst):
  * in --manifest DIR, else in the default folder of the pair, which for a

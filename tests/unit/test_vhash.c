@@ -1,6 +1,6 @@
 /*
  * test_vhash.c: the digests verify computes of bytes it re-reads
- * (sync/verifyread.c): the ETag of a single-part object (the MD5) and of
+ * (sync/cmd/verify.c): the ETag of a single-part object (the MD5) and of
  * a multipart one (the MD5 of the parts' MD5s, "-N"), however the bytes
  * are cut into the pieces fed, against the digests computed here whole.
  */
