@@ -67,11 +67,11 @@ close_std_streams(int rc)
 static int
 run_sync(const struct sync_opts *o)
 {
-	if (remote_is_url(o->src) && remote_is_url(o->dst))
+	if (o->way == SYNC_WAY_MIRROR)
 		return sync_mirror(o);
-	if (remote_is_url(o->src))
+	if (o->way == SYNC_WAY_PULL)
 		return sync_pull(o);
-	if (!remote_is_url(o->dst)) {
+	if (o->way != SYNC_WAY_PUSH) {
 		ferry_fail(
 		    FERRY_EUSAGE, "one side must be s3://BUCKET[/PREFIX]");
 		output_failure(o->json, FERRY_EUSAGE);

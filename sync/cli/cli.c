@@ -532,6 +532,7 @@ take_manifest_operands(struct sync_opts *o, int argc, char **argv, int i)
 	if (argc - i == 2) {
 		o->src = argv[i];
 		o->dst = argv[i + 1];
+		o->way = sync_way_of(o->src, o->dst);
 		return -1;
 	}
 	if (argc - i == 0 && o->manifest_dir)
@@ -562,23 +563,26 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 	}
 	o->src = argv[i];
 	o->dst = want == 2 ? argv[i + 1] : NULL;
+	o->way = sync_way_of(o->src, o->dst);
 	if (o->source_inventory &&
-	    (!two || !remote_is_url(o->src) ||
+	    (!sync_way_from_bucket(o->way) ||
 	        strncmp(o->source_inventory, "s3://", 5) != 0))
 		return cli_bad("%s",
 		    "--source-inventory s3://BUCKET/.../"
 		    "manifest.json: only for a pull or a mirror, "
 		    "whose source is a bucket");
-	if (o->at_given && (!two || strcmp(o->command, "verify") == 0 ||
-	                       !remote_is_url(o->src) || o->source_inventory))
+	if (o->at_given &&
+	    (!sync_way_from_bucket(o->way) ||
+	        strcmp(o->command, "verify") == 0 || o->source_inventory))
 		return cli_bad("%s", "--at: only a pull or a mirror (from a "
 		                     "bucket, listed) reads a past time");
-	if (o->follow_symlinks && (!two || remote_is_url(o->src)))
+	if (o->follow_symlinks && o->way != SYNC_WAY_PUSH &&
+	    o->way != SYNC_WAY_LOCAL)
 		return cli_bad("%s",
 		    "-L, --follow-symlinks: only a push from a "
 		    "folder walks symlinks (apply takes it from "
 		    "its plan)");
-	return cli_check_posix(o, two);
+	return cli_check_posix(o);
 }
 
 static const char *const commands[] = {

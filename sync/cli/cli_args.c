@@ -178,7 +178,7 @@ cli_suggest(const char *word, size_t n, const char *name, const char **best,
 }
 
 int
-cli_check_posix(const struct sync_opts *o, int two)
+cli_check_posix(const struct sync_opts *o)
 {
 	if (o->links && o->follow_symlinks)
 		return cli_bad("%s", "--links and -L, --follow-symlinks: a "
@@ -189,7 +189,7 @@ cli_check_posix(const struct sync_opts *o, int two)
 		return cli_bad("%s", "--links, --keep-dirs, --preserve: only "
 		                     "sync and verify (a plan does not carry "
 		                     "them)");
-	if (o->keep_dirs && (!two || remote_is_url(o->src)))
+	if (o->keep_dirs && o->way != SYNC_WAY_PUSH && o->way != SYNC_WAY_LOCAL)
 		return cli_bad("%s", "--keep-dirs: only a push from a folder "
 		                     "sends empty folders (a pull makes the "
 		                     "folders its markers name)");

@@ -42,10 +42,10 @@ int cli_take_max_delete(struct sync_opts *o, const char *arg);
 int cli_take_sample(struct sync_opts *o, const char *arg);
 /*
  * Checks --links, --links-outside and --keep-dirs against the other
- * options and the sides (two: a source and a destination were given):
+ * options and the run's way (o->way):
  * -1, or EXIT_USAGE after a message.
  */
-int cli_check_posix(const struct sync_opts *o, int two);
+int cli_check_posix(const struct sync_opts *o);
 /*
  * The edit distance between a[0..an) and b, or SUGGEST_MAX + 1 when it is
  * larger or the words are too long to be worth a suggestion.

@@ -94,8 +94,7 @@ cli_store_take(struct sync_opts *o, int c, const char *arg)
 ferry_err
 cli_store_check(struct sync_opts *o)
 {
-	int mirror =
-	    o->src && o->dst && remote_is_url(o->src) && remote_is_url(o->dst);
+	int mirror = o->way == SYNC_WAY_MIRROR;
 	ferry_err e;
 
 	if ((e = remote_store_check(&o->store)) != FERRY_OK)

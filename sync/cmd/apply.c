@@ -692,9 +692,10 @@ sync_apply(const struct sync_opts *opts)
 	o.dry_run = 0;
 	o.filter = NULL;
 	o.plan = pf;
-	if (remote_is_url(o.src) && remote_is_url(o.dst))
+	o.way = sync_way_of(o.src, o.dst);
+	if (o.way == SYNC_WAY_MIRROR)
 		rc = push_execute(&o, open_mirror, start_nothing);
-	else if (remote_is_url(o.src))
+	else if (o.way == SYNC_WAY_PULL)
 		rc = pull_execute(&o, start_pull);
 	else
 		rc = push_execute(&o, open_push, start_nothing);

@@ -788,12 +788,12 @@ sync_verify(const struct sync_opts *o)
 
 	v.o = o;
 	v.rootfd = -1;
-	v.way = !remote_is_url(o->src)   ? VERIFY_PUSH
-	        : !remote_is_url(o->dst) ? VERIFY_PULL
-	                                 : VERIFY_MIRROR;
+	v.way = o->way == SYNC_WAY_PULL     ? VERIFY_PULL
+	        : o->way == SYNC_WAY_MIRROR ? VERIFY_MIRROR
+	                                    : VERIFY_PUSH;
 	v.seed = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL);
 	output_init(&v.out, o);
-	if (v.way == VERIFY_PUSH && !remote_is_url(o->dst)) {
+	if (o->way == SYNC_WAY_LOCAL) {
 		e = ferry_fail(
 		    FERRY_EUSAGE, "one side must be s3://BUCKET[/PREFIX]");
 	} else if ((e = start(&v)) == FERRY_OK) {

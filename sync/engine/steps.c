@@ -78,7 +78,7 @@ sync_run_plan(struct sync_run *run, int c, const struct merge_list *src,
 	if (c >= 0 && (e = merge_entry_recorded(run->m, &run->mg.remote.obj,
 	                   &listed, &rec, &recp)) != FERRY_OK)
 		return e;
-	if (plan == plan_pull)
+	if (run->o->way == SYNC_WAY_PULL)
 		plan(&listed, &mine, recp, &run->popts, d);
 	else
 		plan(&mine, &listed, recp, &run->popts, d);

@@ -76,7 +76,7 @@ ferry_err sync_run_loop(struct sync_run *run, void *planner,
  * Plans the key at the head of run's merge into *d, c as merge_head() or
  * merge_head_lists() set it: the scanned file (src NULL) or src's object
  * (a mirror's source) against the listed object and the manifest's record
- * of it.  The listing is the destination, except for plan_pull().
+ * of it.  The listing is the destination, except in a pull (o->way).
  */
 ferry_err sync_run_plan(struct sync_run *run, int c,
     const struct merge_list *src, sync_run_planner *plan,

@@ -58,7 +58,7 @@ link_twin(struct merge_list *l, const struct sync_opts *o, int *twin)
 	size_t n;
 
 	*twin = 0;
-	if (!o->links || !remote_is_url(o->src) || remote_is_url(o->dst))
+	if (!o->links || o->way != SYNC_WAY_PULL)
 		return FERRY_OK;
 	if (l->pairs == NULL &&
 	    (l->pairs = calloc(1, sizeof(*l->pairs))) == NULL)
@@ -483,7 +483,7 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 	so.checksum = o->checksum;
 	so.follow = o->follow_symlinks;
 	so.links = o->links;
-	so.keep_dirs = o->keep_dirs && !remote_is_url(o->src);
+	so.keep_dirs = o->keep_dirs && o->way == SYNC_WAY_PUSH;
 	if (o->filter || o->shard.count) {
 		so.filter = scan_wanted;
 		so.filter_arg = (void *)o;
@@ -492,7 +492,7 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 	if (out->progress)
 		so.progress = progress_cb;
 	/* what a push leaves out; a pull's folder only receives */
-	if (!remote_is_url(o->src)) {
+	if (o->way == SYNC_WAY_PUSH) {
 		so.left_out = left_out_cb;
 		so.filter = push_scan_wanted;
 		so.filter_arg = (void *)o;

@@ -48,10 +48,10 @@ merge_source_open(struct merge_list *l, const struct sync_opts *o,
 	ferry_err e;
 
 	/* --at: the source as it was then, from its versions */
-	if (o->at_given && remote_is_url(o->src))
+	if (o->at_given && sync_way_from_bucket(o->way))
 		return merge_list_open_at(l, m, t, r, loc, o->at);
 	/* a push's listing is its destination's */
-	if (o->source_inventory == NULL || !remote_is_url(o->src))
+	if (o->source_inventory == NULL || !sync_way_from_bucket(o->way))
 		return merge_list_open(l, o, m, t, r, loc);
 	l->m = m;
 	l->table = t;

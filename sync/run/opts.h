@@ -13,6 +13,7 @@
 #include "manifest/manifest.h"
 #include "remote/digest.h"
 #include "remote/ops.h"
+#include "remote/remote.h"
 #include "sync/plan/plan.h"
 
 /*
@@ -45,11 +46,43 @@ int sync_exit_for(ferry_err e);
 #define SYNC_AUTO_RANGE_SPLIT 16
 #define SYNC_MAX_OBJECT REMOTE_MAX_OBJECT
 
+/*
+ * Which way a run's bytes go, resolved once from its two sides by
+ * sync_way_of(): none for a command of one side (ls, apply before its
+ * plan is read, manifest info by folder).
+ */
+enum sync_way {
+	SYNC_WAY_NONE = 0,
+	SYNC_WAY_PUSH,   /* a local tree to a bucket */
+	SYNC_WAY_PULL,   /* a bucket to a local tree */
+	SYNC_WAY_MIRROR, /* a bucket to a bucket */
+	SYNC_WAY_LOCAL   /* neither side is a bucket: refused */
+};
+
+/* The way from src to dst (each a bucket URL or a local path, or NULL). */
+static inline enum sync_way
+sync_way_of(const char *src, const char *dst)
+{
+	if (src == NULL || dst == NULL)
+		return SYNC_WAY_NONE;
+	if (remote_is_url(src))
+		return remote_is_url(dst) ? SYNC_WAY_MIRROR : SYNC_WAY_PULL;
+	return remote_is_url(dst) ? SYNC_WAY_PUSH : SYNC_WAY_LOCAL;
+}
+
+/* Whether a run of way w reads its source from a bucket. */
+static inline int
+sync_way_from_bucket(enum sync_way w)
+{
+	return w == SYNC_WAY_PULL || w == SYNC_WAY_MIRROR;
+}
+
 /* The command line, read-only once parsed. */
 struct sync_opts {
 	const char *command; /* "sync", "ls" */
 	const char *src;
 	const char *dst;
+	enum sync_way way; /* from src and dst, resolved once */
 	int delete;
 	int dry_run;
 	int checksum;
