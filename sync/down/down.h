@@ -122,7 +122,7 @@ struct pull {
 	ferry_err (*merge_step)(struct pull *p);
 };
 
-/* get.c */
+/* download.c */
 /*
  * Starts the work for a planned action (PLAN_GET, PLAN_RANGED_GET or
  * PLAN_CHECK) on key (copied); local is the scanned file or NULL.
@@ -130,6 +130,7 @@ struct pull {
 ferry_err dl_begin(struct pull *p, enum plan_action a, const char *key,
     size_t keylen, const struct remote_obj *obj,
     const struct manifest_local *local) FERRY_WUR;
+/* get.c */
 /* Frees d, removing its temporary file if it is still there. */
 void dl_free(struct dl *d);
 /* Ends d: removes its temporary file if still there, notes the completion. */

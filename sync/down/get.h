@@ -1,8 +1,9 @@
 /*
- * get.h: what the two halves of a pull's downloads share: get.c writes
- * the local file (temporary name, pending writes, verification, install)
- * and runs single GETs; getrange.c runs ranged GETs and schedules the
- * downloads.  Private to get.c and getrange.c.
+ * get.h: what the files of a pull's downloads share, private to
+ * sync/down/: get.c writes the local file (temporary name, pending
+ * writes, verification, install) and runs single GETs; getrange.c runs
+ * ranged GETs; download.c begins each download and answers the engine;
+ * posixgive.c gives a file the metadata its object carries.
  */
 #ifndef FERRY_SYNC_GET_H
 #define FERRY_SYNC_GET_H
@@ -42,6 +43,12 @@ ferry_err dl_pending_add(
 ferry_err dl_send_get(struct dl *d) FERRY_WUR;
 /* Opens the temporary file of d and sends its single GET. */
 ferry_err dl_start_get(struct dl *d) FERRY_WUR;
+
+/* getrange.c */
+/* Opens the temporary file of d and cuts its object into ranges. */
+ferry_err dl_start_ranged(struct dl *d) FERRY_WUR;
+/* Sends d's next ranged GET. */
+ferry_err dl_start_part(struct dl *d) FERRY_WUR;
 
 /* posixgive.c */
 /*
