@@ -127,6 +127,22 @@ ferry_err remote_loc_parse(const char *s, struct remote_loc *out) FERRY_WUR;
 void remote_loc_clear(struct remote_loc *l);
 
 /*
+ * What a finished request's reply means, as far as a caller acts on it:
+ * set by remote/ where the reply ends (and per key of a DeleteObjects),
+ * so that no caller reads an HTTP status or an S3 code.
+ */
+enum remote_outcome {
+	REMOTE_FAILED = 0, /* no reply, or one of no meaning below */
+	REMOTE_SUCCEEDED,  /* 2xx (the body may hold an <Error>) */
+	REMOTE_NOT_FOUND,  /* no such key, upload or bucket */
+	/* a condition did not hold: the object is not the one its ETag
+	 * named.  Whether that is true is for a HEAD with the same
+	 * condition to say: a server may compare another ETag than the
+	 * one it lists (Swift, for a multipart object) */
+	REMOTE_PRECONDITION_FAILED,
+};
+
+/*
  * One request.  The response fields are valid in the completion callback
  * and until remote_req_free().  The numbers in its headers are checked
  * as they arrive (bounds.c): a reply whose Content-Length, Content-Range,
@@ -137,9 +153,10 @@ void remote_loc_clear(struct remote_loc *l);
  * naming the header (posix: see remote/posixmeta.h).
  */
 struct remote_resp {
-	long status;     /* HTTP status, 0 if none was received */
-	ferry_err err;   /* FERRY_OK, or why the request failed */
-	struct buf body; /* the body, when no sink was set */
+	long status;                 /* HTTP status, 0 if none was received */
+	enum remote_outcome outcome; /* set once the request has ended */
+	ferry_err err;               /* FERRY_OK, or why the request failed */
+	struct buf body;             /* the body, when no sink was set */
 	char etag[REMOTE_ETAG_MAX + 1]; /* ETag header, quotes kept */
 	char last_modified[64];
 	char content_type[128];
