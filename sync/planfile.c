@@ -216,8 +216,8 @@ parse_header(const cJSON *obj, struct planfile_header *h)
 	         &h->multipart_threshold)) != FERRY_OK)
 		return e;
 	/* part_size 0: chosen for each object by its size */
-	if ((h->part_size != 0 &&
-	        (h->part_size < (5ULL << 20) || h->part_size > (5ULL << 30))) ||
+	if ((h->part_size != 0 && (h->part_size < REMOTE_MIN_PART_SIZE ||
+	                              h->part_size > REMOTE_MAX_PART_SIZE)) ||
 	    h->multipart_threshold == 0)
 		return ferry_fail(FERRY_EPARSE,
 		    "\"part_size\" or \"multipart_threshold\" out of range");

@@ -302,7 +302,7 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	x->multipart = a == PLAN_MULTIPART_COPY;
 	x->t.local.size = src->size;
 	/* listings are held to this bound; a plan's sizes are too */
-	if (src->size > SYNC_MAX_OBJECT) {
+	if (src->size > REMOTE_MAX_OBJECT) {
 		xfer_fail(x, ferry_fail(FERRY_EPARSE,
 		                 "listed as %" PRIu64 " bytes, more than the 5 "
 		                 "TiB an object can have: not copied",
