@@ -501,15 +501,7 @@ list_serial(void)
 static char *
 whole_key(const struct remote_list *l, const char *key, size_t *len)
 {
-	size_t n = strlen(key);
-	char *s = malloc(l->prefixlen + n + 1);
-
-	if (s != NULL) {
-		memcpy(s, l->prefix, l->prefixlen);
-		memcpy(s + l->prefixlen, key, n + 1);
-		*len = l->prefixlen + n;
-	}
-	return s;
+	return remote_key_join(l->prefix, key, strlen(key), len);
 }
 
 /*

@@ -125,6 +125,13 @@ struct remote_loc {
 int remote_is_url(const char *s);
 ferry_err remote_loc_parse(const char *s, struct remote_loc *out) FERRY_WUR;
 void remote_loc_clear(struct remote_loc *l);
+/*
+ * The whole key of rel (rellen bytes) under prefix: a new NUL-terminated
+ * string the caller frees, its length in *len when len is not NULL.
+ * NULL when out of memory.  Thread-safe.
+ */
+char *remote_key_join(
+    const char *prefix, const char *rel, size_t rellen, size_t *len);
 
 /*
  * What a finished request's reply means, as far as a caller acts on it:

@@ -6,6 +6,7 @@
 
 #include <curl/curl.h>
 
+#include "remote/remote.h"
 #include "remote/url.h"
 
 #define S3_SCHEME "s3://"
@@ -225,6 +226,22 @@ s3_location_clear(struct s3_location *l)
 	free(l->prefix);
 	l->bucket = NULL;
 	l->prefix = NULL;
+}
+
+char *
+remote_key_join(const char *prefix, const char *rel, size_t rellen, size_t *len)
+{
+	size_t plen = strlen(prefix);
+	char *s = malloc(plen + rellen + 1);
+
+	if (s == NULL)
+		return NULL;
+	memcpy(s, prefix, plen);
+	memcpy(s + plen, rel, rellen);
+	s[plen + rellen] = '\0';
+	if (len != NULL)
+		*len = plen + rellen;
+	return s;
 }
 
 /* Checks one DNS label; sets *numeric when it is all digits. */

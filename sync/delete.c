@@ -347,7 +347,7 @@ batch_failed(struct batch *b, ferry_err e)
 static int
 read_key(struct push *p, struct batch *b, ferry_err *e)
 {
-	size_t plen = strlen(p->run.loc.prefix), len;
+	size_t len;
 	char key[MANIFEST_KEY_MAX + 1];
 	struct push_delete rec;
 	char *k;
@@ -358,19 +358,17 @@ read_key(struct push *p, struct batch *b, ferry_err *e)
 		*e = got < 0 ? FERRY_ESYS : FERRY_OK;
 		return got;
 	}
-	if ((k = malloc(plen + len + 1)) == NULL) {
+	if ((k = remote_key_join(p->run.loc.prefix, key, len, &len)) == NULL) {
 		*e =
 		    ferry_fail(FERRY_ENOMEM, "out of memory while reading the "
 		                             "keys to delete: the deletes stop "
 		                             "here");
 		return -1;
 	}
-	memcpy(k, p->run.loc.prefix, plen);
-	memcpy(k + plen, key, len + 1);
 	b->sizes[b->n] = rec.size;
 	memcpy(b->etags[b->n], rec.etag, MANIFEST_ETAG_MAX);
 	b->keys[b->n] = k;
-	b->lens[b->n] = plen + len;
+	b->lens[b->n] = len;
 	b->n++;
 	return 1;
 }

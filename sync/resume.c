@@ -329,15 +329,12 @@ static void
 abort_unused(struct push *p, const char *key, size_t keylen,
     const struct manifest_upload *u, char *const *ids, size_t n)
 {
-	size_t plen = strlen(p->run.loc.prefix);
-	char *full = malloc(plen + keylen + 1);
+	char *full = remote_key_join(p->run.loc.prefix, key, keylen, NULL);
 
 	(void)ids;
 	(void)n;
 	if (full == NULL)
 		return;
-	memcpy(full, p->run.loc.prefix, plen);
-	memcpy(full + plen, key, keylen + 1);
 	/* a record whose abort failed stays, for the next run to try */
 	if (resume_abort_upload(p, full, u->upload_id) &&
 	    manifest_upload_del(p->run.m, key, keylen) != FERRY_OK)

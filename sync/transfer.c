@@ -27,21 +27,17 @@ transfer_add(struct transfer_engine *eng, struct transfer *t,
     const struct transfer_ops *ops, const char *prefix, const char *key,
     size_t keylen)
 {
-	size_t plen = strlen(prefix);
 	struct transfer **pp;
 
 	t->ops = ops;
 	t->eng = eng;
 	t->key = strndup(key, keylen);
 	t->keylen = keylen;
-	t->fullkey = malloc(plen + keylen + 1);
+	t->fullkey = remote_key_join(prefix, key, keylen, NULL);
 	if (t->key == NULL || t->fullkey == NULL) {
 		transfer_clear(t);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	memcpy(t->fullkey, prefix, plen);
-	memcpy(t->fullkey + plen, key, keylen);
-	t->fullkey[plen + keylen] = '\0';
 	/* appended, so that older transfers get their parts sent first */
 	pp = &eng->active;
 	while (*pp)

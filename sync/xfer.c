@@ -289,7 +289,6 @@ ferry_err
 xfer_begin_copy(struct push *p, enum plan_action a,
     const struct remote_obj *src, const struct remote_obj *dst)
 {
-	size_t plen = strlen(p->sloc.prefix);
 	struct xfer *x;
 
 	if ((x = xfer_new(p, src->key, src->keylen, dst)) == NULL)
@@ -311,13 +310,11 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	}
 	xfer_planned(x);
 	snprintf(x->src_etag, sizeof(x->src_etag), "%s", src->etag);
-	if ((x->src_key = malloc(plen + src->keylen + 1)) == NULL) {
+	if ((x->src_key = remote_key_join(
+	         p->sloc.prefix, src->key, src->keylen, NULL)) == NULL) {
 		x->t.done = 1;
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	memcpy(x->src_key, p->sloc.prefix, plen);
-	memcpy(x->src_key + plen, src->key, src->keylen);
-	x->src_key[plen + src->keylen] = '\0';
 	if (src->version_id &&
 	    (x->src_version = strdup(src->version_id)) == NULL) {
 		x->t.done = 1;
