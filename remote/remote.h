@@ -45,7 +45,7 @@ struct remote_opts {
 	int no_verify_ssl;
 	unsigned max_connections; /* connections to the host, e.g. --jobs */
 	/* max_connections is a cap: requests in flight start at
-	 * CONCUR_START and follow the throughput (concur.c); 0: fixed */
+	 * REMOTE_JOBS_START and follow the throughput (concur.c); 0: fixed */
 	int adaptive;
 	unsigned retries; /* attempts per request, 0: the default */
 	/* seconds an attempt may pass without a byte either way before it
@@ -64,6 +64,11 @@ struct remote_opts {
 	/* the bandwidth limit of the run (its loop's owner's); NULL: none */
 	const struct remote_bwlimit *bwlimit;
 };
+/*
+ * Requests in flight at first: where the controller starts without
+ * --jobs (the old fixed default, fast near a server).
+ */
+#define REMOTE_JOBS_START 16
 #define REMOTE_DEFAULT_READ_TIMEOUT 60
 #define REMOTE_DEFAULT_STALL_TIMEOUT 180
 

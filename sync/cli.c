@@ -736,7 +736,7 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	remote_store_init(&o->store);
-	o->jobs = 16;
+	o->jobs = REMOTE_JOBS_START;
 	o->part_size = 0;
 	o->multipart_threshold = 8ULL << 20;
 	o->memory = 256ULL << 20;
