@@ -266,7 +266,7 @@ transfer_engine_run(struct transfer_engine *eng)
 		if (*all && eng->retry && eng->retry(eng->planner))
 			continue;
 		/* reads on workers wake the loop when they end */
-		if (remote_inflight(eng->r) == 0 && eng->jobs > 0)
+		if (remote_inflight(eng->r) == 0 && eng->reading > 0)
 			e = remote_idle(eng->r, 100);
 		else
 			e = remote_run(eng->r, 100);

@@ -398,7 +398,7 @@ xfer_read_submit(
 
 	r->nreads = nreads;
 	eng->reads += nreads;
-	eng->jobs++;
+	eng->reading++;
 	if (len >= READ_ON_WORKER_MIN && eng->wq == NULL &&
 	    workq_new(workq_threads(), remote_wakeup, p->run.r, &eng->wq) !=
 	        FERRY_OK)
@@ -417,7 +417,7 @@ xfer_read_done(struct push *p, struct xfer_read *r)
 	ferry_err e = r->e;
 
 	p->run.eng.reads -= r->nreads;
-	p->run.eng.jobs--;
+	p->run.eng.reading--;
 	if (e != FERRY_OK)
 		e = ferry_fail(e, "%s", r->msg);
 	free(r);
