@@ -9,10 +9,12 @@
 
 /*
  * Bounds on the numbers a server sends: an object is at most 5 TiB, a
- * multipart upload has parts numbered 1 to 10,000 of at most 5 GiB, and a
- * time is one whose nanoseconds since 1970 fit 64 bits (up to 2262).
+ * multipart upload has parts numbered 1 to 10,000 of at most 5 GiB (and,
+ * but for the last, at least 5 MiB), and a time is one whose nanoseconds
+ * since 1970 fit 64 bits (up to 2262).
  */
 #define REMOTE_MAX_OBJECT (5ULL << 40)
+#define REMOTE_MIN_PART_SIZE (5ULL << 20)
 #define REMOTE_MAX_PART_SIZE (5ULL << 30)
 #define REMOTE_MAX_PARTS 10000u
 #define REMOTE_TIME_MAX (INT64_MAX / 1000000000LL)

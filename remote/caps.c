@@ -126,12 +126,6 @@ remote_cond_refused(const struct remote_req *q, enum remote_cond c)
 	return no;
 }
 
-int
-remote_req_precondition_failed(const struct remote_req *q)
-{
-	return q->resp.status == 412;
-}
-
 void
 remote_cond_contradicted(struct remote *r, enum remote_cond c)
 {

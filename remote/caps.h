@@ -54,14 +54,6 @@ int remote_cond_usable(const struct remote *r, enum remote_cond c);
 int remote_cond_refused(const struct remote_req *q, enum remote_cond c);
 
 /*
- * Whether the completed q's reply says its condition did not hold (412
- * PreconditionFailed).  Whether that is true is for a HEAD with the same
- * condition to say: a server may compare another ETag than the one it
- * lists (Swift, for a multipart object).
- */
-int remote_req_precondition_failed(const struct remote_req *q);
-
-/*
  * Records c as lost for r (told once): a 412 to a request of r under c
  * was contradicted by a HEAD with the same condition, which the object
  * matched.

@@ -28,7 +28,7 @@ setup_multi(
 	ferry_err e;
 
 	if (maxconn == 0)
-		maxconn = CONCUR_START;
+		maxconn = REMOTE_JOBS_START;
 	if (share) {
 		r->loop = share->loop;
 		r->loop->refs++;
@@ -37,8 +37,8 @@ setup_multi(
 			return ferry_fail(FERRY_ENOMEM, "out of memory");
 		r->loop->refs = 1;
 		r->loop->epfd = r->loop->wakefd = -1;
-		concur_init(&r->loop->concur, adaptive ? CONCUR_START : maxconn,
-		    maxconn, !adaptive);
+		concur_init(&r->loop->concur,
+		    adaptive ? REMOTE_JOBS_START : maxconn, maxconn, !adaptive);
 		r->loop->budget = 100;
 		r->loop->answered_ns = r->loop->checked_ns = now_mono_ns();
 		r->loop->rng = (uint64_t)now_mono_ns() ^ (uint64_t)time(NULL)
@@ -126,8 +126,8 @@ remote_new_sharing(
 	    o->read_timeout ? o->read_timeout : REMOTE_DEFAULT_READ_TIMEOUT;
 	r->no_verify_ssl = o->no_verify_ssl;
 	r->list_ranges = o->max_connections ? o->max_connections : 1;
-	if (o->adaptive && r->list_ranges > CONCUR_START)
-		r->list_ranges = CONCUR_START;
+	if (o->adaptive && r->list_ranges > REMOTE_JOBS_START)
+		r->list_ranges = REMOTE_JOBS_START;
 	r->no_sign = o->no_sign;
 	r->request_payer = o->request_payer;
 	if ((e = take_ssec(r, o)) != FERRY_OK ||

@@ -1,6 +1,6 @@
 /*
  * concur.c: the controller of requests in flight.  It starts at
- * CONCUR_START and doubles while each doubling raises completions (or
+ * REMOTE_JOBS_START and doubles while each doubling raises completions (or
  * bytes) a second by more than RISE (20%); when one does not, it goes back to
  * the best limit and holds there, probing a quarter more now and then,
  * since a path's capacity moves.  A 503 or 429, a timeout or a reset

@@ -11,8 +11,6 @@
 
 #include "remote/remote.h"
 
-/* The start without --jobs: the old fixed default, fast near a server. */
-#define CONCUR_START 16
 /* The most requests in flight ever, whatever memory allows. */
 #define CONCUR_MAX 512
 /* Bytes of --memory each request in flight is counted to hold. */

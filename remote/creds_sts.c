@@ -12,6 +12,7 @@
 #include "remote/remote.h"
 #include "remote/creds_http.h"
 #include "remote/sigv4.h"
+#include "remote/url.h"
 #include "remote/xml_sax.h"
 
 #define STS_VERSION "2011-06-15"

@@ -256,6 +256,13 @@ int req_retryable(const struct remote_req *q, CURLcode rc);
 
 /* response.c */
 void req_reset_response(struct remote_req *q);
+/*
+ * The outcome of q, which has ended: REMOTE_FAILED when no reply came
+ * (resp.err), else what its status says.  Pure.
+ */
+enum remote_outcome reply_outcome(const struct remote_req *q);
+/* The outcome of one key's S3 <Code> in a DeleteObjects reply.  Pure. */
+enum remote_outcome reply_code_outcome(const char *code);
 /* curl's header and write callbacks, with the request as arg. */
 size_t req_on_header(char *p, size_t size, size_t n, void *arg);
 size_t req_on_write(char *p, size_t size, size_t n, void *arg);

@@ -9,7 +9,7 @@
 
 #include "remote/inventory.h"
 #include "remote/remote.h"
-#include "remote/sigv4.h"
+#include "remote/url.h"
 #include "remote/xml.h"
 
 static const char *const col_names[INV_NCOLS] = {"Bucket", "Key", "Size",

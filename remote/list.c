@@ -120,14 +120,6 @@ struct remote_list {
 	char prev[XML_KEY_MAX];
 };
 
-static int
-key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	return c != 0 ? c : (alen > blen) - (alen < blen);
-}
-
 static ferry_err
 add_entry(struct page *p, const struct xml_list_entry *x)
 {
@@ -143,7 +135,7 @@ add_entry(struct page *p, const struct xml_list_entry *x)
 		return e;
 	/* the next range's first key: this range ends here */
 	if (rg->high != NULL &&
-	    key_cmp(x->key, x->key_len, rg->high, rg->highlen) > 0) {
+	    remote_key_cmp(x->key, x->key_len, rg->high, rg->highlen) > 0) {
 		p->past_high = 1;
 		return FERRY_OK;
 	}
@@ -509,15 +501,7 @@ list_serial(void)
 static char *
 whole_key(const struct remote_list *l, const char *key, size_t *len)
 {
-	size_t n = strlen(key);
-	char *s = malloc(l->prefixlen + n + 1);
-
-	if (s != NULL) {
-		memcpy(s, l->prefix, l->prefixlen);
-		memcpy(s + l->prefixlen, key, n + 1);
-		*len = l->prefixlen + n;
-	}
-	return s;
+	return remote_key_join(l->prefix, key, strlen(key), len);
 }
 
 /*
@@ -701,7 +685,8 @@ found:
 	 * key against the last page's last */
 	if (rg->check.sorted && x->keylen <= sizeof(l->prev)) {
 		if (rg->pos == 1 && l->have_prev &&
-		    key_cmp(obj->key, obj->keylen, l->prev, l->prevlen) <= 0) {
+		    remote_key_cmp(
+		        obj->key, obj->keylen, l->prev, l->prevlen) <= 0) {
 			l->err = FERRY_EPARSE;
 			snprintf(l->errmsg, sizeof(l->errmsg),
 			    "its ranges listed '%.*s' after '%.*s': the "

@@ -29,6 +29,12 @@ struct remote_req;
  * Their listings are checked for all but order; the caller sorts them.
  */
 int remote_bucket_sorted(const char *bucket);
+/*
+ * The order of keys in a listing, S3's: their bytes as memcmp() orders
+ * them, a key before those it begins.  < 0, 0 or > 0 as a comes before,
+ * is, or comes after b.  Pure.
+ */
+int remote_key_cmp(const char *a, size_t alen, const char *b, size_t blen);
 struct remote_obj {
 	const char *key; /* relative to the prefix */
 	size_t keylen;

@@ -37,10 +37,17 @@ quote_len(size_t n)
 }
 
 /* Why x cannot come after c's previous key, or FERRY_OK. */
+int
+remote_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c != 0 ? c : (alen > blen) - (alen < blen);
+}
+
 static ferry_err
 check_key(const struct list_check *c, const struct xml_list_entry *x)
 {
-	size_t n = x->key_len < c->prevlen ? x->key_len : c->prevlen;
 	int cmp;
 
 	if (x->key_len > XML_KEY_MAX || x->key_len < c->prefixlen ||
@@ -51,9 +58,7 @@ check_key(const struct list_check *c, const struct xml_list_entry *x)
 		    quote_len(x->key_len), x->key, c->prefix);
 	if (!c->have_prev)
 		return FERRY_OK;
-	cmp = memcmp(c->prev, x->key, n);
-	if (cmp == 0)
-		cmp = (c->prevlen > x->key_len) - (c->prevlen < x->key_len);
+	cmp = remote_key_cmp(c->prev, c->prevlen, x->key, x->key_len);
 	if (cmp == 0)
 		return ferry_fail(FERRY_EPARSE,
 		    "the server listed '%.*s' twice: its listing cannot be "

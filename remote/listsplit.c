@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "remote/list.h"
 #include "remote/listsplit.h"
 
 #define DIGITS_MAX 16
@@ -173,14 +174,6 @@ common_len(const char *a, size_t alen, const char *b, size_t blen)
 	return i;
 }
 
-static int
-key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	return c != 0 ? c : (alen > blen) - (alen < blen);
-}
-
 /*
  * The cut at v, the number of the digits from at, after last's first at
  * bytes, into *c; 0 when it does not lie between prev and high.
@@ -203,9 +196,10 @@ make_cut(const struct digits *d, const char *last, size_t at, uint64_t v,
 		if (k == 0 && c->len == at + i + 1)
 			c->len--;
 	}
-	if (key_cmp(c->key, c->len, prev->key, prev->len) <= 0)
+	if (remote_key_cmp(c->key, c->len, prev->key, prev->len) <= 0)
 		return 0;
-	return high == NULL || key_cmp(c->key, c->len, high, highlen) < 0;
+	return high == NULL ||
+	       remote_key_cmp(c->key, c->len, high, highlen) < 0;
 }
 
 /* From pos on (past the prefix), before upto, the first position whose
@@ -277,8 +271,9 @@ split_folders(const struct list_alphabet *a, size_t plen, const char *first,
 	memcpy(end.key, last, slash + 1);
 	end.key[slash + 1] = '~';
 	end.len = slash + 2;
-	if (key_cmp(end.key, end.len, last, lastlen) <= 0 ||
-	    (high != NULL && key_cmp(end.key, end.len, high, highlen) >= 0))
+	if (remote_key_cmp(end.key, end.len, last, lastlen) <= 0 ||
+	    (high != NULL &&
+	        remote_key_cmp(end.key, end.len, high, highlen) >= 0))
 		return 0;
 	memcpy(prev.key, last, lastlen);
 	prev.len = lastlen;
@@ -339,7 +334,7 @@ list_split_after(const char *prefix, const struct list_alphabet *a,
 		return split_folders(a, plen, first, firstlen, last, lastlen,
 		    at, slash, high, highlen, max, out);
 	digits_init(&d, a, at - plen, DIGITS_MAX);
-	f = key_cmp(first, firstlen, last, at) < 0
+	f = remote_key_cmp(first, firstlen, last, at) < 0
 	        ? 0
 	        : number_of(&d, first, firstlen, at, NUM_KEY);
 	k = number_of(&d, last, lastlen, at, NUM_KEY);

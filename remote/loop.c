@@ -106,6 +106,7 @@ finish(struct remote *r, struct remote_req *q)
 {
 	(void)r;
 	q->completed = 1;
+	q->resp.outcome = reply_outcome(q);
 	unlink_req(q);
 	if (q->done)
 		q->done(q, q->done_arg);

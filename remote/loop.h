@@ -17,7 +17,7 @@ struct remote_req;
 /*
  * Requests the loop keeps in flight now, as the controller (concur.c)
  * decides: with a fixed --jobs, that number, halved on each 503 SlowDown,
- * timeout or reset and climbing back; otherwise from CONCUR_START up
+ * timeout or reset and climbing back; otherwise from REMOTE_JOBS_START up
  * while throughput rises, to a cap set by --memory and descriptors.
  */
 unsigned remote_window(const struct remote *r);

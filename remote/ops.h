@@ -146,9 +146,13 @@ ferry_err remote_delete_object(struct remote *r, const char *bucket,
 ferry_err remote_delete_objects(struct remote *r, const char *bucket,
     const char *const *keys, const size_t *key_lens, const char *const *etags,
     size_t n, struct remote_req **out) FERRY_WUR;
-/* Per key of a DeleteObjects reply: ok, or the code and message. */
-typedef void (*remote_deleted_fn)(const char *key, size_t keylen, int ok,
-    const char *code, const char *message, void *arg);
+/*
+ * Per key of a DeleteObjects reply: its outcome (REMOTE_SUCCEEDED when
+ * deleted), and for another, the S3 code and message, to be told.
+ */
+typedef void (*remote_deleted_fn)(const char *key, size_t keylen,
+    enum remote_outcome outcome, const char *code, const char *message,
+    void *arg);
 /*
  * The reply of a completed DeleteObjects: fn for each key, and FERRY_OK;
  * or the failure of the whole request, an <Error> in a 200 among them.

@@ -45,7 +45,7 @@ struct remote_opts {
 	int no_verify_ssl;
 	unsigned max_connections; /* connections to the host, e.g. --jobs */
 	/* max_connections is a cap: requests in flight start at
-	 * CONCUR_START and follow the throughput (concur.c); 0: fixed */
+	 * REMOTE_JOBS_START and follow the throughput (concur.c); 0: fixed */
 	int adaptive;
 	unsigned retries; /* attempts per request, 0: the default */
 	/* seconds an attempt may pass without a byte either way before it
@@ -64,6 +64,11 @@ struct remote_opts {
 	/* the bandwidth limit of the run (its loop's owner's); NULL: none */
 	const struct remote_bwlimit *bwlimit;
 };
+/*
+ * Requests in flight at first: where the controller starts without
+ * --jobs (the old fixed default, fast near a server).
+ */
+#define REMOTE_JOBS_START 16
 #define REMOTE_DEFAULT_READ_TIMEOUT 60
 #define REMOTE_DEFAULT_STALL_TIMEOUT 180
 
@@ -125,6 +130,29 @@ struct remote_loc {
 int remote_is_url(const char *s);
 ferry_err remote_loc_parse(const char *s, struct remote_loc *out) FERRY_WUR;
 void remote_loc_clear(struct remote_loc *l);
+/*
+ * The whole key of rel (rellen bytes) under prefix: a new NUL-terminated
+ * string the caller frees, its length in *len when len is not NULL.
+ * NULL when out of memory.  Thread-safe.
+ */
+char *remote_key_join(
+    const char *prefix, const char *rel, size_t rellen, size_t *len);
+
+/*
+ * What a finished request's reply means, as far as a caller acts on it:
+ * set by remote/ where the reply ends (and per key of a DeleteObjects),
+ * so that no caller reads an HTTP status or an S3 code.
+ */
+enum remote_outcome {
+	REMOTE_FAILED = 0, /* no reply, or one of no meaning below */
+	REMOTE_SUCCEEDED,  /* 2xx (the body may hold an <Error>) */
+	REMOTE_NOT_FOUND,  /* no such key, upload or bucket */
+	/* a condition did not hold: the object is not the one its ETag
+	 * named.  Whether that is true is for a HEAD with the same
+	 * condition to say: a server may compare another ETag than the
+	 * one it lists (Swift, for a multipart object) */
+	REMOTE_PRECONDITION_FAILED,
+};
 
 /*
  * One request.  The response fields are valid in the completion callback
@@ -137,9 +165,10 @@ void remote_loc_clear(struct remote_loc *l);
  * naming the header (posix: see remote/posixmeta.h).
  */
 struct remote_resp {
-	long status;     /* HTTP status, 0 if none was received */
-	ferry_err err;   /* FERRY_OK, or why the request failed */
-	struct buf body; /* the body, when no sink was set */
+	long status;                 /* HTTP status, 0 if none was received */
+	enum remote_outcome outcome; /* set once the request has ended */
+	ferry_err err;               /* FERRY_OK, or why the request failed */
+	struct buf body;             /* the body, when no sink was set */
 	char etag[REMOTE_ETAG_MAX + 1]; /* ETag header, quotes kept */
 	char last_modified[64];
 	char content_type[128];

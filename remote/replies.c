@@ -111,7 +111,9 @@ on_deleted(const struct xml_deleted *d, void *arg)
 {
 	struct deleted_ctx *c = arg;
 
-	c->fn(d->key, d->key_len, d->ok, d->code, d->message, c->arg);
+	c->fn(d->key, d->key_len,
+	    d->ok ? REMOTE_SUCCEEDED : reply_code_outcome(d->code), d->code,
+	    d->message, c->arg);
 	return 0;
 }
 

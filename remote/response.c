@@ -130,6 +130,34 @@ status_of(const char *p, size_t len)
 	return v;
 }
 
+enum remote_outcome
+reply_outcome(const struct remote_req *q)
+{
+	long st = q->resp.status;
+
+	if (q->resp.err != FERRY_OK || st == 0)
+		return REMOTE_FAILED;
+	if (st / 100 == 2)
+		return REMOTE_SUCCEEDED;
+	if (st == 404)
+		return REMOTE_NOT_FOUND;
+	if (st == 412)
+		return REMOTE_PRECONDITION_FAILED;
+	return REMOTE_FAILED;
+}
+
+enum remote_outcome
+reply_code_outcome(const char *code)
+{
+	if (code == NULL)
+		return REMOTE_FAILED;
+	if (strcmp(code, "NoSuchKey") == 0)
+		return REMOTE_NOT_FOUND;
+	if (strcmp(code, "PreconditionFailed") == 0)
+		return REMOTE_PRECONDITION_FAILED;
+	return REMOTE_FAILED;
+}
+
 /* A new reply (after a 100 Continue, or a redirect): its fields afresh. */
 static void
 begin_reply(struct remote_resp *s, const char *p, size_t len)

@@ -1,5 +1,5 @@
 /*
- * sigv4.c: AWS Signature Version 4 (the S3 flavour) and S3's URI encoding.
+ * sigv4.c: AWS Signature Version 4 (the S3 flavour).
  * Every request is signed here, so the hot paths stay allocation-free for
  * ordinary requests: output is staged in a small stack chunk and appended
  * to the caller's buffer a chunk at a time, and sorting works on a stack
@@ -9,11 +9,10 @@
 #include <string.h>
 
 #include "remote/sigv4.h"
+#include "remote/url.h"
 
 #define SIGV4_ALGO "AWS4-HMAC-SHA256"
 #define SORT_SMALL 32
-
-static const char hexdig[] = "0123456789ABCDEF";
 
 /*
  * A writer that batches bytes into buf.  The first failure is latched in
@@ -108,91 +107,16 @@ out_end(struct out *o)
 	return o->err;
 }
 
-static inline int
-unreserved(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-	       (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
-	       c == '~';
-}
-
-static inline int
-kept(unsigned char c, int keep_slash)
-{
-	return unreserved(c) || (c == '/' && keep_slash);
-}
-
-/* Copies each run of bytes that stay as they are in one piece. */
+/*
+ * Appends the URI encoding of s[0..n) (url.c's, the one every request
+ * uses) after what o holds.
+ */
 static void
 encode(struct out *o, const char *s, size_t n, int keep_slash)
 {
-	size_t i, j;
-	unsigned char c;
-	char esc[3] = {'%', 0, 0};
-
-	for (i = 0; i < n; i = j + 1) {
-		for (j = i; j < n && kept((unsigned char)s[j], keep_slash); j++)
-			continue;
-		out_write(o, s + i, j - i);
-		if (j == n)
-			break;
-		c = (unsigned char)s[j];
-		esc[1] = hexdig[c >> 4];
-		esc[2] = hexdig[c & 15];
-		out_write(o, esc, sizeof(esc));
-	}
-}
-
-/* Appends the encoding of s[0..n); out is unchanged on failure. */
-ferry_err
-uri_encode(struct buf *out, const char *s, size_t n, int keep_slash)
-{
-	struct out o;
-
-	if (out == NULL || (s == NULL && n > 0))
-		return ferry_fail(
-		    FERRY_EUSAGE, "uri_encode: no buffer or input");
-	out_init(&o, out);
-	encode(&o, s, n, keep_slash);
-	return out_end(&o);
-}
-
-/*
- * Appends the decoding of s[0..n), which may hold any byte, NUL included;
- * out is unchanged on failure.
- */
-ferry_err
-uri_decode(struct buf *out, const char *s, size_t n, int plus_is_space)
-{
-	struct out o;
-	size_t i;
-	int hi, lo;
-	unsigned char c;
-
-	if (out == NULL || (s == NULL && n > 0))
-		return ferry_fail(
-		    FERRY_EUSAGE, "uri_decode: no buffer or input");
-	out_init(&o, out);
-	for (i = 0; i < n && o.err == FERRY_OK; i++) {
-		c = (unsigned char)s[i];
-		if (c == '+' && plus_is_space)
-			c = ' ';
-		else if (c == '%') {
-			hi =
-			    n - i > 2 ? hex_value((unsigned char)s[i + 1]) : -1;
-			lo = hi >= 0 ? hex_value((unsigned char)s[i + 2]) : -1;
-			if (lo < 0) {
-				out_fail(&o,
-				    ferry_fail(FERRY_EPARSE,
-				        "malformed %%-escape at byte %zu", i));
-				break;
-			}
-			c = (unsigned char)(hi << 4 | lo);
-			i += 2;
-		}
-		out_putc(&o, (char)c);
-	}
-	return out_end(&o);
+	out_flush(o);
+	if (o->err == FERRY_OK)
+		o->err = uri_encode(o->buf, s, n, keep_slash);
 }
 
 /*
@@ -202,7 +126,7 @@ uri_decode(struct buf *out, const char *s, size_t n, int plus_is_space)
 static int
 enc_lead(unsigned char c)
 {
-	return unreserved(c) ? c : '%';
+	return uri_unreserved(c) ? c : '%';
 }
 
 /*

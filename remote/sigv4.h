@@ -1,5 +1,5 @@
 /*
- * sigv4.h: AWS Signature Version 4 and the URI encoding S3 needs.
+ * sigv4.h: AWS Signature Version 4 (its URI encoding is url.h's).
  * Private to remote/.  Pure functions of their inputs: no clock, no I/O,
  * no shared state, so any thread may call them, except that signing with
  * a struct sigv4_algs updates it (see there).  The functions that write
@@ -15,23 +15,6 @@
 #include <openssl/evp.h>
 
 #include "common/common.h"
-
-/*
- * Appends s[0..n) to out, percent-encoding every byte except the unreserved
- * characters A-Z a-z 0-9 - _ . ~ (uppercase hex, as SigV4 requires).  When
- * keep_slash is non-zero '/' is kept (object key paths); otherwise it is
- * encoded (query values, copy-source parameters).
- */
-ferry_err uri_encode(
-    struct buf *out, const char *s, size_t n, int keep_slash) FERRY_WUR;
-
-/*
- * Decodes %XX escapes (and, when plus_is_space, '+' as space) from s[0..n)
- * and appends the bytes to out.  FERRY_EPARSE on a malformed escape.
- * Used for keys listed with encoding-type=url.
- */
-ferry_err uri_decode(
-    struct buf *out, const char *s, size_t n, int plus_is_space) FERRY_WUR;
 
 /* A query parameter or header, unencoded. value may be "" (never NULL). */
 struct sigv4_pair {

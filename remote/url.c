@@ -6,6 +6,7 @@
 
 #include <curl/curl.h>
 
+#include "remote/remote.h"
 #include "remote/url.h"
 
 #define S3_SCHEME "s3://"
@@ -227,6 +228,22 @@ s3_location_clear(struct s3_location *l)
 	l->prefix = NULL;
 }
 
+char *
+remote_key_join(const char *prefix, const char *rel, size_t rellen, size_t *len)
+{
+	size_t plen = strlen(prefix);
+	char *s = malloc(plen + rellen + 1);
+
+	if (s == NULL)
+		return NULL;
+	memcpy(s, prefix, plen);
+	memcpy(s + plen, rel, rellen);
+	s[plen + rellen] = '\0';
+	if (len != NULL)
+		*len = plen + rellen;
+	return s;
+}
+
 /* Checks one DNS label; sets *numeric when it is all digits. */
 static const char *
 label_problem(const char *l, size_t n, int *numeric)
@@ -438,4 +455,116 @@ endpoint_clear(struct endpoint *e)
 	free(e->scheme);
 	free(e->host);
 	memset(e, 0, sizeof(*e));
+}
+
+int
+uri_unreserved(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
+	       c == '~';
+}
+
+/* Cuts out back to its length start: no half encoding is left. */
+static void
+uri_cut(struct buf *out, size_t start)
+{
+	out->len = start;
+	if (out->data != NULL)
+		out->data[start] = '\0';
+}
+
+/* Appends p[0..n) to out; on failure uri_cut()s it and returns why. */
+static ferry_err
+uri_put(struct buf *out, size_t start, const void *p, size_t n)
+{
+	ferry_err e;
+
+	if (n == 0 || (e = buf_append(out, p, n)) == FERRY_OK)
+		return FERRY_OK;
+	uri_cut(out, start);
+	return e;
+}
+
+/* Copies each run of bytes that stay as they are in one piece. */
+ferry_err
+uri_encode(struct buf *out, const char *s, size_t n, int keep_slash)
+{
+	static const char hexdig[] = "0123456789ABCDEF";
+	char esc[3] = {'%', 0, 0};
+	size_t i, j, start;
+	unsigned char c;
+	ferry_err e;
+
+	if (out == NULL || (s == NULL && n > 0))
+		return ferry_fail(
+		    FERRY_EUSAGE, "uri_encode: no buffer or input");
+	start = out->len;
+	for (i = 0; i < n; i = j + 1) {
+		for (j = i; j < n && (uri_unreserved((unsigned char)s[j]) ||
+		                         (s[j] == '/' && keep_slash));
+		     j++)
+			continue;
+		if ((e = uri_put(out, start, s + i, j - i)) != FERRY_OK ||
+		    j == n)
+			return e;
+		c = (unsigned char)s[j];
+		esc[1] = hexdig[c >> 4];
+		esc[2] = hexdig[c & 15];
+		if ((e = uri_put(out, start, esc, sizeof(esc))) != FERRY_OK)
+			return e;
+	}
+	return FERRY_OK;
+}
+
+/*
+ * The byte of the escape at s[i] ("%XX", n bytes in all) into *c: 0; -1
+ * when it is malformed.
+ */
+static int
+uri_escape_at(const char *s, size_t n, size_t i, unsigned char *c)
+{
+	int hi = n - i > 2 ? hex_value((unsigned char)s[i + 1]) : -1;
+	int lo = hi >= 0 ? hex_value((unsigned char)s[i + 2]) : -1;
+
+	if (lo < 0)
+		return -1;
+	*c = (unsigned char)(hi << 4 | lo);
+	return 0;
+}
+
+/*
+ * Appends the decoding of s[0..n), which may hold any byte, NUL included;
+ * out is unchanged on failure.
+ */
+ferry_err
+uri_decode(struct buf *out, const char *s, size_t n, int plus_is_space)
+{
+	size_t i, j, start;
+	unsigned char c;
+	ferry_err e;
+
+	if (out == NULL || (s == NULL && n > 0))
+		return ferry_fail(
+		    FERRY_EUSAGE, "uri_decode: no buffer or input");
+	start = out->len;
+	for (i = 0; i < n; i = j) {
+		for (j = i;
+		     j < n && s[j] != '%' && !(s[j] == '+' && plus_is_space);
+		     j++)
+			continue;
+		if ((e = uri_put(out, start, s + i, j - i)) != FERRY_OK ||
+		    j == n)
+			return e;
+		c = ' ';
+		if (s[j] == '%' && uri_escape_at(s, n, j, &c) < 0) {
+			uri_cut(out, start);
+			return ferry_fail(
+			    FERRY_EPARSE, "malformed %%-escape at byte %zu", j);
+		}
+		j += s[j] == '%' ? 3 : 1;
+		if ((e = uri_put(out, start, &c, 1)) != FERRY_OK)
+			return e;
+	}
+	return FERRY_OK;
 }

@@ -1,6 +1,7 @@
 /*
  * url.h: the two kinds of URL ferry reads from users, "s3://bucket/prefix"
- * locations and "http[s]://host[:port]" endpoints.  Private to remote/.
+ * locations and "http[s]://host[:port]" endpoints, and S3's URI encoding.
+ * Private to remote/.
  * Pure functions: no I/O, thread-safe.
  */
 #ifndef FERRY_URL_H
@@ -60,5 +61,29 @@ struct endpoint {
 ferry_err endpoint_parse(const char *url, struct endpoint *out) FERRY_WUR;
 /* Frees the strings of e and zeroes it; accepts NULL. */
 void endpoint_clear(struct endpoint *e);
+
+/*
+ * S3's URI encoding, for paths, queries and the signer's canonical
+ * request alike.  Whether byte c is one of the unreserved characters,
+ * which are never encoded.
+ */
+int uri_unreserved(unsigned char c);
+/*
+ * Appends s[0..n) to out, percent-encoding every byte except the unreserved
+ * characters A-Z a-z 0-9 - _ . ~ (uppercase hex, as SigV4 requires); out
+ * is as it was on failure (FERRY_ENOMEM, FERRY_EPARSE past its limit).  When
+ * keep_slash is non-zero '/' is kept (object key paths); otherwise it is
+ * encoded (query values, copy-source parameters).
+ */
+ferry_err uri_encode(
+    struct buf *out, const char *s, size_t n, int keep_slash) FERRY_WUR;
+
+/*
+ * Decodes %XX escapes (and, when plus_is_space, '+' as space) from s[0..n)
+ * and appends the bytes to out.  FERRY_EPARSE on a malformed escape; out
+ * is as it was on failure.  Used for keys listed with encoding-type=url.
+ */
+ferry_err uri_decode(
+    struct buf *out, const char *s, size_t n, int plus_is_space) FERRY_WUR;
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "remote/sigv4.h"
+#include "remote/url.h"
 #include "xml_sax.h"
 
 /* Separates namespace URI and local name; never a character of a name. */

@@ -502,8 +502,8 @@ take_option(struct sync_opts *o, int c, const char *arg)
 static int
 check_sizes(struct sync_opts *o)
 {
-	if (o->part_size != 0 &&
-	    (o->part_size < SYNC_MIN_PART || o->part_size > SYNC_MAX_PART))
+	if (o->part_size != 0 && (o->part_size < REMOTE_MIN_PART_SIZE ||
+	                             o->part_size > REMOTE_MAX_PART_SIZE))
 		return cli_bad("%s", part_range);
 	if (o->min_size > o->max_size)
 		return cli_bad("%s", "--min-size is above --max-size: nothing "
@@ -740,7 +740,7 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	remote_store_init(&o->store);
-	o->jobs = 16;
+	o->jobs = REMOTE_JOBS_START;
 	o->part_size = 0;
 	o->multipart_threshold = 8ULL << 20;
 	o->memory = 256ULL << 20;

@@ -294,7 +294,8 @@ delete_headed(struct push *p, const struct planfile_line *l,
 	e = remote_perform(p->run.r, q, 0);
 	if ((e == FERRY_OK &&
 	        strcmp(remote_req_resp(q)->etag, l->dst.etag) != 0) ||
-	    (e != FERRY_OK && remote_req_precondition_failed(q)))
+	    (e != FERRY_OK &&
+	        (remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED)))
 		e = ferry_fail(FERRY_ECHANGED,
 		    "replaced since the plan (its ETag is no longer %s): not "
 		    "deleted",
@@ -337,7 +338,8 @@ delete_planned(struct push *p, const struct planfile_line *l)
 	e = remote_perform(r, q, 0);
 	refused = e != FERRY_OK &&
 	          remote_cond_refused(q, REMOTE_COND_DELETE_IF_MATCH);
-	if (refused || (e != FERRY_OK && remote_req_precondition_failed(q)))
+	if (refused || (e != FERRY_OK && (remote_req_resp(q)->outcome ==
+	                                     REMOTE_PRECONDITION_FAILED)))
 		e = delete_headed(p, l, refused ? NULL : q);
 	remote_req_free(q);
 	return e;
@@ -637,7 +639,7 @@ on_put_head(struct remote_req *q, void *arg)
 	if (planned)
 		e = send_put(x);
 	else if (e == FERRY_OK || e == FERRY_ENOTFOUND ||
-	         remote_req_precondition_failed(q))
+	         (remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED))
 		e = ferry_fail(FERRY_ECHANGED,
 		    "the destination changed since the plan (the plan saw %s): "
 		    "not written",

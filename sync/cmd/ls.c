@@ -71,9 +71,9 @@ print_obj(
 		putchar('\n');
 		return FERRY_OK;
 	}
-	if ((key = malloc(strlen(prefix) + obj->keylen + 1)) == NULL)
+	if ((key = remote_key_join(prefix, obj->key, obj->keylen, NULL)) ==
+	    NULL)
 		return no_memory();
-	sprintf(key, "%s%.*s", prefix, (int)obj->keylen, obj->key);
 	ok = (j = cJSON_CreateObject()) != NULL &&
 	     cJSON_AddStringToObject(j, "type", "object") &&
 	     output_json_key(j, key, strlen(key)) == 0 &&

@@ -28,15 +28,8 @@ verify_full_key(const struct verify *v, const char *key, size_t keylen)
 {
 	const char *prefix =
 	    v->way == VERIFY_PULL ? v->sloc.prefix : v->loc.prefix;
-	size_t plen = strlen(prefix);
-	char *s = malloc(plen + keylen + 1);
 
-	if (s == NULL)
-		return NULL;
-	memcpy(s, prefix, plen);
-	memcpy(s + plen, key, keylen);
-	s[plen + keylen] = '\0';
-	return s;
+	return remote_key_join(prefix, key, keylen, NULL);
 }
 
 static void

@@ -139,7 +139,7 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 	d->ranged = a == PLAN_RANGED_GET && d->t.listed.size > 0;
 	d->state = DL_READY;
 	/* listings are held to this bound; a plan's sizes are too */
-	if (d->t.listed.size > SYNC_MAX_OBJECT) {
+	if (d->t.listed.size > REMOTE_MAX_OBJECT) {
 		dl_fail(
 		    d, ferry_fail(FERRY_EPARSE,
 		           "listed as %" PRIu64 " bytes, more than the 5 TiB "

@@ -93,7 +93,7 @@ part_result(struct part *pt, struct remote_req *q)
 	struct dl *d = pt->d;
 	ferry_err e = remote_req_result(q, 0);
 
-	if (s->status == 412)
+	if (s->outcome == REMOTE_PRECONDITION_FAILED)
 		return ferry_fail(FERRY_ECHANGED,
 		    "the object was replaced while it was downloaded (its "
 		    "ETag is no longer %s)",

@@ -210,9 +210,9 @@ key_conflict(struct pull *p, const char *key, size_t keylen)
 static void
 refuse_listed(struct pull *p, ferry_err e)
 {
-	size_t plen = strlen(p->run.loc.prefix),
-	       n = p->run.mg.remote.obj.keylen;
-	char *full = malloc(plen + n + 1);
+	size_t n = p->run.mg.remote.obj.keylen, fulllen;
+	char *full = remote_key_join(
+	    p->run.loc.prefix, p->run.mg.remote.obj.key, n, &fulllen);
 
 	p->run.counts.failed++;
 	if (full == NULL) {
@@ -220,10 +220,7 @@ refuse_listed(struct pull *p, ferry_err e)
 		    ferry_errmsg());
 		return;
 	}
-	memcpy(full, p->run.loc.prefix, plen);
-	memcpy(full + plen, p->run.mg.remote.obj.key, n);
-	full[plen + n] = '\0';
-	output_error(&p->run.out, full, plen + n, e, ferry_errmsg());
+	output_error(&p->run.out, full, fulllen, e, ferry_errmsg());
 	free(full);
 }
 

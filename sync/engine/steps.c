@@ -107,16 +107,13 @@ sync_run_planned(struct sync_run *run, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason,
     const struct plan_entry *src, const struct plan_entry *dst)
 {
-	size_t plen = strlen(run->loc.prefix);
+	size_t fulllen;
 	char *full;
 
-	if ((full = malloc(plen + keylen + 1)) == NULL)
+	if ((full = remote_key_join(run->loc.prefix, key, keylen, &fulllen)) ==
+	    NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	memcpy(full, run->loc.prefix, plen);
-	memcpy(full + plen, key, keylen);
-	full[plen + keylen] = '\0';
-	output_planned(
-	    &run->out, type, full, plen + keylen, size, reason, src, dst);
+	output_planned(&run->out, type, full, fulllen, size, reason, src, dst);
 	free(full);
 	return FERRY_OK;
 }

@@ -27,21 +27,17 @@ transfer_add(struct transfer_engine *eng, struct transfer *t,
     const struct transfer_ops *ops, const char *prefix, const char *key,
     size_t keylen)
 {
-	size_t plen = strlen(prefix);
 	struct transfer **pp;
 
 	t->ops = ops;
 	t->eng = eng;
 	t->key = strndup(key, keylen);
 	t->keylen = keylen;
-	t->fullkey = malloc(plen + keylen + 1);
+	t->fullkey = remote_key_join(prefix, key, keylen, NULL);
 	if (t->key == NULL || t->fullkey == NULL) {
 		transfer_clear(t);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	memcpy(t->fullkey, prefix, plen);
-	memcpy(t->fullkey + plen, key, keylen);
-	t->fullkey[plen + keylen] = '\0';
 	/* appended, so that older transfers get their parts sent first */
 	pp = &eng->active;
 	while (*pp)
@@ -270,7 +266,7 @@ transfer_engine_run(struct transfer_engine *eng)
 		if (*all && eng->retry && eng->retry(eng->planner))
 			continue;
 		/* reads on workers wake the loop when they end */
-		if (remote_inflight(eng->r) == 0 && eng->jobs > 0)
+		if (remote_inflight(eng->r) == 0 && eng->reading > 0)
 			e = remote_idle(eng->r, 100);
 		else
 			e = remote_run(eng->r, 100);

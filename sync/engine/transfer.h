@@ -108,10 +108,11 @@ struct transfer_engine {
 	/* the engine's */
 	struct transfer *active; /* oldest first */
 	unsigned nactive;
-	/* reads of local files under way, each counted as the requests
-	 * that will send what it reads; jobs: those on workers (wq) */
+	/* reads of local files under way: reads counts the requests that
+	 * will send what they read, reading the reads themselves (some on
+	 * workers, wq) */
 	struct workq *wq;
-	unsigned reads, jobs;
+	unsigned reads, reading;
 	int stopping; /* what the reads read is not sent any more */
 	/* --memory: bytes of buffers held (a single PUT's, a streamed
 	 * copy's); bytes of parts or ranges being moved (within --memory,

@@ -315,17 +315,7 @@ merge_close(struct merge *mg)
 	mg->it = NULL;
 }
 
-int
-sync_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	if (c != 0)
-		return c;
-	return alen < blen ? -1 : alen > blen;
-}
-
-/* sync_key_cmp() of two heads, one at its end (have 0) after any key. */
+/* remote_key_cmp() of two heads, one at its end (have 0) after any key. */
 static int
 head_cmp(int ahave, const char *a, size_t alen, int bhave, const char *b,
     size_t blen)
@@ -334,7 +324,7 @@ head_cmp(int ahave, const char *a, size_t alen, int bhave, const char *b,
 		return bhave;
 	if (!bhave)
 		return -1;
-	return sync_key_cmp(a, alen, b, blen);
+	return remote_key_cmp(a, alen, b, blen);
 }
 
 int

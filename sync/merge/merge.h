@@ -105,7 +105,6 @@ ferry_err merge_list_next(struct merge_list *l, const struct sync_opts *o,
 int merge_head(struct merge *mg, int *c);
 /* The same with the listing src (a mirror's source) as the local side. */
 int merge_head_lists(struct merge *mg, const struct merge_list *src, int *c);
-int sync_key_cmp(const char *a, size_t alen, const char *b, size_t blen);
 
 /* The plan's view of a scanned file, and of a listed object. */
 void merge_entry_local(const struct manifest_local *l, struct plan_entry *e);

@@ -17,6 +17,7 @@
 
 #include "remote/remote.h"
 #include "sync/plan/planfile.h"
+#include "sync/plan/shard.h"
 
 #define MAX_EXACT 9007199254740992.0 /* 2^53: doubles hold integers exactly */
 
@@ -160,17 +161,11 @@ static ferry_err
 parse_part(const cJSON *obj, struct planfile_header *h)
 {
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(obj, "part");
-	const char *v, *slash;
 	unsigned i, n;
-	int end = 0;
 
 	if (d == NULL)
 		return FERRY_OK;
-	v = cJSON_IsString(d) ? d->valuestring : "";
-	slash = strchr(v, '/');
-	if (!isdigit((unsigned char)v[0]) || slash == NULL ||
-	    !isdigit((unsigned char)slash[1]) ||
-	    sscanf(v, "%u/%u%n", &i, &n, &end) != 2 || v[end] != '\0' || i >= n)
+	if (!cJSON_IsString(d) || !shard_spec_parse(d->valuestring, &i, &n))
 		return ferry_fail(FERRY_EPARSE, "\"part\" is not \"I/N\"");
 	snprintf(h->part, sizeof(h->part), "%u/%u", i, n);
 	return FERRY_OK;
@@ -216,8 +211,8 @@ parse_header(const cJSON *obj, struct planfile_header *h)
 	         &h->multipart_threshold)) != FERRY_OK)
 		return e;
 	/* part_size 0: chosen for each object by its size */
-	if ((h->part_size != 0 &&
-	        (h->part_size < (5ULL << 20) || h->part_size > (5ULL << 30))) ||
+	if ((h->part_size != 0 && (h->part_size < REMOTE_MIN_PART_SIZE ||
+	                              h->part_size > REMOTE_MAX_PART_SIZE)) ||
 	    h->multipart_threshold == 0)
 		return ferry_fail(FERRY_EPARSE,
 		    "\"part_size\" or \"multipart_threshold\" out of range");

@@ -45,17 +45,22 @@ take_string(const char *s, unsigned long max, unsigned *out)
 	return take_number(s, strlen(s), max, out);
 }
 
-/* "I/N" with N from 1 to SHARD_COUNT_MAX and I below N. */
+int
+shard_spec_parse(const char *s, unsigned *index, unsigned *count)
+{
+	const char *slash = strchr(s, '/');
+
+	return slash != NULL &&
+	       take_number(s, (size_t)(slash - s), SHARD_COUNT_MAX, index) &&
+	       take_string(slash + 1, SHARD_COUNT_MAX, count) && *count != 0 &&
+	       *index < *count;
+}
+
+/* --shard's "I/N". */
 static ferry_err
 parse_spec(const char *spec, struct shard *out)
 {
-	const char *slash = strchr(spec, '/');
-
-	if (slash == NULL ||
-	    !take_number(
-	        spec, (size_t)(slash - spec), SHARD_COUNT_MAX, &out->index) ||
-	    !take_string(slash + 1, SHARD_COUNT_MAX, &out->count) ||
-	    out->count == 0 || out->index >= out->count)
+	if (!shard_spec_parse(spec, &out->index, &out->count))
 		return ferry_fail(FERRY_EUSAGE,
 		    "invalid --shard '%.40s': want I/N, N from 1 to %d and I "
 		    "from 0 to N-1",

@@ -49,6 +49,13 @@ struct shard_env {
 };
 
 /*
+ * Reads "I/N" (decimal digits only, N from 1 to SHARD_COUNT_MAX, I below
+ * N) into *index and *count: 1; 0 on anything else, the outputs then
+ * unspecified.  Pure: --shard's argument and a split plan's "part".
+ */
+int shard_spec_parse(const char *s, unsigned *index, unsigned *count);
+
+/*
  * The shard of a run, from --shard's argument (spec, "I/N", or NULL),
  * --shards' (count, "N", or NULL) and env: spec as given; count with the
  * index from env->job_index; neither: env's SLURM task id (less its

@@ -34,17 +34,13 @@ enum {
 /* The exit status of a run that could not start or go on after e. */
 int sync_exit_for(ferry_err e);
 
-#define SYNC_MIN_PART (5ULL << 20)
-#define SYNC_MAX_PART (5ULL << 30)
-#define SYNC_MAX_PARTS 10000
-/* the part and range sizes chosen when none is given: see
- * sync_part_size() */
+/* the part and range sizes chosen when none is given, within S3's
+ * (remote/bounds.h): see sync_part_size() */
 #define SYNC_AUTO_PART_MIN (8ULL << 20)
 #define SYNC_AUTO_PART_MAX (128ULL << 20)
 #define SYNC_AUTO_SPLIT 8
 #define SYNC_AUTO_RANGE_MAX (64ULL << 20)
 #define SYNC_AUTO_RANGE_SPLIT 16
-#define SYNC_MAX_OBJECT REMOTE_MAX_OBJECT
 
 /*
  * Which way a run's bytes go, resolved once from its two sides by

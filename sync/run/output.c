@@ -225,14 +225,12 @@ static int
 names_of_path(const struct output *o, const char *rel, size_t len,
     struct event_names *n, char **full)
 {
-	size_t plen = o->prefix ? strlen(o->prefix) : 0;
+	size_t fulllen;
 
-	if ((*full = malloc(plen + len + 1)) == NULL)
+	if ((*full = remote_key_join(
+	         o->prefix ? o->prefix : "", rel, len, &fulllen)) == NULL)
 		return -1;
-	memcpy(*full, o->prefix ? o->prefix : "", plen);
-	memcpy(*full + plen, rel, len);
-	(*full)[plen + len] = '\0';
-	*n = (struct event_names){*full, plen + len, rel, len};
+	*n = (struct event_names){*full, fulllen, rel, len};
 	return 0;
 }
 

@@ -19,19 +19,19 @@ size_of_parts(uint64_t size, uint64_t want, uint64_t split, uint64_t max)
 		if (ps > max)
 			ps = max;
 	}
-	if (ps < SYNC_MIN_PART)
-		ps = SYNC_MIN_PART;
-	if (ps > SYNC_MAX_PART)
-		ps = SYNC_MAX_PART;
-	if (sync_part_count(size, ps) > SYNC_MAX_PARTS)
-		ps = size / SYNC_MAX_PARTS + (size % SYNC_MAX_PARTS != 0);
+	if (ps < REMOTE_MIN_PART_SIZE)
+		ps = REMOTE_MIN_PART_SIZE;
+	if (ps > REMOTE_MAX_PART_SIZE)
+		ps = REMOTE_MAX_PART_SIZE;
+	if (sync_part_count(size, ps) > REMOTE_MAX_PARTS)
+		ps = size / REMOTE_MAX_PARTS + (size % REMOTE_MAX_PARTS != 0);
 	ps = (ps + mib - 1) / mib * mib;
-	return ps > SYNC_MAX_PART ? SYNC_MAX_PART : ps;
+	return ps > REMOTE_MAX_PART_SIZE ? REMOTE_MAX_PART_SIZE : ps;
 }
 
 /*
  * The number of parts of ps bytes (ps > 0) that size takes, written so
- * that no size can wrap it: sizes are bounded by SYNC_MAX_OBJECT before
+ * that no size can wrap it: sizes are bounded by REMOTE_MAX_OBJECT before
  * this is used, and 2^64-1 bytes would still count right.
  */
 uint64_t

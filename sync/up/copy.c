@@ -74,7 +74,8 @@ check_copy_refusal(struct xfer *x, const struct remote_req *q, ferry_err e,
 	struct copy_check *c;
 	struct remote_req *h;
 
-	if (e == FERRY_OK || !remote_req_precondition_failed(q) ||
+	if (e == FERRY_OK ||
+	    !(remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED) ||
 	    x->copy_checking || x->restream ||
 	    (c = calloc(1, sizeof(*c))) == NULL)
 		return 0;
@@ -300,7 +301,7 @@ on_part_copy(struct remote_req *q, void *arg)
 	/* while a HEAD checks one part's 412, its verdict stands for all:
 	 * that part fails the copy or has it streamed */
 	if (e != FERRY_OK && x->copy_checking &&
-	    remote_req_precondition_failed(q))
+	    (remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED))
 		e = FERRY_OK;
 	if (!check_copy_refusal(x, q, e, part_finished))
 		part_finished(x, e);

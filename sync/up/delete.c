@@ -36,18 +36,18 @@ struct batch {
 enum { STEP_DELETE, STEP_HEAD, STEP_DELETE_HEADED };
 
 /*
- * A key the server did not delete: PreconditionFailed means the object
- * is no longer the one listed (its ETag, sent as the condition, changed),
- * and a changed object is never deleted; it is reported and counted as
- * failed, so the run ends with exit 1.
+ * A key the server did not delete: a failed precondition means the
+ * object is no longer the one listed (its ETag, sent as the condition,
+ * changed), and a changed object is never deleted; it is reported and
+ * counted as failed, so the run ends with exit 1.
  */
 static void
-not_deleted(struct push *p, const char *key, size_t keylen, const char *code,
-    const char *message)
+not_deleted(struct push *p, const char *key, size_t keylen,
+    enum remote_outcome outcome, const char *code, const char *message)
 {
 	ferry_err e = FERRY_ES3;
 
-	if (code && strcmp(code, "PreconditionFailed") == 0) {
+	if (outcome == REMOTE_PRECONDITION_FAILED) {
 		e = FERRY_ECHANGED;
 		ferry_fail(e, "changed since it was listed (its ETag is no "
 		              "longer the listed one): not deleted");
@@ -60,17 +60,17 @@ not_deleted(struct push *p, const char *key, size_t keylen, const char *code,
 }
 
 static void
-on_deleted(const char *key, size_t keylen, int ok, const char *code,
-    const char *message, void *arg)
+on_deleted(const char *key, size_t keylen, enum remote_outcome outcome,
+    const char *code, const char *message, void *arg)
 {
 	struct batch *b = arg;
 	struct push *p = b->p;
 	size_t plen = strlen(p->run.loc.prefix);
 
-	/* with a condition, a key gone meanwhile is NoSuchKey: gone all
+	/* with a condition, a key gone meanwhile is not found: gone all
 	 * the same */
-	if (!ok && !(code && strcmp(code, "NoSuchKey") == 0)) {
-		not_deleted(p, key, keylen, code, message);
+	if (outcome != REMOTE_SUCCEEDED && outcome != REMOTE_NOT_FOUND) {
+		not_deleted(p, key, keylen, outcome, code, message);
 		return;
 	}
 	p->run.counts.deleted++;
@@ -117,11 +117,12 @@ single_end(struct single *s, int gone, int changed)
 	struct batch *b = s->b;
 
 	if (gone)
-		on_deleted(b->keys[s->i], b->lens[s->i], 1, NULL, NULL, b);
+		on_deleted(b->keys[s->i], b->lens[s->i], REMOTE_SUCCEEDED, NULL,
+		    NULL, b);
 	else
-		on_deleted(b->keys[s->i], b->lens[s->i], 0,
-		    changed ? "PreconditionFailed" : "error", ferry_errmsg(),
-		    b);
+		on_deleted(b->keys[s->i], b->lens[s->i],
+		    changed ? REMOTE_PRECONDITION_FAILED : REMOTE_FAILED,
+		    "error", ferry_errmsg(), b);
 	b->pending--;
 }
 
@@ -149,8 +150,9 @@ on_head(struct remote_req *q, struct single *s, ferry_err e)
 	} else if (e == FERRY_ENOTFOUND) {
 		single_end(s, 1, 0);
 	} else {
-		single_end(
-		    s, 0, e == FERRY_OK || remote_req_precondition_failed(q));
+		single_end(s, 0,
+		    e == FERRY_OK || (remote_req_resp(q)->outcome ==
+		                         REMOTE_PRECONDITION_FAILED));
 	}
 }
 
@@ -170,8 +172,10 @@ on_single(struct remote_req *q, void *arg)
 		single_end(s, 1, 0);
 	} else if (s->step == STEP_DELETE &&
 	           (remote_cond_refused(q, REMOTE_COND_DELETE_IF_MATCH) ||
-	               remote_req_precondition_failed(q))) {
-		s->refused412 = remote_req_precondition_failed(q);
+	               (remote_req_resp(q)->outcome ==
+	                   REMOTE_PRECONDITION_FAILED))) {
+		s->refused412 =
+		    (remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED);
 		if (send_step(s, STEP_HEAD) != FERRY_OK)
 			single_end(s, 0, 0);
 	} else {
@@ -343,7 +347,7 @@ batch_failed(struct batch *b, ferry_err e)
 static int
 read_key(struct push *p, struct batch *b, ferry_err *e)
 {
-	size_t plen = strlen(p->run.loc.prefix), len;
+	size_t len;
 	char key[MANIFEST_KEY_MAX + 1];
 	struct push_delete rec;
 	char *k;
@@ -354,19 +358,17 @@ read_key(struct push *p, struct batch *b, ferry_err *e)
 		*e = got < 0 ? FERRY_ESYS : FERRY_OK;
 		return got;
 	}
-	if ((k = malloc(plen + len + 1)) == NULL) {
+	if ((k = remote_key_join(p->run.loc.prefix, key, len, &len)) == NULL) {
 		*e =
 		    ferry_fail(FERRY_ENOMEM, "out of memory while reading the "
 		                             "keys to delete: the deletes stop "
 		                             "here");
 		return -1;
 	}
-	memcpy(k, p->run.loc.prefix, plen);
-	memcpy(k + plen, key, len + 1);
 	b->sizes[b->n] = rec.size;
 	memcpy(b->etags[b->n], rec.etag, MANIFEST_ETAG_MAX);
 	b->keys[b->n] = k;
-	b->lens[b->n] = plen + len;
+	b->lens[b->n] = len;
 	b->n++;
 	return 1;
 }

@@ -31,7 +31,8 @@ resume_abort_upload(struct push *p, const char *key, const char *upload_id)
 
 	if ((e = remote_abort_upload(p->run.r, &u, &q)) == FERRY_OK)
 		e = remote_perform(p->run.r, q, 0);
-	gone = e == FERRY_OK || (q && remote_req_resp(q)->status == 404);
+	gone = e == FERRY_OK ||
+	       (q && remote_req_resp(q)->outcome == REMOTE_NOT_FOUND);
 	if (e == FERRY_OK)
 		log_info(
 		    "aborted the upload of %s left by an earlier run", key);
@@ -121,7 +122,8 @@ on_old_aborted(struct remote_req *q, void *arg)
 	const struct remote_resp *s = remote_req_resp(q);
 	ferry_err e;
 
-	if (remote_req_result(q, 0) != FERRY_OK && s->status != 404)
+	if (remote_req_result(q, 0) != FERRY_OK &&
+	    s->outcome != REMOTE_NOT_FOUND)
 		log_warn("abort of the earlier upload of %s: %s", x->t.fullkey,
 		    ferry_errmsg());
 	remote_req_free(q);
@@ -197,7 +199,7 @@ static void
 on_parts(struct remote_req *q, void *arg)
 {
 	struct xfer *x = arg;
-	long status = remote_req_resp(q)->status;
+	enum remote_outcome outcome = remote_req_resp(q)->outcome;
 	uint32_t next = 0;
 	ferry_err e;
 
@@ -213,7 +215,7 @@ on_parts(struct remote_req *q, void *arg)
 		log_info("%s: resuming an earlier upload, %u of %u parts there",
 		    x->t.fullkey, parts_listed(x), x->t.nparts);
 		x->state = XF_MP_PARTS;
-	} else if (status == 404) {
+	} else if (outcome == REMOTE_NOT_FOUND) {
 		/* NoSuchUpload: completed or aborted meanwhile */
 		log_info("%s: the earlier upload is gone; starting again",
 		    x->t.fullkey);
@@ -327,15 +329,12 @@ static void
 abort_unused(struct push *p, const char *key, size_t keylen,
     const struct manifest_upload *u, char *const *ids, size_t n)
 {
-	size_t plen = strlen(p->run.loc.prefix);
-	char *full = malloc(plen + keylen + 1);
+	char *full = remote_key_join(p->run.loc.prefix, key, keylen, NULL);
 
 	(void)ids;
 	(void)n;
 	if (full == NULL)
 		return;
-	memcpy(full, p->run.loc.prefix, plen);
-	memcpy(full + plen, key, keylen + 1);
 	/* a record whose abort failed stays, for the next run to try */
 	if (resume_abort_upload(p, full, u->upload_id) &&
 	    manifest_upload_del(p->run.m, key, keylen) != FERRY_OK)

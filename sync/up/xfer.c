@@ -289,7 +289,6 @@ ferry_err
 xfer_begin_copy(struct push *p, enum plan_action a,
     const struct remote_obj *src, const struct remote_obj *dst)
 {
-	size_t plen = strlen(p->sloc.prefix);
 	struct xfer *x;
 
 	if ((x = xfer_new(p, src->key, src->keylen, dst)) == NULL)
@@ -302,7 +301,7 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	x->multipart = a == PLAN_MULTIPART_COPY;
 	x->t.local.size = src->size;
 	/* listings are held to this bound; a plan's sizes are too */
-	if (src->size > SYNC_MAX_OBJECT) {
+	if (src->size > REMOTE_MAX_OBJECT) {
 		xfer_fail(x, ferry_fail(FERRY_EPARSE,
 		                 "listed as %" PRIu64 " bytes, more than the 5 "
 		                 "TiB an object can have: not copied",
@@ -311,13 +310,11 @@ xfer_begin_copy(struct push *p, enum plan_action a,
 	}
 	xfer_planned(x);
 	snprintf(x->src_etag, sizeof(x->src_etag), "%s", src->etag);
-	if ((x->src_key = malloc(plen + src->keylen + 1)) == NULL) {
+	if ((x->src_key = remote_key_join(
+	         p->sloc.prefix, src->key, src->keylen, NULL)) == NULL) {
 		x->t.done = 1;
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	memcpy(x->src_key, p->sloc.prefix, plen);
-	memcpy(x->src_key + plen, src->key, src->keylen);
-	x->src_key[plen + src->keylen] = '\0';
 	if (src->version_id &&
 	    (x->src_version = strdup(src->version_id)) == NULL) {
 		x->t.done = 1;
@@ -401,7 +398,7 @@ xfer_read_submit(
 
 	r->nreads = nreads;
 	eng->reads += nreads;
-	eng->jobs++;
+	eng->reading++;
 	if (len >= READ_ON_WORKER_MIN && eng->wq == NULL &&
 	    workq_new(workq_threads(), remote_wakeup, p->run.r, &eng->wq) !=
 	        FERRY_OK)
@@ -420,7 +417,7 @@ xfer_read_done(struct push *p, struct xfer_read *r)
 	ferry_err e = r->e;
 
 	p->run.eng.reads -= r->nreads;
-	p->run.eng.jobs--;
+	p->run.eng.reading--;
 	if (e != FERRY_OK)
 		e = ferry_fail(e, "%s", r->msg);
 	free(r);

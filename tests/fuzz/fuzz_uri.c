@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "remote/sigv4.h"
+#include "remote/url.h"
 
 #define LIMIT (1 << 20)
 

@@ -188,7 +188,7 @@ static void
 test_part_counts(void **state)
 {
 	static const uint64_t sizes[] = {0, 1, 5ULL << 20, (5ULL << 20) + 1,
-	    1ULL << 30, 100ULL << 30, SYNC_MAX_OBJECT - 1, SYNC_MAX_OBJECT,
+	    1ULL << 30, 100ULL << 30, REMOTE_MAX_OBJECT - 1, REMOTE_MAX_OBJECT,
 	    UINT64_MAX / 2, UINT64_MAX - 1, UINT64_MAX};
 	uint64_t ps;
 	size_t i;
@@ -202,15 +202,17 @@ test_part_counts(void **state)
 	assert_true(sync_part_count(UINT64_MAX, UINT64_MAX) == 1);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		ps = sync_range_size(sizes[i], 0);
-		assert_true(ps >= SYNC_MIN_PART && ps <= SYNC_MAX_PART);
-		if (sizes[i] <= SYNC_MAX_OBJECT)
+		assert_true(
+		    ps >= REMOTE_MIN_PART_SIZE && ps <= REMOTE_MAX_PART_SIZE);
+		if (sizes[i] <= REMOTE_MAX_OBJECT)
 			assert_true(
-			    sync_part_count(sizes[i], ps) <= SYNC_MAX_PARTS);
+			    sync_part_count(sizes[i], ps) <= REMOTE_MAX_PARTS);
 		ps = sync_part_size(sizes[i], 0);
-		assert_true(ps >= SYNC_MIN_PART && ps <= SYNC_MAX_PART);
-		if (sizes[i] <= SYNC_MAX_OBJECT)
+		assert_true(
+		    ps >= REMOTE_MIN_PART_SIZE && ps <= REMOTE_MAX_PART_SIZE);
+		if (sizes[i] <= REMOTE_MAX_OBJECT)
 			assert_true(
-			    sync_part_count(sizes[i], ps) <= SYNC_MAX_PARTS);
+			    sync_part_count(sizes[i], ps) <= REMOTE_MAX_PARTS);
 	}
 }
 

@@ -76,7 +76,7 @@ test_path_changes(void **state)
 	int64_t now = SEC;
 
 	(void)state;
-	concur_init(&c, CONCUR_START, 512, 0);
+	concur_init(&c, REMOTE_JOBS_START, 512, 0);
 	assert_in_range(simulate(&c, 0.080, 400, 10, &now), 32, 40);
 	assert_in_range(simulate(&c, 0.080, 4000, 20, &now), 256, 512);
 }

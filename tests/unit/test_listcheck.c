@@ -202,6 +202,39 @@ test_bucket_sorted(void **state)
 	assert_false(remote_bucket_sorted("a--x-s3"));
 }
 
+/* S3's key order: bytes as unsigned, a key before those it begins. */
+static void
+test_key_cmp(void **state)
+{
+	static const struct {
+		const char *a, *b;
+		size_t alen, blen;
+		int want; /* its sign */
+	} rows[] = {
+	    {"a", "b", 1, 1, -1},
+	    {"b", "a", 1, 1, 1},
+	    {"a", "a", 1, 1, 0},
+	    {"", "", 0, 0, 0},
+	    {"", "a", 0, 1, -1},
+	    {"ab", "a", 2, 1, 1},
+	    {"a", "ab", 1, 2, -1},
+	    {"a/b", "a-b", 3, 3, 1},
+	    {"\xc3\xa9", "z", 2, 1, 1},
+	    /* bytes past the length do not count */
+	    {"abX", "abY", 2, 2, 0},
+	    {"a\0b", "a\0c", 3, 3, -1},
+	};
+	size_t i;
+	int c;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		c = remote_key_cmp(
+		    rows[i].a, rows[i].alen, rows[i].b, rows[i].blen);
+		assert_int_equal((c > 0) - (c < 0), rows[i].want);
+	}
+}
+
 int
 main(void)
 {
@@ -210,6 +243,7 @@ main(void)
 	    cmocka_unit_test(test_across_pages),
 	    cmocka_unit_test(test_etags),
 	    cmocka_unit_test(test_bucket_sorted),
+	    cmocka_unit_test(test_key_cmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -157,6 +157,17 @@ static const struct row rows[] = {
      "\"dst\":\"s3://bkt/p\",\"delete\":true,"
      "\"part_size\":8388608,\"multipart_threshold\":8388608}",
         FERRY_EPARSE, 0, "\"src\" is not"},
+/* a split plan's part: "I/N" as --shard reads it */
+#define PART(v)                                                                \
+	"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"        \
+	"\"src\":\"/t\",\"dst\":\"s3://bkt/p\",\"delete\":true,\"part\":" v    \
+	",\"part_size\":8388608,\"multipart_threshold\":8388608}"
+    {PART("\"1/4\""), FERRY_OK, PLANFILE_HEADER, NULL},
+    {PART("\"4/4\""), FERRY_EPARSE, 0, "\"part\" is not"},
+    {PART("\"1/4 \""), FERRY_EPARSE, 0, "\"part\" is not"},
+    {PART("\"1/+4\""), FERRY_EPARSE, 0, "\"part\" is not"},
+    {PART("\"0/4294967297\""), FERRY_EPARSE, 0, "\"part\" is not"},
+    {PART("14"), FERRY_EPARSE, 0, "\"part\" is not"},
     /* summaries */
     {"{\"type\":\"summary\",\"dry_run\":false,\"uploaded\":1,\"copied\":0,"
      "\"downloaded\":0,\"deleted\":0,\"exit_status\":0}",

@@ -2,7 +2,8 @@
  * test_response.c: a reply header's value taken into its field
  * (remote/response.c): trimmed, matched by name in any case, and never
  * cut: a value too long for its field is refused, and posix metadata so
- * refused is left out by its reader (sync/posix.c), naming the header.
+ * refused is left out by its reader (sync/posix.c), naming the header;
+ * and the outcome a reply's status or S3 code comes to.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,12 +111,51 @@ test_cut_refused(void **state)
 	}
 }
 
+/* What a reply's status, or a DeleteObjects key's code, means. */
+static void
+test_outcome(void **state)
+{
+	static const struct {
+		ferry_err err;
+		long status;
+		enum remote_outcome want;
+	} rows[] = {
+	    {FERRY_OK, 200, REMOTE_SUCCEEDED},
+	    {FERRY_OK, 204, REMOTE_SUCCEEDED},
+	    {FERRY_OK, 206, REMOTE_SUCCEEDED},
+	    {FERRY_OK, 404, REMOTE_NOT_FOUND},
+	    {FERRY_OK, 412, REMOTE_PRECONDITION_FAILED},
+	    {FERRY_OK, 403, REMOTE_FAILED},
+	    {FERRY_OK, 416, REMOTE_FAILED},
+	    {FERRY_OK, 503, REMOTE_FAILED},
+	    {FERRY_OK, 0, REMOTE_FAILED},
+	    /* no reply came, whatever status a first attempt had */
+	    {FERRY_ENET, 200, REMOTE_FAILED},
+	    {FERRY_ECANCEL, 412, REMOTE_FAILED},
+	};
+	static struct remote_req q;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		q.resp.err = rows[i].err;
+		q.resp.status = rows[i].status;
+		assert_int_equal(reply_outcome(&q), rows[i].want);
+	}
+	assert_int_equal(reply_code_outcome("NoSuchKey"), REMOTE_NOT_FOUND);
+	assert_int_equal(reply_code_outcome("PreconditionFailed"),
+	    REMOTE_PRECONDITION_FAILED);
+	assert_int_equal(reply_code_outcome("AccessDenied"), REMOTE_FAILED);
+	assert_int_equal(reply_code_outcome(NULL), REMOTE_FAILED);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_take),
 	    cmocka_unit_test(test_cut_refused),
+	    cmocka_unit_test(test_outcome),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

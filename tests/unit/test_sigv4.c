@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "remote/sigv4.h"
+#include "remote/url.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define LIMIT (1 << 20)
@@ -353,140 +354,6 @@ test_signing_key(void **state)
 		hex_encode(key, sizeof(key), hex);
 		assert_string_equal(hex, cases[i].want);
 	}
-}
-
-struct enc_case {
-	const char *in;
-	size_t len;
-	int keep_slash;
-	const char *want;
-};
-
-#define S(s) s, sizeof(s) - 1
-
-static void
-test_uri_encode(void **state)
-{
-	const struct enc_case cases[] = {
-	    {S(""), 0, ""},
-	    {S("plain-key_1.txt~"), 0, "plain-key_1.txt~"},
-	    {S("ABCXYZabcxyz0189"), 1, "ABCXYZabcxyz0189"},
-	    {S("a b"), 0, "a%20b"},
-	    {S("dir/a b.txt"), 1, "dir/a%20b.txt"},
-	    {S("dir/a b.txt"), 0, "dir%2Fa%20b.txt"},
-	    {S("+%#?;"), 1, "%2B%25%23%3F%3B"},
-	    {S("=&,:@!$'()*"), 0, "%3D%26%2C%3A%40%21%24%27%28%29%2A"},
-	    {S("\xc3\xbc"), 1, "%C3%BC"},
-	    {S("\xe6\x97\xa5\xe6\x9c\xac/\xf0\x9f\x93\xb7"), 1,
-	        "%E6%97%A5%E6%9C%AC/%F0%9F%93%B7"},
-	    {S("\x01\x1f\x7f\xff"), 0, "%01%1F%7F%FF"},
-	    {S("a\0b"), 0, "a%00b"},
-	    {S("\t\r\n"), 1, "%09%0D%0A"},
-	    /* S3 keys keep dot segments and empty segments as they are. */
-	    {S("./../a//b/."), 1, "./../a//b/."},
-	    {S("/"), 0, "%2F"},
-	    {S("%2F"), 1, "%252F"},
-	};
-	struct buf b;
-	size_t i;
-
-	(void)state;
-	buf_init(&b, LIMIT);
-	for (i = 0; i < NELEM(cases); i++) {
-		buf_reset(&b);
-		assert_int_equal(buf_puts(&b, "<"), FERRY_OK);
-		assert_int_equal(uri_encode(&b, cases[i].in, cases[i].len,
-		                     cases[i].keep_slash),
-		    FERRY_OK);
-		assert_string_equal(b.data + 1, cases[i].want);
-		assert_int_equal(b.data[0], '<');
-	}
-	buf_free(&b);
-}
-
-/* Long input crosses the writer's chunk boundary many times. */
-static void
-test_uri_encode_long(void **state)
-{
-	char in[1000];
-	struct buf b, d;
-	size_t i, plain = 0;
-
-	(void)state;
-	for (i = 0; i < sizeof(in); i++) {
-		in[i] = (char)(i * 7);
-		if ((in[i] != '\0' && strchr("-_.~", in[i]) != NULL) ||
-		    (in[i] >= '0' && in[i] <= '9') ||
-		    (in[i] >= 'A' && in[i] <= 'Z') ||
-		    (in[i] >= 'a' && in[i] <= 'z'))
-			plain++;
-	}
-	buf_init(&b, LIMIT);
-	buf_init(&d, LIMIT);
-	assert_int_equal(uri_encode(&b, in, sizeof(in), 0), FERRY_OK);
-	assert_int_equal(b.len, plain + 3 * (sizeof(in) - plain));
-	assert_int_equal(uri_decode(&d, b.data, b.len, 1), FERRY_OK);
-	assert_int_equal(d.len, sizeof(in));
-	assert_memory_equal(d.data, in, sizeof(in));
-	buf_free(&b);
-	buf_free(&d);
-}
-
-struct dec_case {
-	const char *in;
-	int plus_is_space;
-	ferry_err err;
-	const char *want;
-	size_t wantlen;
-};
-
-static void
-test_uri_decode(void **state)
-{
-	const struct dec_case cases[] = {
-	    {"", 0, FERRY_OK, S("")},
-	    {"plain", 0, FERRY_OK, S("plain")},
-	    {"a%20b", 0, FERRY_OK, S("a b")},
-	    {"a+b", 0, FERRY_OK, S("a+b")},
-	    {"a+b", 1, FERRY_OK, S("a b")},
-	    {"%2B+%2b", 1, FERRY_OK, S("+ +")},
-	    {"%c3%BC", 0, FERRY_OK, S("\xc3\xbc")},
-	    {"%00x", 0, FERRY_OK, S("\0x")},
-	    {"100%25", 0, FERRY_OK, S("100%")},
-	    {"%252F", 0, FERRY_OK, S("%2F")},
-	    {"a/b", 1, FERRY_OK, S("a/b")},
-	    {"%", 0, FERRY_EPARSE, NULL, 0},
-	    {"%4", 0, FERRY_EPARSE, NULL, 0},
-	    {"%zz", 0, FERRY_EPARSE, NULL, 0},
-	    {"ab%", 1, FERRY_EPARSE, NULL, 0},
-	    {"ab%2", 0, FERRY_EPARSE, NULL, 0},
-	    {"%g0", 0, FERRY_EPARSE, NULL, 0},
-	    {"%0g", 0, FERRY_EPARSE, NULL, 0},
-	    {"%%41", 0, FERRY_EPARSE, NULL, 0},
-	    {"ok%20then%x", 0, FERRY_EPARSE, NULL, 0},
-	};
-	struct buf b;
-	size_t i;
-
-	(void)state;
-	buf_init(&b, LIMIT);
-	for (i = 0; i < NELEM(cases); i++) {
-		buf_reset(&b);
-		assert_int_equal(buf_puts(&b, "<"), FERRY_OK);
-		assert_int_equal(
-		    uri_decode(&b, cases[i].in, strlen(cases[i].in),
-		        cases[i].plus_is_space),
-		    cases[i].err);
-		if (cases[i].err != FERRY_OK) {
-			/* Nothing half-decoded is left behind. */
-			assert_string_equal(b.data, "<");
-			continue;
-		}
-		assert_int_equal(b.len, cases[i].wantlen + 1);
-		assert_memory_equal(
-		    b.data + 1, cases[i].want, cases[i].wantlen);
-	}
-	buf_free(&b);
 }
 
 struct query_case {
@@ -850,9 +717,6 @@ main(void)
 	    cmocka_unit_test(test_authorization_appends),
 	    cmocka_unit_test(test_long_request),
 	    cmocka_unit_test(test_signing_key),
-	    cmocka_unit_test(test_uri_encode),
-	    cmocka_unit_test(test_uri_encode_long),
-	    cmocka_unit_test(test_uri_decode),
 	    cmocka_unit_test(test_canonical_query),
 	    cmocka_unit_test(test_many_pairs),
 	    cmocka_unit_test(test_canonical_rules),
