@@ -2,7 +2,8 @@
  * posix.h: a file's POSIX metadata (mode, owner, times) kept with its
  * object, and the symbolic links and empty folders a push can keep.
  * posix.c encodes and decodes the values (pure, thread-safe);
- * posixfs.c reads them from and gives them to files.  Private to sync/.
+ * posixfs.c reads them from and gives them to files.  Seen from other wings
+ * through sync/engine/engine.h.
  *
  * The values are those rclone writes and reads (remote/posixmeta.h):
  * mtime as seconds since the epoch with nine decimals, atime in RFC

@@ -1,5 +1,5 @@
 /*
- * run.c: the steps a push, a pull and a mirror take alike, on what they
+ * steps.c: the steps a push, a pull and a mirror take alike, on what they
  * hold alike (run.h): the start and the end of a run, its loop on the
  * transfer engine, the output of a dry run, and the deletes gathered
  * during the merge.

@@ -1,5 +1,5 @@
 /*
- * run.h: what a push, a pull and a mirror hold alike: the options, the
+ * steps.h: what a push, a pull and a mirror hold alike: the options, the
  * output and its counts, the client and location of the bucket side, the
  * manifest, the local folder, the merge and the transfer engine, and the
  * deletes gathered on the way; and the steps of a run that use only these

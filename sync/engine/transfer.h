@@ -1,6 +1,6 @@
 /*
  * transfer.h: the one engine that runs the transfers of a push, a pull, a
- * mirror and an apply.  Private to sync/.
+ * mirror and an apply.  Seen from other wings through sync/engine/engine.h.
  *
  * How a transfer flows.  A planner (push.c, pull.c, mirror.c, apply.c)
  * turns the next key into a transfer of its kind, whose first member is a

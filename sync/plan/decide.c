@@ -1,4 +1,4 @@
-/* plan.c: what to do with one key, decided from the facts at hand. */
+/* decide.c: what to do with one key, decided from the facts at hand. */
 #include <string.h>
 
 #include "sync/plan/decide.h"

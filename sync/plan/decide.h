@@ -1,7 +1,7 @@
 /*
- * plan.h: the planner, a pure function of (source entry, destination
+ * decide.h: the planner, a pure function of (source entry, destination
  * entry, manifest record, options) that decides what to do with one key.
- * Private to sync/.  See DESIGN.md, "Deciding changed".
+ * Seen from other wings through sync/plan/plan.h.
  */
 #ifndef FERRY_PLAN_H
 #define FERRY_PLAN_H

@@ -1,5 +1,6 @@
 /*
- * filter.h: --include and --exclude rules.  Private to sync/.
+ * filter.h: --include and --exclude rules.  Seen from other wings through
+ * sync/plan/plan.h.
  *
  * Patterns are matched against the path relative to the sync root, with
  * '/' separators, byte by byte.  '*' and '?' and "[...]" classes (ranges,

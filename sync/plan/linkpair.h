@@ -6,7 +6,7 @@
  * runs settle.  The keys of a sorted listing go through a link_pairs,
  * which keeps the lengths of those taken that begin the last one taken:
  * X, when listed, comes before X.rclonelink and begins every key between
- * them.  Private to sync/.
+ * them.  Seen from other wings through sync/plan/plan.h.
  */
 #ifndef FERRY_LINKPAIR_H
 #define FERRY_LINKPAIR_H

@@ -1,7 +1,8 @@
 /*
  * planfile.h: the plan file that "ferry plan" writes and "ferry apply"
  * runs: JSON lines, a header, one line per action, a summary.  The schema
- * is described in ferry(1), PLAN FILES.  Private to sync/.
+ * is described in ferry(1), PLAN FILES.  Seen from other wings through
+ * sync/plan/plan.h.
  */
 #ifndef FERRY_PLANFILE_H
 #define FERRY_PLANFILE_H

@@ -1,6 +1,6 @@
 /*
  * shard.h: --shard I/N, the part of the keys one worker of N syncs.
- * Private to sync/.
+ * Seen from other wings through sync/plan/plan.h.
  *
  * The contract, which never changes between versions: a key belongs to
  * shard I of N when the XXH3-64 hash (seed 0) of its path relative to the

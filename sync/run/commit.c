@@ -1,5 +1,5 @@
 /*
- * loop.c: what the runs share around the transfer engine: the manifest's
+ * commit.c: what the runs share around the transfer engine: the manifest's
  * commits, the drain after a fatal error, the exit statuses.
  */
 #include "sync/run/commit.h"

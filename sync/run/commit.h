@@ -1,7 +1,7 @@
 /*
- * loop.h: what the runs share around the transfer engine (transfer.h):
+ * commit.h: what the runs share around the transfer engine (transfer.h):
  * the manifest's commits, and after a fatal error letting what is in
- * flight end.  Private to sync/.
+ * flight end.  Seen from other wings through sync/run/run.h.
  */
 #ifndef FERRY_LOOP_H
 #define FERRY_LOOP_H

@@ -1,6 +1,7 @@
 /*
- * internal.h: what the files of sync/ share: the options of a run, its
- * exit statuses, and the commands.  Private to sync/.
+ * opts.h: the options of a run, read-only once parsed, with its way
+ * (push, pull, mirror) resolved once; its exit statuses; where its
+ * manifest lives.  Seen from other wings through sync/run/run.h.
  */
 #ifndef FERRY_SYNC_INTERNAL_H
 #define FERRY_SYNC_INTERNAL_H

@@ -1,5 +1,5 @@
 /*
- * engine.c: what a push and a mirror share: their run on the transfer
+ * pushrun.c: what a push and a mirror share: their run on the transfer
  * engine (transfer.h), the gathered deletes, the uploads a run that did
  * not end left open, and the end of a run.
  */

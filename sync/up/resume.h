@@ -1,6 +1,6 @@
 /*
  * resume.h: multipart uploads that outlive a run, kept in the manifest.
- * Private to sync/.
+ * Private to sync/up/.
  */
 #ifndef FERRY_SYNC_RESUME_H
 #define FERRY_SYNC_RESUME_H

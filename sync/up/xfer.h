@@ -1,6 +1,7 @@
 /*
  * xfer.h: the transfers of a push or a mirror: one object on its way and
- * the steps of each kind of transfer.  Private to sync/.
+ * the steps of each kind of transfer.  Seen from other wings through
+ * sync/up/up.h.
  */
 #ifndef FERRY_SYNC_XFER_H
 #define FERRY_SYNC_XFER_H
