@@ -158,7 +158,7 @@ check_pair(struct verify *v, const struct pair *p)
 		return FERRY_OK;
 	}
 	if (v->way == VERIFY_MIRROR && p->rec == NULL &&
-	    etag_is_md5(p->setag) && etag_is_md5(p->detag) &&
+	    remote_etag_is_md5(p->setag) && remote_etag_is_md5(p->detag) &&
 	    strcmp(p->setag, p->detag) != 0) {
 		verify_report(v, "etag", p->key, p->keylen,
 		    "the object's ETag is not the source's");
