@@ -135,20 +135,6 @@ remote_cond_contradicted(struct remote *r, enum remote_cond c)
 }
 
 int
-remote_etag_multipart(const char *etag)
-{
-	size_t b = etag[0] == '"', n = strlen(etag), digits = 0;
-
-	if (n > b && etag[n - 1] == '"')
-		n--;
-	while (n > b && etag[n - 1] >= '0' && etag[n - 1] <= '9') {
-		n--;
-		digits++;
-	}
-	return digits > 0 && n > b + 1 && etag[n - 1] == '-';
-}
-
-int
 remote_copy_cond_usable(const struct remote *r, const char *etag)
 {
 	return remote_cond_usable(r, REMOTE_COND_COPY_IF_MATCH) ||

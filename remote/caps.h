@@ -68,10 +68,4 @@ void remote_cond_contradicted(struct remote *r, enum remote_cond c);
  */
 int remote_copy_cond_usable(const struct remote *r, const char *etag);
 
-/*
- * Non-zero when etag (quoted or not) has the form of a multipart
- * object's: something, '-', then the number of its parts.
- */
-int remote_etag_multipart(const char *etag);
-
 #endif

@@ -139,9 +139,12 @@ ferry_err remote_delete_object(struct remote *r, const char *bucket,
     const char *key, size_t keylen, const char *if_match,
     struct remote_req **out) FERRY_WUR;
 /*
- * DeleteObjects of n keys (1 to 1000) of bucket, each only while it has
- * its ETag in etags, as remote_delete_body() says; the request holds its
- * body.  Read the reply with remote_delete_objects_reply().
+ * DeleteObjects of n keys (1 to 1000) of bucket (ops_delete.c); etags
+ * NULL, or each key's listed ETag ("" or NULL: none), sent as its <ETag>
+ * so that a server that honours it deletes the object only while it has
+ * that ETag, and answers PreconditionFailed for that key otherwise.  The
+ * request holds its body.  Read the reply with
+ * remote_delete_objects_reply().
  */
 ferry_err remote_delete_objects(struct remote *r, const char *bucket,
     const char *const *keys, const size_t *key_lens, const char *const *etags,

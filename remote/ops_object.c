@@ -1,7 +1,7 @@
 /*
  * ops_object.c: the operations on one object (HeadObject, GetObject,
- * PutObject, CopyObject, DeleteObject, DeleteObjects), built as ops.h
- * describes.
+ * PutObject, CopyObject, DeleteObject), built as ops.h describes;
+ * DeleteObjects is ops_delete.c's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -305,53 +305,4 @@ remote_delete_object(struct remote *r, const char *bucket, const char *key,
 {
 	return on_etag(
 	    r, REMOTE_DELETE, "DELETE", bucket, key, keylen, etag, out);
-}
-
-ferry_err
-remote_delete_objects(struct remote *r, const char *bucket,
-    const char *const *keys, const size_t *key_lens, const char *const *etags,
-    size_t n, struct remote_req **out)
-{
-	struct buf body;
-	ferry_err e;
-
-	buf_init(&body, (size_t)1000 * 6200 + 128);
-	e = ops_new(r, REMOTE_POST, "POST", bucket, NULL, 0, out);
-	if (e == FERRY_OK &&
-	    (e = remote_req_query(*out, "delete", "")) == FERRY_OK &&
-	    (e = remote_delete_body(&body, keys, key_lens, etags, n)) ==
-	        FERRY_OK &&
-	    (e = ops_body_xml(*out, &body)) == FERRY_OK)
-		/* a reply names every key, each in up to a few KiB */
-		remote_req_body_limit(*out, 16u << 20);
-	buf_free(&body);
-	return ops_end(out, e);
-}
-
-ferry_err
-remote_delete_objects_reply(
-    struct remote_req *q, remote_deleted_fn fn, void *arg)
-{
-	ferry_err e;
-
-	if ((e = remote_req_result(q, 1)) != FERRY_OK)
-		return e;
-	return remote_parse_deleted(q, fn, arg);
-}
-
-int
-remote_req_not_implemented(const struct remote_req *q)
-{
-	const struct remote_resp *s = &q->resp;
-	struct xml_error x = {0};
-	int no;
-
-	if (s->status == 501)
-		return 1;
-	if (s->status / 100 == 2 || s->body.len == 0 ||
-	    xml_error_parse(s->body.data, s->body.len, &x) != FERRY_OK)
-		return 0;
-	no = x.code && strcmp(x.code, "NotImplemented") == 0;
-	xml_error_clear(&x);
-	return no;
 }

@@ -31,6 +31,7 @@
 #include "remote/bounds.h"
 #include "remote/bwlimit.h"
 #include "remote/caps.h"
+#include "remote/etag.h"
 #include "remote/list.h"
 #include "remote/loop.h"
 #include "remote/posixmeta.h"

@@ -1,6 +1,6 @@
 /*
- * replies.c: the small XML bodies of multipart, copy and delete replies,
- * and the listings read in one call (uploads, buckets).
+ * replies.c: the small XML bodies of multipart and copy replies, and the
+ * listings read in one call (uploads, buckets).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,39 +92,6 @@ ferry_err
 remote_complete_body(struct buf *out, const char *const *etags, size_t n)
 {
 	return xml_complete_body(out, etags, n);
-}
-
-ferry_err
-remote_delete_body(struct buf *out, const char *const *keys,
-    const size_t *key_lens, const char *const *etags, size_t n)
-{
-	return xml_delete_body(out, keys, key_lens, etags, n);
-}
-
-struct deleted_ctx {
-	remote_deleted_fn fn;
-	void *arg;
-};
-
-static int
-on_deleted(const struct xml_deleted *d, void *arg)
-{
-	struct deleted_ctx *c = arg;
-
-	c->fn(d->key, d->key_len,
-	    d->ok ? REMOTE_SUCCEEDED : reply_code_outcome(d->code), d->code,
-	    d->message, c->arg);
-	return 0;
-}
-
-ferry_err
-remote_parse_deleted(struct remote_req *q, remote_deleted_fn fn, void *arg)
-{
-	struct deleted_ctx c = {fn, arg};
-	const struct buf *b = &q->resp.body;
-
-	return xml_delete_result_parse(
-	    b->data ? b->data : "", b->len, on_deleted, &c);
 }
 
 struct uploads_ctx {

@@ -51,15 +51,5 @@ ferry_err remote_parse_complete(struct remote_req *q, char **etag) FERRY_WUR;
 ferry_err remote_parse_copy(struct remote_req *q, char **etag) FERRY_WUR;
 ferry_err remote_complete_body(
     struct buf *out, const char *const *etags, size_t nparts) FERRY_WUR;
-/*
- * A DeleteObjects body for n keys (1 to 1000); etags NULL, or each key's
- * listed ETag ("" or NULL: none), sent as its <ETag> so that a server
- * that honours it deletes the object only while it has that ETag, and
- * answers PreconditionFailed for that key otherwise.
- */
-ferry_err remote_delete_body(struct buf *out, const char *const *keys,
-    const size_t *key_lens, const char *const *etags, size_t n) FERRY_WUR;
-ferry_err remote_parse_deleted(
-    struct remote_req *q, remote_deleted_fn fn, void *arg) FERRY_WUR;
 
 #endif

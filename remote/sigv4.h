@@ -111,7 +111,7 @@ ferry_err sigv4_authorization(const struct sigv4_request *r,
 void sigv4_sha256_hex(const void *data, size_t n, char out[65]);
 
 /*
- * The pieces of signing, for sigv4.c (sigv4_hash.c).  sigv4_sha256() and
+ * The pieces of signing, for sigv4.c.  sigv4_sha256() and
  * sigv4_hmac() write the SHA-256 of data, and the HMAC-SHA256 with the
  * 32-byte key of the concatenated parts, into md; with a, they use and
  * update it.  sigv4_has_date() tells whether s starts with 8 digits.

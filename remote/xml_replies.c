@@ -1,7 +1,7 @@
 /*
- * xml_replies.c: the small replies of multipart uploads, copies,
- * DeleteObjects and ListBuckets, each a table for the SAX engine of
- * xml_sax.c.
+ * xml_replies.c: the small replies of multipart uploads, copies and
+ * ListBuckets, each a table for the SAX engine of xml_sax.c (DeleteObjects'
+ * is in ops_delete.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -251,62 +251,6 @@ xml_list_uploads_parse(const char *body, size_t len, xml_upload_fn fn,
 	    .next_id = next_upload_id_marker};
 
 	return xml_sax_marker_page(&spec, &pg, body, len);
-}
-
-/* DeleteObjects */
-
-enum { D_KEY, D_CODE, D_MESSAGE };
-
-struct delete_ctx {
-	xml_deleted_fn fn;
-	void *arg;
-};
-
-static ferry_err
-deleted_record(struct xml_sax *s, int ok)
-{
-	struct delete_ctx *c = s->ctx;
-	struct xml_deleted d;
-	ferry_err e;
-
-	if ((e = xml_sax_key(s, D_KEY, &d.key, &d.key_len)) != FERRY_OK)
-		return e;
-	d.ok = ok;
-	d.code = ok ? NULL : xml_sax_str(s, D_CODE);
-	d.message = ok ? NULL : xml_sax_str(s, D_MESSAGE);
-	if (c->fn != NULL && c->fn(&d, c->arg) != 0)
-		return ferry_fail(FERRY_ECANCEL, "delete result stopped");
-	return FERRY_OK;
-}
-
-ferry_err
-xml_delete_result_parse(
-    const char *body, size_t len, xml_deleted_fn fn, void *arg)
-{
-	static const char *const roots[] = {"DeleteResult", NULL};
-	static const struct xml_rule rules[] = {
-	    {"Deleted/Key", D_KEY, XML_KEY_MAX, 0},
-	    {"Error/Key", D_KEY, XML_KEY_MAX, 0},
-	    {"Error/Code", D_CODE, XML_FIELD_MAX, 0},
-	    {"Error/Message", D_MESSAGE, XML_FIELD_MAX, 1},
-	};
-	static const struct xml_record records[] = {
-	    {"Deleted", 1,
-	        XML_BIT(D_KEY) | XML_BIT(D_CODE) | XML_BIT(D_MESSAGE)},
-	    {"Error", 0, XML_BIT(D_KEY) | XML_BIT(D_CODE) | XML_BIT(D_MESSAGE)},
-	};
-	static const struct xml_sax_spec spec = {roots, rules, XML_NELEM(rules),
-	    records, XML_NELEM(records), deleted_record};
-	struct delete_ctx c = {fn, arg};
-	struct xml_sax s;
-	ferry_err e;
-
-	if ((e = xml_sax_init(&s, &spec, &c)) != FERRY_OK)
-		goto out;
-	e = xml_sax_reply(&s, body, len, NULL);
-out:
-	xml_sax_free(&s);
-	return e;
 }
 
 /* ListBuckets */

@@ -147,7 +147,7 @@ vhash_final(struct vhash *h, uint8_t xxh[16], char *etag, size_t n)
 	if (h->part_size == 0) {
 		if (remote_md5_final(h->md5, d) != FERRY_OK)
 			h->failed = 1;
-		md5_etag(d, etag, n);
+		remote_etag_format(d, 0, etag, n);
 		return h->failed ? FERRY_ESYS : FERRY_OK;
 	}
 	/* an empty object uploaded in parts still has its one part */
@@ -177,7 +177,7 @@ vhash_free(struct vhash *h)
 static uint64_t
 etag_parts(const char *etag, uint64_t recorded)
 {
-	return etag_is_md5(etag) ? 0 : recorded;
+	return remote_etag_is_md5(etag) ? 0 : recorded;
 }
 
 /* What the re-read bytes are to be compared with. */
@@ -231,7 +231,7 @@ judge(struct verify *v, const char *key, size_t keylen, struct vhash *h,
 		}
 	}
 	if (e->etag && !e->etag_opaque &&
-	    (etag_is_md5(e->etag) || e->part_size)) {
+	    (remote_etag_is_md5(e->etag) || e->part_size)) {
 		checked = 1;
 		if (strcmp(etag, e->etag) != 0) {
 			snprintf(msg, sizeof(msg),
@@ -389,7 +389,7 @@ verify_file_bytes(struct verify *v, const char *key, size_t keylen,
 		return FERRY_OK;
 	}
 	/* the ETag says nothing of the bytes: the stored hash might */
-	if (!etag_is_md5(etag) && etag_parts(etag, part_size) == 0 &&
+	if (!remote_etag_is_md5(etag) && etag_parts(etag, part_size) == 0 &&
 	    (e = head_source(v, key, keylen, etag, stored, &x.etag_opaque)) !=
 	        FERRY_OK) {
 		close(fd);
@@ -499,7 +499,7 @@ check_pair(struct verify *v, const struct pair *p)
 		return FERRY_OK;
 	}
 	if (v->way == VERIFY_MIRROR && p->rec == NULL &&
-	    etag_is_md5(p->setag) && etag_is_md5(p->detag) &&
+	    remote_etag_is_md5(p->setag) && remote_etag_is_md5(p->detag) &&
 	    strcmp(p->setag, p->detag) != 0) {
 		verify_report(v, "etag", p->key, p->keylen,
 		    "the object's ETag is not the source's");

@@ -284,7 +284,7 @@ got_etag(const struct dl *d)
 int
 dl_etag_checks_md5(const struct dl *d)
 {
-	return etag_is_md5(got_etag(d)) && !d->meta.etag_opaque;
+	return remote_etag_is_md5(got_etag(d)) && !d->meta.etag_opaque;
 }
 
 /*
@@ -359,8 +359,8 @@ dl_verify(const struct dl *d, const uint8_t xxh[16], const uint8_t *md5)
 		    "no MD5 of the bytes received to check against the ETag "
 		    "%s",
 		    etag);
-	md5_etag(md5, want, sizeof(want));
-	if (strcasecmp(want, etag) != 0)
+	remote_etag_format(md5, 0, want, sizeof(want));
+	if (!remote_etag_is_md5_of(etag, md5))
 		return ferry_fail(FERRY_EPARSE,
 		    "the MD5 of the bytes received, %s, is not the ETag %s",
 		    want, etag);

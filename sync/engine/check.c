@@ -19,18 +19,6 @@
 #include "sync/engine/posix.h"
 #include "sync/engine/transfer.h"
 
-int
-transfer_etag_is(const char *etag, const uint8_t md5[16])
-{
-	char want[MANIFEST_ETAG_MAX];
-
-	if (!etag_is_md5(etag))
-		return 0;
-	md5_etag(md5, want, sizeof(want));
-	/* hex digits name the same MD5 in either case */
-	return strcasecmp(want, etag) == 0;
-}
-
 static void
 on_head(struct remote_req *q, void *arg)
 {
@@ -83,12 +71,12 @@ transfer_check_start(
 	uint8_t xxh[16], md5[16];
 	ferry_err e;
 
-	if (etag_is_md5(t->listed.etag)) {
+	if (remote_etag_is_md5(t->listed.etag)) {
 		if ((e = hash_local(t, rootfd, follow, xxh, md5)) != FERRY_OK) {
 			transfer_fail(t, e);
 			return;
 		}
-		if (transfer_etag_is(t->listed.etag, md5)) {
+		if (remote_etag_is_md5_of(t->listed.etag, md5)) {
 			t->ops->same(t, xxh, NULL);
 			return;
 		}

@@ -191,11 +191,6 @@ ferry_err transfer_engine_run(struct transfer_engine *eng) FERRY_WUR;
 
 /* check.c: the one content check. */
 /*
- * Whether etag is the single-part ETag of an object whose MD5 is md5:
- * quoted hex, its digits of either case.
- */
-int transfer_etag_is(const char *etag, const uint8_t md5[16]);
-/*
  * Whether t's local file already holds its listed object: by the file's
  * MD5 against a single-part ETag, else by the content hash ferry stored
  * with the object (a HEAD on bucket), else ops->unhashed decides.  The

@@ -155,11 +155,6 @@ ferry_err sync_manifest_find(
  */
 void sync_manifest_warn(void);
 
-/* xfer.c: the quoted hex ETag of a single-part object of MD5 md5. */
-void md5_etag(const uint8_t md5[16], char *out, size_t outlen);
-/* Whether etag is that of a single-part object: the MD5 of its bytes. */
-int etag_is_md5(const char *etag);
-
 /* Part size for an upload of size bytes: at least want (0: chosen by
  * size), at most 10,000 parts, a multiple of 1 MiB. */
 uint64_t sync_part_size(uint64_t size, uint64_t want);

@@ -261,21 +261,11 @@ start_src_head(struct xfer *x)
 static ferry_err
 part_md5_from_etag(const char *etag, uint8_t md5[16])
 {
-	size_t n = strlen(etag), i;
-	const char *h = etag;
+	struct remote_etag t;
 
-	if (n == 34 && etag[0] == '"') {
-		h++;
-		n -= 2;
-	}
-	if (n != 32)
+	if (remote_etag_parse(etag, &t) != REMOTE_ETAG_MD5)
 		return ferry_fail(FERRY_EPARSE, "part ETag %s is no MD5", etag);
-	for (i = 0; i < 16; i++) {
-		unsigned v;
-		if (sscanf(h + 2 * i, "%2x", &v) != 1)
-			return ferry_fail(FERRY_EPARSE, "part ETag %s", etag);
-		md5[i] = (uint8_t)v;
-	}
+	memcpy(md5, t.md5, 16);
 	return FERRY_OK;
 }
 

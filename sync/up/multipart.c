@@ -169,11 +169,9 @@ static void
 multipart_etag(const struct xfer *x, char *out, size_t outlen)
 {
 	uint8_t md5[16];
-	char hex[33];
 
 	remote_md5_buf(x->part_md5, (size_t)x->t.nparts * 16, md5);
-	hex_encode(md5, 16, hex);
-	snprintf(out, outlen, "\"%s-%u\"", hex, x->t.nparts);
+	remote_etag_format(md5, x->t.nparts, out, outlen);
 }
 
 static void
@@ -233,7 +231,8 @@ start_complete(struct xfer *x)
 		goto out;
 	}
 	for (i = 0; i < x->t.nparts; i++) {
-		md5_etag(x->part_md5[i], etags[i], sizeof(etags[i]));
+		remote_etag_format(
+		    x->part_md5[i], 0, etags[i], sizeof(etags[i]));
 		ptrs[i] = x->given_etag && x->given_etag[i][0]
 		              ? x->given_etag[i]
 		              : etags[i];
@@ -255,16 +254,6 @@ out:
 		xfer_fail(x, e);
 }
 
-/* Whether etag, as the server gave it, is the MD5 of part 1 of x. */
-static int
-part1_etag_is_md5(const struct xfer *x, const char *etag)
-{
-	char want[MANIFEST_ETAG_MAX];
-
-	md5_etag(x->part_md5[0], want, sizeof(want));
-	return strcasecmp(etag, want) == 0;
-}
-
 /*
  * Part 1 of x went out with no MD5 digest, so that the send did not wait
  * for its MD5, and is answered: now that the MD5 is known, the server's
@@ -278,11 +267,11 @@ early_check(struct xfer *x)
 	ferry_err e;
 
 	x->early = 0;
-	if (part1_etag_is_md5(x, x->early_etag)) {
+	if (remote_etag_is_md5_of(x->early_etag, x->part_md5[0])) {
 		part_finished(x, FERRY_OK);
 		return;
 	}
-	md5_etag(x->part_md5[0], want, sizeof(want));
+	remote_etag_format(x->part_md5[0], 0, want, sizeof(want));
 	log_info("%s: the server's ETag %s for part 1 is not the MD5 of its "
 	         "bytes, %s; sending it again with its MD5",
 	    x->t.fullkey, x->early_etag[0] ? x->early_etag : "(none)", want);
@@ -303,7 +292,8 @@ early_check(struct xfer *x)
 static void
 again_answered(struct xfer *x, const char *etag)
 {
-	if (!part1_etag_is_md5(x, etag) && !x->p->etag_not_md5) {
+	if (!remote_etag_is_md5_of(etag, x->part_md5[0]) &&
+	    !x->p->etag_not_md5) {
 		x->p->etag_not_md5 = 1;
 		log_info("the server's part ETags are not their MD5s: parts "
 		         "now go out once hashed");
@@ -319,12 +309,10 @@ again_answered(struct xfer *x, const char *etag)
 static ferry_err
 keep_part_etag(struct xfer *x, uint32_t number, const char *etag)
 {
-	char md5[MANIFEST_ETAG_MAX];
-
-	md5_etag(x->part_md5[number - 1], md5, sizeof(md5));
-	if (etag[0] == '\0' || strcasecmp(etag, md5) == 0)
+	if (etag[0] == '\0' ||
+	    remote_etag_is_md5_of(etag, x->part_md5[number - 1]))
 		return FERRY_OK;
-	if (strlen(etag) >= sizeof(md5))
+	if (strlen(etag) >= sizeof(x->given_etag[0]))
 		return ferry_fail(FERRY_EHTTP,
 		    "the server's ETag %s for part %u is too long", etag,
 		    number);

@@ -41,10 +41,11 @@ on_put(struct remote_req *q, void *arg)
 		apply_put_refused(x);
 		return;
 	}
-	md5_etag(x->md5, want, sizeof(want));
+	remote_etag_format(x->md5, 0, want, sizeof(want));
 	/* the server took the MD5 digest; an encrypted object's ETag is
 	 * another, and is what listings show from now on */
-	if (e == FERRY_OK && s->etag[0] && strcmp(s->etag, want) != 0) {
+	if (e == FERRY_OK && s->etag[0] &&
+	    !remote_etag_is_md5_of(s->etag, x->md5)) {
 		if (!remote_resp_etag_opaque(s))
 			e = ferry_fail(FERRY_EHTTP,
 			    "the server's ETag %s is not the MD5 %s of what "

@@ -91,7 +91,7 @@ resume_note_part(
     struct xfer *x, uint32_t number, uint64_t size, const char *etag)
 {
 	if (x->part_etag == NULL || number == 0 || number > x->t.nparts ||
-	    size != part_len(x, number) || !etag_is_md5(etag))
+	    size != part_len(x, number) || !remote_etag_is_md5(etag))
 		return 0;
 	memcpy(x->part_etag[number - 1], etag, sizeof(x->part_etag[0]) - 1);
 	x->part_etag[number - 1][sizeof(x->part_etag[0]) - 1] = '\0';
@@ -101,12 +101,10 @@ resume_note_part(
 int
 resume_part_there(struct xfer *x, uint32_t number)
 {
-	char etag[MANIFEST_ETAG_MAX];
-
 	if (x->part_etag == NULL || x->part_etag[number - 1][0] == '\0')
 		return 0;
-	md5_etag(x->part_md5[number - 1], etag, sizeof(etag));
-	if (strcmp(etag, x->part_etag[number - 1]) != 0) {
+	if (!remote_etag_is_md5_of(
+	        x->part_etag[number - 1], x->part_md5[number - 1])) {
 		log_info("%s: part %u on the server differs; sending it again",
 		    x->t.fullkey, number);
 		return 0;

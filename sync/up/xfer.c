@@ -203,27 +203,10 @@ xfer_uploaded(struct xfer *x, uint64_t size)
 }
 
 void
-md5_etag(const uint8_t md5[16], char *out, size_t outlen)
-{
-	char hex[33];
-
-	hex_encode(md5, 16, hex);
-	snprintf(out, outlen, "\"%s\"", hex);
-}
-
-void
 xfer_digest_buf(struct xfer *x)
 {
 	manifest_hash_buf(x->buf, x->buflen, x->hash);
 	remote_md5_buf(x->buf, x->buflen, x->md5);
-}
-
-/* A single-part ETag is the MD5 of the object. */
-int
-etag_is_md5(const char *etag)
-{
-	return strlen(etag) == 34 && etag[0] == '"' && etag[33] == '"' &&
-	       strchr(etag, '-') == NULL;
 }
 
 static void advance_one(struct transfer *t);

@@ -32,7 +32,7 @@ want_etag(size_t len, size_t ps, char *out, size_t n)
 
 	if (ps == 0) {
 		EVP_Digest(data, len, d, &dl, EVP_md5(), NULL);
-		md5_etag(d, out, n);
+		remote_etag_format(d, 0, out, n);
 		return;
 	}
 	for (off = 0; off < len || np == 0; off += ps, np++)
