@@ -92,13 +92,13 @@ sync_main(int argc, char **argv)
 		return close_std_streams(rc);
 	}
 	ferry_catch_signals();
-	if (strcmp(o.command, "ls") == 0) {
+	if (o.cmd == SYNC_CMD_LS) {
 		rc = sync_ls(&o);
-	} else if (strcmp(o.command, "manifest") == 0) {
+	} else if (o.cmd == SYNC_CMD_MANIFEST) {
 		rc = sync_manifest_info(&o);
-	} else if (strcmp(o.command, "apply") == 0) {
+	} else if (o.cmd == SYNC_CMD_APPLY) {
 		rc = sync_apply(&o);
-	} else if (strcmp(o.command, "verify") == 0) {
+	} else if (o.cmd == SYNC_CMD_VERIFY) {
 		rc = sync_verify(&o);
 	} else if (o.split) {
 		if (o.split_prefix == NULL)

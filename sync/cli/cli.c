@@ -544,18 +544,17 @@ take_manifest_operands(struct sync_opts *o, int argc, char **argv, int i)
 static int
 take_operands(struct sync_opts *o, int argc, char **argv, int i)
 {
-	int two = strcmp(o->command, "sync") == 0 ||
-	          strcmp(o->command, "plan") == 0 ||
-	          strcmp(o->command, "verify") == 0;
+	int two = o->cmd == SYNC_CMD_SYNC || o->cmd == SYNC_CMD_PLAN ||
+	          o->cmd == SYNC_CMD_VERIFY;
 	int want = two ? 2 : 1;
 
-	if (strcmp(o->command, "manifest") == 0)
+	if (o->cmd == SYNC_CMD_MANIFEST)
 		return take_manifest_operands(o, argc, argv, i);
 	if (argc - i != want) {
 		if (two)
 			return cli_bad(
 			    "%s takes a SOURCE and a DESTINATION", o->command);
-		if (strcmp(o->command, "apply") == 0)
+		if (o->cmd == SYNC_CMD_APPLY)
 			return cli_bad("%s", "apply takes one PLAN file");
 		return cli_bad("%s",
 		    "ls takes one s3://BUCKET[/PREFIX], or s3:// "
@@ -572,8 +571,8 @@ take_operands(struct sync_opts *o, int argc, char **argv, int i)
 		    "manifest.json: only for a pull or a mirror, "
 		    "whose source is a bucket");
 	if (o->at_given &&
-	    (!sync_way_from_bucket(o->way) ||
-	        strcmp(o->command, "verify") == 0 || o->source_inventory))
+	    (!sync_way_from_bucket(o->way) || o->cmd == SYNC_CMD_VERIFY ||
+	        o->source_inventory))
 		return cli_bad("%s", "--at: only a pull or a mirror (from a "
 		                     "bucket, listed) reads a past time");
 	if (o->follow_symlinks && o->way != SYNC_WAY_PUSH &&
@@ -589,15 +588,20 @@ static const char *const commands[] = {
     "sync", "plan", "apply", "ls", "manifest", "verify"};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static int
-known_command(const char *c)
+/* The command named c, in the order of commands[], or SYNC_CMD_NONE. */
+static enum sync_cmd
+command_of(const char *c)
 {
+	static const enum sync_cmd cmds[] = {SYNC_CMD_SYNC, SYNC_CMD_PLAN,
+	    SYNC_CMD_APPLY, SYNC_CMD_LS, SYNC_CMD_MANIFEST, SYNC_CMD_VERIFY};
 	size_t i;
 
+	_Static_assert(sizeof(cmds) / sizeof(cmds[0]) == NCOMMANDS,
+	    "one enum sync_cmd per command word");
 	for (i = 0; i < NCOMMANDS; i++)
 		if (strcmp(c, commands[i]) == 0)
-			return 1;
-	return 0;
+			return cmds[i];
+	return SYNC_CMD_NONE;
 }
 
 /* An option getopt_long() refused; it has said why. */
@@ -722,7 +726,7 @@ help_command(int argc, char **argv)
 	}
 	if (argc > 3)
 		return cli_bad("%s", "help takes one command");
-	if (!known_command(argv[2]))
+	if (command_of(argv[2]) == SYNC_CMD_NONE)
 		return bad_command(argv[2]);
 	snprintf(page, sizeof(page), "ferry-%s", argv[2]);
 	fflush(stdout);
@@ -762,7 +766,7 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->command = argv[1];
 	if (strcmp(o->command, "help") == 0)
 		return help_command(argc, argv);
-	if (!known_command(o->command))
+	if ((o->cmd = command_of(o->command)) == SYNC_CMD_NONE)
 		return bad_command(o->command);
 	optind = 2;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -773,16 +777,15 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	}
 	if ((rc = check_sizes(o)) >= 0)
 		return rc;
-	if (o->versions && strcmp(o->command, "ls") != 0 &&
-	    strcmp(o->command, "manifest") != 0)
+	if (o->versions && o->cmd != SYNC_CMD_LS && o->cmd != SYNC_CMD_MANIFEST)
 		return cli_bad("%s", "--versions: only ls and manifest info "
 		                     "list versions");
-	if (o->sample_pct > 0 && strcmp(o->command, "verify") != 0)
+	if (o->sample_pct > 0 && o->cmd != SYNC_CMD_VERIFY)
 		return cli_bad("%s",
 		    "--full and --sample: only verify re-reads "
 		    "what it checks");
 	/* a plan is a dry run's JSON lines */
-	if (strcmp(o->command, "plan") == 0)
+	if (o->cmd == SYNC_CMD_PLAN)
 		o->dry_run = o->json = 1;
 	o->remote.max_connections = o->jobs;
 	/* without --jobs, a controller finds how many the path takes */
@@ -801,18 +804,18 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->src_remote.path_style = o->remote.path_style;
 	log_level = o->quiet ? LOG_ERROR : LOG_WARN + o->verbose;
 	/* ls has no manifest and syncs nothing: no shard */
-	if ((o->split || o->split_prefix) && strcmp(o->command, "plan") != 0)
+	if ((o->split || o->split_prefix) && o->cmd != SYNC_CMD_PLAN)
 		return cli_bad("%s", "--split and --split-prefix are plan's");
 	if (o->split_prefix && !o->split)
 		return cli_bad("%s", "--split-prefix goes with --split N");
-	if (strcmp(o->command, "ls") == 0 && (o->shard_arg || o->shards_arg))
+	if (o->cmd == SYNC_CMD_LS && (o->shard_arg || o->shards_arg))
 		return cli_bad("%s",
 		    "ls lists every key: --shard and --shards do "
 		    "not apply to it");
-	if (strcmp(o->command, "ls") != 0 &&
+	if (o->cmd != SYNC_CMD_LS &&
 	    shard_from_env(o->shard_arg, o->shards_arg, &o->shard) != FERRY_OK)
 		return cli_bad("%s", ferry_errmsg());
-	if (o->ranges && strcmp(o->command, "ls") != 0)
+	if (o->ranges && o->cmd != SYNC_CMD_LS)
 		return cli_bad("%s", "--ranges is an option of ls");
 	if (shard_ranges_load(&o->shard, o->shard_ranges_arg) != FERRY_OK)
 		return cli_bad("%s", ferry_errmsg());

@@ -184,8 +184,7 @@ cli_check_posix(const struct sync_opts *o)
 		return cli_bad("%s", "--links and -L, --follow-symlinks: a "
 		                     "symlink is either kept or followed");
 	if ((o->links || o->keep_dirs || o->preserve) &&
-	    (strcmp(o->command, "plan") == 0 ||
-	        strcmp(o->command, "apply") == 0))
+	    (o->cmd == SYNC_CMD_PLAN || o->cmd == SYNC_CMD_APPLY))
 		return cli_bad("%s", "--links, --keep-dirs, --preserve: only "
 		                     "sync and verify (a plan does not carry "
 		                     "them)");

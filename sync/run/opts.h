@@ -74,9 +74,21 @@ sync_way_from_bucket(enum sync_way w)
 	return w == SYNC_WAY_PULL || w == SYNC_WAY_MIRROR;
 }
 
+/* The command of a run, resolved once from its word. */
+enum sync_cmd {
+	SYNC_CMD_NONE = 0,
+	SYNC_CMD_SYNC,
+	SYNC_CMD_PLAN,
+	SYNC_CMD_APPLY,
+	SYNC_CMD_LS,
+	SYNC_CMD_MANIFEST,
+	SYNC_CMD_VERIFY
+};
+
 /* The command line, read-only once parsed. */
 struct sync_opts {
-	const char *command; /* "sync", "ls" */
+	const char *command; /* "sync", "ls": the word, for messages */
+	enum sync_cmd cmd;   /* the same, resolved */
 	const char *src;
 	const char *dst;
 	enum sync_way way; /* from src and dst, resolved once */

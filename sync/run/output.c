@@ -39,7 +39,7 @@ output_init(struct output *o, const struct sync_opts *opts)
 		o->moved = "uploaded";
 	o->progress = opts->progress || (!opts->quiet && !opts->json &&
 	                                    !opts->dry_run && isatty(2));
-	o->plan = opts->command && strcmp(opts->command, "plan") == 0;
+	o->plan = opts->cmd == SYNC_CMD_PLAN;
 	if (o->plan)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
 		    opts->follow_symlinks, opts->part_size,
