@@ -221,7 +221,7 @@ ferry_err xfer_read_done(struct push *p, struct xfer_read *r) FERRY_WUR;
 void xfer_free(struct xfer *x);
 
 /*
- * apply.c: the condition on the object a PUT that applies a plan
+ * applyput.c: the condition on the object a PUT that applies a plan
  * replaces: absent, or with the ETag the plan saw.
  */
 void apply_put_cond(const struct xfer *x, struct remote_put *o);
