@@ -1,8 +1,10 @@
 /*
  * xml_sax.c: the SAX engine under every parser of xml.h (see xml_sax.h),
- * the <Error> fields it switches to, and the small readers of keys and
+ * the <Error> fields it switches to and the <Error> documents it reads
+ * (xml_error_parse(), xml_is_error()), and the small readers of keys and
  * numbers the parsers share.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -576,4 +578,87 @@ xml_sax_key(struct xml_sax *s, int slot, const char **key, size_t *len)
 	*key = k;
 	*len = n;
 	return FERRY_OK;
+}
+
+/* <Error> */
+
+ferry_err
+xml_error_parse(const char *body, size_t len, struct xml_error *err)
+{
+	static const struct xml_sax_spec spec = {NULL, NULL, 0, NULL, 0, NULL};
+	struct xml_sax s;
+	ferry_err e;
+
+	memset(err, 0, sizeof(*err));
+	if ((e = xml_sax_init(&s, &spec, NULL)) != FERRY_OK)
+		goto out;
+	if ((e = xml_sax_feed(&s, body, len, 1)) != FERRY_OK)
+		goto out;
+	if (!s.is_error) {
+		e = ferry_fail(FERRY_ENOTFOUND, "reply is not an S3 <Error>");
+		goto out;
+	}
+	e = xml_sax_error_fill(&s, err);
+out:
+	xml_sax_free(&s);
+	return e;
+}
+
+void
+xml_error_clear(struct xml_error *err)
+{
+	if (err == NULL)
+		return;
+	free(err->code);
+	free(err->message);
+	free(err->key);
+	free(err->region);
+	memset(err, 0, sizeof(*err));
+}
+
+struct root_sniff {
+	XML_Parser xp;
+	int is_error;
+};
+
+/* The root's name decides; nothing past its start tag is read. */
+static void XMLCALL
+sniff_start(void *ud, const XML_Char *name, const XML_Char **attr)
+{
+	struct root_sniff *r = ud;
+
+	(void)attr;
+	r->is_error = strcmp(name, "Error") == 0;
+	XML_StopParser(r->xp, XML_FALSE);
+}
+
+/* A document type comes before no S3 reply: it is not an <Error>. */
+static void XMLCALL
+sniff_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
+    const XML_Char *pubid, int has_internal_subset)
+{
+	struct root_sniff *r = ud;
+
+	(void)name;
+	(void)sysid;
+	(void)pubid;
+	(void)has_internal_subset;
+	XML_StopParser(r->xp, XML_FALSE);
+}
+
+int
+xml_is_error(const char *body, size_t len)
+{
+	struct root_sniff r = {NULL, 0};
+
+	if (body == NULL || len == 0 || len > INT_MAX)
+		return 0;
+	if ((r.xp = XML_ParserCreate("UTF-8")) == NULL)
+		return 0;
+	XML_SetUserData(r.xp, &r);
+	XML_SetStartElementHandler(r.xp, sniff_start);
+	XML_SetStartDoctypeDeclHandler(r.xp, sniff_doctype);
+	(void)XML_Parse(r.xp, body, (int)len, 1);
+	XML_ParserFree(r.xp);
+	return r.is_error;
 }

@@ -22,7 +22,7 @@ on_part(const struct xml_part *p, void *arg)
 	if (kept && (p->number == 0 || p->number > x->t.nparts ||
 	                p->size != part_len(x, p->number) ||
 	                strcmp(x->part_etag[p->number - 1], p->etag) != 0 ||
-	                !etag_is_md5(x->part_etag[p->number - 1])))
+	                !remote_etag_is_md5(x->part_etag[p->number - 1])))
 		abort();
 	return 0;
 }
