@@ -9,16 +9,19 @@
  * measured over epochs: at least the limit's worth of completions and
  * EPOCH_MIN_NS, begun when the window is mostly full; an epoch in which
  * the window mostly was not full says nothing about the path (the
- * planner or the disk held the run) and is dropped.  The first epoch
- * after each decision, of the limit's worth of completions, is a
- * warm-up and not measured: new connections pay their handshakes then,
- * and the requests sent under the old limit end.
+ * planner or the disk held the run) and is dropped.  Only requests sent
+ * since the last decision count, and throughput is taken by Little's
+ * law, the requests in flight over the time each took (handshakes and
+ * waits for a connection left out): replies come back in bursts a round
+ * trip apart, and completions counted over a round trip or two (what
+ * an epoch lasts far away) caught one burst or two, doubling or halving
+ * the rate seen.
  */
 #include <string.h>
 
 #include "remote/concur.h"
 
-#define EPOCH_MIN_NS 100000000LL /* 0.1 s */
+#define EPOCH_MIN_NS 50000000LL /* 0.05 s */
 #define EPOCH_MIN_DONE 8
 #define CUT_GAP_NS 500000000LL /* 0.5 s */
 #define RISE 1.2               /* a gain below 20% is noise */
@@ -37,7 +40,6 @@ concur_init(struct concur *c, unsigned start, unsigned cap, int fixed)
 	c->why = fixed ? REMOTE_CONCUR_FIXED : REMOTE_CONCUR_START;
 	c->best_limit = c->limit;
 	c->changes = 1;
-	c->warm = 1;
 }
 
 void
@@ -47,7 +49,8 @@ concur_sent(struct concur *c, unsigned inflight, int64_t now_ns)
 		return;
 	c->epoch_ns = now_ns;
 	c->done = c->busy = 0;
-	c->bytes = 0;
+	c->bytes = c->held = 0;
+	c->waited = 0;
 }
 
 /* Sets the limit to n (within 1 and the cap) for why; returns 1. */
@@ -60,7 +63,7 @@ decide(struct concur *c, unsigned n, enum remote_concur_why why)
 	c->why = why;
 	c->epochs = 0;
 	c->changes++;
-	c->warm = 1;
+	c->epoch_ns = 0;
 	return 1;
 }
 
@@ -155,18 +158,18 @@ climb(struct concur *c)
 	return decide(c, c->limit + step, REMOTE_CONCUR_RECOVERING);
 }
 
-/* Ends the epoch at now_ns and decides from it. */
+/* Ends the epoch and decides from it. */
 static int
-judge(struct concur *c, int64_t now_ns)
+judge(struct concur *c)
 {
-	double secs = (double)(now_ns - c->epoch_ns) / 1e9;
 	int valid = (uint64_t)c->busy * 4 >= (uint64_t)c->done * 3;
 
 	c->epoch_ns = 0;
-	if (!valid || secs <= 0)
+	if (!valid || c->waited <= 0)
 		return 0;
-	c->rate = c->done / secs;
-	c->byte_rate = (double)c->bytes / secs;
+	/* Little's law: requests in flight over the time each took */
+	c->rate = (double)c->held / c->waited;
+	c->byte_rate = (double)c->bytes / c->done * c->rate;
 	switch (c->phase) {
 	case GROW:
 		return grow(c);
@@ -179,30 +182,37 @@ judge(struct concur *c, int64_t now_ns)
 	}
 }
 
-int
-concur_done(struct concur *c, enum concur_event ev, uint64_t bytes,
-    unsigned inflight, int64_t now_ns)
+/* Counts e toward the epoch under way, and judges it when it is long enough. */
+static int
+count(struct concur *c, const struct concur_end *e, int64_t now_ns)
 {
 	unsigned need = c->limit > EPOCH_MIN_DONE ? c->limit : EPOCH_MIN_DONE;
 
-	if (ev == CONCUR_THROTTLED || ev == CONCUR_LOST)
-		return cut(c, ev, now_ns);
-	if (ev != CONCUR_OK || c->epoch_ns == 0)
+	if (e->ev != CONCUR_OK || c->epoch_ns == 0 || e->sent_ns < c->since_ns)
 		return 0;
 	c->done++;
-	c->bytes += bytes;
-	if ((uint64_t)inflight * 2 >= c->limit)
+	c->bytes += e->bytes;
+	c->held += e->inflight;
+	c->waited += (double)e->took_ns / 1e9;
+	if ((uint64_t)e->inflight * 2 >= c->limit)
 		c->busy++;
-	if (c->done < need)
+	if (c->done < need || now_ns - c->epoch_ns < EPOCH_MIN_NS)
 		return 0;
-	if (c->warm) {
-		c->warm = 0;
-		c->epoch_ns = 0;
-		return 0;
-	}
-	if (now_ns - c->epoch_ns < EPOCH_MIN_NS)
-		return 0;
-	return judge(c, now_ns);
+	return judge(c);
+}
+
+int
+concur_done(struct concur *c, const struct concur_end *e, int64_t now_ns)
+{
+	int told;
+
+	if (e->ev == CONCUR_THROTTLED || e->ev == CONCUR_LOST)
+		told = cut(c, e->ev, now_ns);
+	else
+		told = count(c, e, now_ns);
+	if (told)
+		c->since_ns = now_ns;
+	return told;
 }
 
 unsigned
