@@ -4,8 +4,14 @@
  * bytes) a second by more than RISE (20%); when one does not, it goes back to
  * the best limit and holds there, probing a quarter more now and then,
  * since a path's capacity moves.  A 503 or 429, a timeout or a reset
- * halves it (once per CUT_GAP_NS, so that one burst counts once) and it
- * climbs back in small steps to where it was cut (AIMD).  Throughput is
+ * halves it and it climbs back in small steps to where it was cut
+ * (AIMD).  Another refusal halves it again only a round trip later
+ * (once the requests sent before the cut have ended) and only if
+ * refusals are now more than twice the share that made the last cut,
+ * by more than chance (MARGIN) (or
+ * the steady share seen over ROLL round trips since): a server that
+ * refuses a steady share whatever the load is not helped by fewer
+ * requests, and a burst counts once.  Throughput is
  * measured over epochs: at least the limit's worth of completions and
  * EPOCH_MIN_NS, begun when the window is mostly full; an epoch in which
  * the window mostly was not full says nothing about the path (the
@@ -23,9 +29,10 @@
 
 #define EPOCH_MIN_NS 50000000LL /* 0.05 s */
 #define EPOCH_MIN_DONE 8
-#define CUT_GAP_NS 500000000LL /* 0.5 s */
-#define RISE 1.2               /* a gain below 20% is noise */
-#define HOLD_EPOCHS 8          /* epochs held between probes */
+#define RISE 1.2      /* a gain below 20% is noise */
+#define HOLD_EPOCHS 8 /* epochs held between probes */
+#define MARGIN 3      /* refusals beyond twice the share, not chance */
+#define ROLL 16       /* round trips over which a steady share is taken */
 
 enum phase { GROW, HOLD, PROBE, CLIMB };
 
@@ -48,7 +55,7 @@ concur_sent(struct concur *c, unsigned inflight, int64_t now_ns)
 	if (c->epoch_ns != 0 || (uint64_t)inflight * 4 < (uint64_t)c->limit * 3)
 		return;
 	c->epoch_ns = now_ns;
-	c->done = c->busy = 0;
+	c->done = c->busy = c->wasted = 0;
 	c->bytes = c->held = 0;
 	c->waited = 0;
 }
@@ -67,16 +74,45 @@ decide(struct concur *c, unsigned n, enum remote_concur_why why)
 	return 1;
 }
 
-/* Halves the limit for ev (CONCUR_THROTTLED or CONCUR_LOST). */
-static int
-cut(struct concur *c, enum concur_event ev, int64_t now_ns)
+/* The share of refusals since the last cut, over at least the limit. */
+static double
+share(const struct concur *c)
 {
-	if (c->cut_ns != 0 && now_ns - c->cut_ns < CUT_GAP_NS)
+	unsigned n = c->seen > c->limit ? c->seen : c->limit;
+
+	return (double)c->refused / n;
+}
+
+/*
+ * Refusals a long while apart without a cut: their share becomes the
+ * one the next cut must double (0 after a clean stretch: the next
+ * refusal cuts at once).
+ */
+static void
+roll(struct concur *c)
+{
+	unsigned n = c->limit > c->cut_gen ? c->limit : c->cut_gen;
+
+	if (c->seen < (uint64_t)n * ROLL)
+		return;
+	c->cut_share = share(c);
+	c->seen = c->refused = 0;
+}
+
+/* Halves the limit for ev (CONCUR_THROTTLED or CONCUR_LOST), or not yet. */
+static int
+cut(struct concur *c, enum concur_event ev)
+{
+	if (c->cut_share > 0 &&
+	    (c->seen < c->cut_gen ||
+	        c->refused <= c->cut_share * 2 * c->seen + MARGIN))
 		return 0;
-	c->cut_ns = now_ns;
-	c->ceiling = c->limit;
+	c->cut_share = share(c);
+	c->cut_gen = c->limit;
+	c->seen = c->refused = 0;
+	/* a probe refused: back to the limit before it, no higher */
+	c->ceiling = c->phase == PROBE ? c->prior : c->limit;
 	c->phase = CLIMB;
-	c->epoch_ns = 0;
 	c->best_rate = c->best_bytes = 0;
 	return decide(c, c->limit / 2,
 	    ev == CONCUR_THROTTLED ? REMOTE_CONCUR_SLOWDOWN
@@ -145,11 +181,11 @@ probe(struct concur *c)
 	return decide(c, c->prior, REMOTE_CONCUR_FLAT);
 }
 
-/* After a cut: back up in steps of a sixteenth, to where it was cut. */
+/* After a cut: back up in steps of an eighth, to where it was cut. */
 static int
 climb(struct concur *c)
 {
-	unsigned step = c->limit / 16 ? c->limit / 16 : 1;
+	unsigned step = (c->limit + 7) / 8;
 
 	if (c->limit + step >= c->ceiling) {
 		c->phase = HOLD;
@@ -168,7 +204,7 @@ judge(struct concur *c)
 	if (!valid || c->waited <= 0)
 		return 0;
 	/* Little's law: requests in flight over the time each took */
-	c->rate = (double)c->held / c->waited;
+	c->rate = (double)c->held / c->waited * c->done / (c->done + c->wasted);
 	c->byte_rate = (double)c->bytes / c->done * c->rate;
 	switch (c->phase) {
 	case GROW:
@@ -188,12 +224,18 @@ count(struct concur *c, const struct concur_end *e, int64_t now_ns)
 {
 	unsigned need = c->limit > EPOCH_MIN_DONE ? c->limit : EPOCH_MIN_DONE;
 
-	if (e->ev != CONCUR_OK || c->epoch_ns == 0 || e->sent_ns < c->since_ns)
+	if (e->ev == CONCUR_NEUTRAL || c->epoch_ns == 0 ||
+	    e->sent_ns < c->since_ns)
 		return 0;
-	c->done++;
-	c->bytes += e->bytes;
 	c->held += e->inflight;
 	c->waited += (double)e->took_ns / 1e9;
+	/* a refused request held its place for nothing */
+	if (e->ev != CONCUR_OK) {
+		c->wasted++;
+		return 0;
+	}
+	c->done++;
+	c->bytes += e->bytes;
 	if ((uint64_t)e->inflight * 2 >= c->limit)
 		c->busy++;
 	if (c->done < need || now_ns - c->epoch_ns < EPOCH_MIN_NS)
@@ -204,12 +246,16 @@ count(struct concur *c, const struct concur_end *e, int64_t now_ns)
 int
 concur_done(struct concur *c, const struct concur_end *e, int64_t now_ns)
 {
-	int told;
+	int told = 0;
 
-	if (e->ev == CONCUR_THROTTLED || e->ev == CONCUR_LOST)
-		told = cut(c, e->ev, now_ns);
-	else
+	c->seen++;
+	if (e->ev == CONCUR_THROTTLED || e->ev == CONCUR_LOST) {
+		c->refused++;
+		told = cut(c, e->ev);
+	}
+	if (!told)
 		told = count(c, e, now_ns);
+	roll(c);
 	if (told)
 		c->since_ns = now_ns;
 	return told;

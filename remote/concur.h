@@ -38,6 +38,7 @@ struct concur {
 	int64_t epoch_ns; /* 0: none under way */
 	unsigned done;    /* CONCUR_OK completions */
 	unsigned busy;    /* of those, ones with the window mostly full */
+	unsigned wasted;  /* requests refused */
 	uint64_t bytes;
 	uint64_t held;    /* the requests in flight at each, summed */
 	double waited;    /* their latencies summed, in seconds */
@@ -47,9 +48,12 @@ struct concur {
 	/* the best throughput so far, and the limit that reached it */
 	double best_rate, best_bytes;
 	unsigned best_limit;
-	unsigned prior;         /* the limit before a probe, to go back to */
-	unsigned ceiling;       /* after a cut: where the climb back stops */
-	int64_t cut_ns;         /* the last cut */
+	unsigned prior;   /* the limit before a probe, to go back to */
+	unsigned ceiling; /* after a cut: where the climb back stops */
+	/* refusals (503, 429, timeouts, resets) since the last cut */
+	unsigned seen, refused; /* requests ended, and of those refused */
+	unsigned cut_gen;       /* the limit cut: 0 when none stands */
+	double cut_share;       /* the share of refusals that cut it */
 	double rate, byte_rate; /* the last epoch's, a second */
 };
 

@@ -5,7 +5,8 @@
 # say; with --jobs 16 they stay at 16 and nothing is told.  A server that
 # answers 503 SlowDown to some requests makes the controller halve (its
 # events say slowdown, each half the number before it), climbs back, and
-# the run completes with every object there.  Requests are counted, never timed.
+# the run completes with every object there; one that refuses a steady
+# share does not drive it to one or two.  Requests are counted, never timed.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -86,6 +87,27 @@ check "... each time to half the number before it ($fell cuts)" \
 	test "$fell" -gt 0
 up=$(told "$WORK/c.json" recovering | tr '\n' ' ')
 check "... and climbed back after (${up:-never})" test -n "$up"
+stop_proxy
+
+# (d) a server that refuses a steady 10% of uploads, however many come:
+# fewer requests do not help, and the number in flight is not driven down
+# to one or two
+start_proxy steady --rate 0.1 --kinds 503 --only-methods PUT --latency 20 \
+	--seed 7
+"$FERRY" sync --json "$T" "s3://$B/d" --endpoint-url "$PROXY" \
+	>"$WORK/d.json" 2>"$WORK/d.err"
+is "$?" 0 "a push through a server that refuses a steady share"
+is "$(summary "$WORK/d.json" failed)" 0 "... no object failed"
+check "... every object is there" python3 \
+	"$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" d/
+n=$(grep -c 'fault 503' "$WORK/steady.log")
+check "... SlowDown was answered ($n times)" test "$n" -gt 20
+low=$(python3 -c '
+import json, sys
+print(min([16] + [json.loads(l)["in_flight"] for l in open(sys.argv[1])
+                  if json.loads(l)["type"] == "concurrency"]))' "$WORK/d.json")
+check "... the fewest in flight allowed stayed above 4 ($low)" \
+	test "$low" -gt 4
 stop_proxy
 
 done_testing

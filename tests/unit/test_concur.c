@@ -25,22 +25,40 @@ ended(struct concur *c, enum concur_event ev, unsigned inflight, int64_t took,
 /*
  * Runs c on a path of rtt seconds in front of a server that answers at
  * most smax requests a second, with the window always full, from *now
- * for secs; returns the limit at the end.
+ * for secs, refusing (503) a share of steady plus 1 - above / limit
+ * when the limit is above above (0: never); returns the limit at the end.
  */
 static unsigned
-simulate(struct concur *c, double rtt, double smax, double secs, int64_t *now)
+simulate_refusing(struct concur *c, double rtt, double smax, double steady,
+    unsigned above, double secs, int64_t *now)
 {
 	int64_t end = *now + (int64_t)(secs * SEC);
+	double owed = 0;
 
 	while (*now < end) {
 		double rate = c->limit / rtt < smax ? c->limit / rtt : smax;
+		enum concur_event ev = CONCUR_OK;
 
+		owed += steady;
+		if (above != 0 && c->limit > above)
+			owed += 1 - (double)above / c->limit;
+		if (owed >= 1) {
+			owed -= 1;
+			ev = CONCUR_THROTTLED;
+		}
 		concur_sent(c, c->limit, *now);
 		*now += (int64_t)(SEC / rate);
-		(void)ended(c, CONCUR_OK, c->limit,
-		    (int64_t)(c->limit / rate * SEC), *now);
+		(void)ended(
+		    c, ev, c->limit, (int64_t)(c->limit / rate * SEC), *now);
 	}
 	return c->limit;
+}
+
+/* The same, refusing nothing. */
+static unsigned
+simulate(struct concur *c, double rtt, double smax, double secs, int64_t *now)
+{
+	return simulate_refusing(c, rtt, smax, 0, 0, secs, now);
 }
 
 /*
@@ -209,6 +227,7 @@ static const struct cut_case {
 	struct {
 		enum concur_event ev;
 		int ms;
+		unsigned n; /* ends of this kind at ms; 0: one */
 	} ends[4];
 	size_t nends;
 	unsigned limit;
@@ -220,9 +239,18 @@ static const struct cut_case {
         {{CONCUR_THROTTLED, 10}, {CONCUR_THROTTLED, 20},
             {CONCUR_THROTTLED, 400}},
         3, 32, REMOTE_CONCUR_SLOWDOWN},
-    {"two apart halve twice", 64, 512, 0,
-        {{CONCUR_THROTTLED, 10}, {CONCUR_THROTTLED, 700}}, 2, 16,
-        REMOTE_CONCUR_SLOWDOWN},
+    {"a round trip later, a rising share halves again", 64, 512, 0,
+        {{CONCUR_THROTTLED, 10, 0}, {CONCUR_OK, 20, 60},
+            {CONCUR_THROTTLED, 700, 8}},
+        3, 16, REMOTE_CONCUR_SLOWDOWN},
+    {"a steady share does not", 64, 512, 0,
+        {{CONCUR_THROTTLED, 10, 0}, {CONCUR_OK, 20, 63},
+            {CONCUR_THROTTLED, 700, 0}},
+        3, 32, REMOTE_CONCUR_SLOWDOWN},
+    {"nor within a round trip", 64, 512, 0,
+        {{CONCUR_THROTTLED, 10, 0}, {CONCUR_OK, 20, 10},
+            {CONCUR_THROTTLED, 700, 20}},
+        3, 32, REMOTE_CONCUR_SLOWDOWN},
     {"a reset halves", 64, 512, 0, {{CONCUR_LOST, 10}}, 1, 32,
         REMOTE_CONCUR_LOST},
     {"never below one", 1, 512, 0, {{CONCUR_THROTTLED, 10}}, 1, 1,
@@ -236,7 +264,7 @@ static const struct cut_case {
 static void
 test_cuts(void **state)
 {
-	size_t i, j;
+	size_t i, j, n;
 
 	(void)state;
 	for (i = 0; i < sizeof(cuts) / sizeof(*cuts); i++) {
@@ -245,11 +273,51 @@ test_cuts(void **state)
 
 		concur_init(&c, k->start, k->cap, k->fixed);
 		for (j = 0; j < k->nends; j++)
-			(void)ended(&c, k->ends[j].ev, c.limit, 0,
-			    SEC + k->ends[j].ms * 1000000LL);
+			for (n = 0; n < (k->ends[j].n ? k->ends[j].n : 1); n++)
+				(void)ended(&c, k->ends[j].ev, c.limit, 0,
+				    SEC + k->ends[j].ms * 1000000LL);
 		if (c.limit != k->limit || c.why != k->why)
 			fail_msg("%s: %u (%d), not %u (%d)", k->name, c.limit,
 			    (int)c.why, k->limit, (int)k->why);
+	}
+}
+
+/* Servers that refuse: a share, steady or rising with the load. */
+static const struct refuse_case {
+	const char *name;
+	double steady;
+	unsigned above;
+	unsigned lo, hi; /* where the limit must stay after the first 5 s */
+} refusing[] = {
+    {"5% refused at any load: no collapse", 0.05, 0, 128, 512},
+    {"1% refused at any load", 0.01, 0, 256, 512},
+    {"refused above 64 in flight: held near it", 0, 64, 24, 96},
+};
+
+static void
+test_refusing(void **state)
+{
+	size_t i;
+	int s;
+
+	(void)state;
+	for (i = 0; i < sizeof(refusing) / sizeof(*refusing); i++) {
+		const struct refuse_case *k = &refusing[i];
+		struct concur c;
+		int64_t now = SEC;
+		unsigned got;
+
+		concur_init(&c, CONCUR_START, 512, 0);
+		(void)simulate_refusing(
+		    &c, 0.080, 1e6, k->steady, k->above, 5, &now);
+		for (s = 0; s < 30; s++) {
+			got = simulate_refusing(
+			    &c, 0.080, 1e6, k->steady, k->above, 0.5, &now);
+			if (got < k->lo || got > k->hi)
+				fail_msg(
+				    "%s: %u in flight at %.1f s, not %u-%u",
+				    k->name, got, 5 + s * 0.5, k->lo, k->hi);
+		}
 	}
 }
 
@@ -300,6 +368,7 @@ main(void)
 	    cmocka_unit_test(test_path_changes),
 	    cmocka_unit_test(test_idle_window),
 	    cmocka_unit_test(test_cuts),
+	    cmocka_unit_test(test_refusing),
 	    cmocka_unit_test(test_climb_back),
 	    cmocka_unit_test(test_cap),
 	};
