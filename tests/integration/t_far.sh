@@ -6,7 +6,8 @@
 # answers 503 SlowDown to some requests makes the controller halve (its
 # events say slowdown, each half the number before it), climbs back, and
 # the run completes with every object there; one that refuses a steady
-# share does not drive it to one or two.  Requests are counted, never timed.
+# share does not drive it to one or two.  Deletes sent one by one grow
+# as transfers do.  Requests are counted, never timed.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -108,6 +109,21 @@ print(min([16] + [json.loads(l)["in_flight"] for l in open(sys.argv[1])
                   if json.loads(l)["type"] == "concurrency"]))' "$WORK/d.json")
 check "... the fewest in flight allowed stayed above 4 ($low)" \
 	test "$low" -gt 4
+stop_proxy
+
+# (e) deletes one by one (a server without DeleteObjects) follow the
+# controller too: 150 of a's 400 objects, a HEAD and a DELETE each
+mkdir "$WORK/e"
+cp -r "$T/." "$WORK/e/"
+find "$WORK/e" -type f -print0 | sort -z | head -z -n 150 | xargs -0 rm -f
+start_proxy single --always --kinds 501 --only-methods POST --match delete \
+	--latency 40
+"$FERRY" sync --json --delete "$WORK/e" "s3://$B/a" --endpoint-url "$PROXY" \
+	>"$WORK/e.json" 2>"$WORK/e.err"
+is "$?" 0 "a push deleting 150 objects one by one, 80 ms a round trip"
+is "$(summary "$WORK/e.json" deleted)" 150 "... each deleted"
+n=$(peak single)
+check "... more than 16 of those requests at once ($n)" test "${n:-0}" -gt 16
 stop_proxy
 
 done_testing
