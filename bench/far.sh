@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
 #
 # bench/far.sh: a far-away server, simulated.  1,000 files of 1 to 8 KiB
-# in 10 folders, pushed into a new prefix and pulled into an empty folder,
-# straight to the gateway (0 ms) and through tests/faultproxy.py
-# --latency 40 (40 ms each way: an 80 ms round trip, bandwidth not
-# limited), by ferry with its defaults, ferry -j 16 (the old default),
-# rclone --transfers 64 and aws s3 sync (its own default, 10 in flight).
-# Prints a markdown table of median wall seconds over BENCH_RUNS runs,
-# the tools in a rotated order from run to run.
+# in 10 folders (FAR_SET=small) or 8 files of 64 MiB (FAR_SET=large),
+# pushed into a new prefix, pulled into an empty folder and mirrored
+# (bucket to bucket on the same endpoint: server-side copies), straight
+# to the gateway (0 ms) and through tests/faultproxy.py --latency MS (MS
+# each way; bandwidth not limited), by ferry with its defaults, ferry -j
+# 16 (the old default), rclone --transfers 64, aws s3 sync (its own
+# default, 10 in flight) and s3cmd sync (one at a time).  Every run
+# visits every latency in turn (near and far interleaved), the tools in
+# a rotated order.  Prints a markdown table of median wall seconds over
+# BENCH_RUNS runs and ferry's ratios.
 #
 #   bash bench/far.sh                      # starts its own gateway
 #   FAR_ENV=DIR/env bash bench/far.sh      # a gateway already running
 #
 # Environment (all optional): BENCH_RUNS (3), FAR_LATENCIES (ms each way,
-# "0 40"), FAR_TOOLS ("ferry ferry-j16 rclone aws"), FAR_FILES (1000).
+# "0 10 40"), FAR_TOOLS ("ferry ferry-j16 rclone aws s3cmd"), FAR_OPS
+# ("push pull mirror"), FAR_SET (small), FAR_FILES (1000, small only).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${BENCH_RUNS:-3}
-LATS=${FAR_LATENCIES:-"0 40"}
-TOOLS=${FAR_TOOLS:-"ferry ferry-j16 rclone aws"}
+LATS=${FAR_LATENCIES:-"0 10 40"}
+TOOLS=${FAR_TOOLS:-"ferry ferry-j16 rclone aws s3cmd"}
+OPS=${FAR_OPS:-"push pull mirror"}
+SET=${FAR_SET:-small}
 FILES=${FAR_FILES:-1000}
+[ "$SET" = large ] && FILES=8
 W=$(mktemp -d "${TMPDIR:-/tmp}/ferry-far.XXXXXX")
-PROXY_PID=
 OWN=
+declare -A URLS PIDS
 
 die() {
 	echo "far.sh: $*" >&2
@@ -31,7 +38,7 @@ die() {
 }
 
 bye() {
-	[ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	[ -n "$OWN" ] && "$TOP/tests/server/s3server" stop "$W/s3" >/dev/null
 	rm -rf "$W"
 }
@@ -41,6 +48,7 @@ trap bye EXIT
 cp "$TOP/ferry" "$W/ferry"
 command -v rclone >/dev/null || die "rclone is needed"
 [ -x /usr/bin/aws ] || die "Debian's awscli (/usr/bin/aws) is needed"
+command -v s3cmd >/dev/null || die "s3cmd is needed"
 
 if [ -z "${FAR_ENV:-}" ]; then
 	"$TOP/tests/server/s3server" start "$W/s3" >/dev/null ||
@@ -65,15 +73,18 @@ s3 =
     addressing_style = path
 EOF
 
-python3 - "$W/data" "$FILES" <<'EOF'
+python3 - "$W/data" "$FILES" "$SET" <<'EOF'
 import os, random, sys
-root, n = sys.argv[1], int(sys.argv[2])
+root, n, large = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "large"
 r = random.Random(37)
 for i in range(n):
     d = os.path.join(root, "d%02d" % (i % 10))
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "f%05d" % i), "wb") as f:
-        f.write(r.randbytes(r.randint(1024, 8192)))
+        if large:
+            f.write(os.urandom(64 << 20))
+        else:
+            f.write(r.randbytes(r.randint(1024, 8192)))
 EOF
 
 B=far-bench-$$
@@ -83,23 +94,35 @@ rclone mkdir "X:$B" --s3-endpoint "$EP" >/dev/null 2>&1 ||
 rclone copy "$W/data" "X:$B/seed" --s3-endpoint "$EP" --transfers 32 \
 	>/dev/null 2>&1 || die "cannot seed the bucket"
 
-# proxy MS: the endpoint MS away each way (sets URL): the gateway itself
-# at 0, else a latency proxy
+# proxy MS: starts the endpoint MS away each way into URLS[MS]: the
+# gateway itself at 0, else a latency proxy
 proxy() {
-	[ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null
-	PROXY_PID=
-	URL=$EP
+	URLS[$1]=$EP
 	[ "$1" = 0 ] && return
 	rm -f "$W/proxy.port"
 	python3 "$TOP/tests/faultproxy.py" --upstream "$EP" --rate 0 \
 		--latency "$1" --log /dev/null --port-file "$W/proxy.port" \
-		--lifetime 3600 >/dev/null 2>&1 &
-	PROXY_PID=$!
+		--lifetime 7200 >/dev/null 2>&1 &
+	PIDS[$1]=$!
 	for _ in $(seq 100); do
 		[ -s "$W/proxy.port" ] && break
 		sleep 0.1
 	done
-	URL="http://127.0.0.1:$(cat "$W/proxy.port")"
+	URLS[$1]="http://127.0.0.1:$(cat "$W/proxy.port")"
+}
+
+# s3cmd_cfg URL: s3cmd's configuration for URL (path style, SigV4)
+s3cmd_cfg() {
+	cat >"$W/s3cmd.cfg" <<EOF
+[default]
+access_key = $AWS_ACCESS_KEY_ID
+secret_key = $AWS_SECRET_ACCESS_KEY
+host_base = ${1#http://}
+host_bucket = ${1#http://}
+use_https = False
+signature_v2 = False
+bucket_location = us-east-1
+EOF
 }
 
 # cmd TOOL SRC DST: sets CMD, TOOL's copy of SRC to DST through $URL
@@ -113,6 +136,12 @@ cmd() {
 		--transfers 64 --checkers 64) ;;
 	aws) CMD=(env "AWS_CONFIG_FILE=$W/aws.cfg" /usr/bin/aws
 		--endpoint-url "$URL" s3 sync "$2" "$3" --only-show-errors) ;;
+	s3cmd)
+		s3cmd_cfg "$URL"
+		# a trailing slash: the folder's contents, not the folder
+		CMD=(s3cmd -c "$W/s3cmd.cfg" sync --no-progress --quiet
+			"${2%/}/" "${3%/}/")
+		;;
 	*) die "unknown tool $1" ;;
 	esac
 }
@@ -120,12 +149,13 @@ cmd() {
 # timed TOOL OP MS RUN: one run, its wall seconds appended to the
 # results; ferry's last concurrency event kept aside
 timed() {
-	local tool=$1 op=$2 ms=$3 run=$4 src dst t0 t1 rc
-	if [ "$op" = push ]; then
-		src=$W/data dst=s3://$B/$tool-$ms-$run
-	else
-		src=s3://$B/seed dst=$W/pull/$tool-$ms-$run
-	fi
+	local tool=$1 op=$2 ms=$3 run=$4 src dst t0 t1 rc n
+	case $op in
+	push) src=$W/data dst=s3://$B/$tool-$ms-$run ;;
+	pull) src=s3://$B/seed dst=$W/pull/$tool-$ms-$run ;;
+	mirror) src=s3://$B/seed dst=s3://$B/m-$tool-$ms-$run ;;
+	esac
+	URL=${URLS[$ms]}
 	cmd "$tool" "$src" "$dst"
 	export FERRY_STATE_DIR="$W/state/$tool-$op-$ms-$run"
 	t0=$(date +%s.%N)
@@ -135,9 +165,15 @@ timed() {
 	[ $rc = 0 ] || die "$tool $op at $ms ms failed: $(tail -n 3 "$W/err")"
 	if [ "$op" = pull ]; then
 		n=$(find "$dst" -type f | wc -l)
-		[ "$n" = "$FILES" ] || die "$tool pulled $n files at $ms ms"
 		rm -rf "$dst"
+	else
+		n=$(rclone lsf -R --files-only "X:${dst#s3://}" \
+			--s3-endpoint "$EP" | wc -l)
+		# large objects would fill the memstore gateway: untimed
+		[ "$SET" = large ] && rclone purge "X:${dst#s3://}" \
+			--s3-endpoint "$EP" >/dev/null 2>&1
 	fi
+	[ "$n" = "$FILES" ] || die "$tool's $op at $ms ms: $n files"
 	echo "$tool $op $ms $(echo "$t1 - $t0" | bc)" >>"$W/times"
 	[ "$tool" = ferry ] && grep '"type":"concurrency"' "$W/out" |
 		tail -n 1 | sed "s/^/$op $ms /" >>"$W/decisions"
@@ -148,42 +184,53 @@ timed() {
 : >"$W/decisions"
 for ms in $LATS; do
 	proxy "$ms"
-	for run in $(seq "$RUNS"); do
-		# a rotated order, so that no tool always runs first
-		# shellcheck disable=SC2086 # the words of the list
-		set -- $TOOLS
-		for _ in $(seq $(((run - 1) % $#))); do
-			set -- "${@:2}" "$1"
-		done
-		for tool in "$@"; do
-			timed "$tool" push "$ms" "$run"
-			timed "$tool" pull "$ms" "$run"
+done
+echo "before: $(uptime)"
+for run in $(seq "$RUNS"); do
+	# a rotated order, so that no tool always runs first
+	# shellcheck disable=SC2086 # the words of the list
+	set -- $TOOLS
+	for _ in $(seq $(((run - 1) % $#))); do
+		set -- "${@:2}" "$1"
+	done
+	for tool in "$@"; do
+		for op in $OPS; do
+			for ms in $LATS; do
+				timed "$tool" "$op" "$ms" "$run"
+			done
 		done
 	done
 done
+echo "after: $(uptime)"
 
-python3 - "$W/times" "$W/decisions" "$LATS" "$TOOLS" <<'EOF'
-import json, statistics, sys
-times, lats, tools = {}, sys.argv[3].split(), sys.argv[4].split()
+python3 - "$W/times" "$W/decisions" "$LATS" "$TOOLS" "$OPS" <<'EOF'
+import statistics, sys
+times = {}
+lats, tools, ops = sys.argv[3].split(), sys.argv[4].split(), sys.argv[5].split()
 for l in open(sys.argv[1]):
     tool, op, ms, s = l.split()
     times.setdefault((tool, op, ms), []).append(float(s))
 med = {k: statistics.median(v) for k, v in times.items()}
-cols = [(op, ms) for op in ("push", "pull") for ms in lats]
+cols = [(op, ms) for op in ops for ms in lats]
 print("| tool | " + " | ".join("%s, %d ms RTT" % (op, 2 * int(ms))
                                  for op, ms in cols) + " |")
 print("|---|" + "---|" * len(cols))
 for t in tools:
     print("| %s | " % t + " | ".join(
-        "%.2f s" % med[(t, op, ms)] for op, ms in cols) + " |")
-far = lats[-1]
-for op in ("push", "pull"):
+        "%.2f s" % med[(t, op, ms)] if (t, op, ms) in med else ""
+        for op, ms in cols) + " |")
+print()
+for op in ops:
     near = med.get(("ferry", op, lats[0]))
-    print("\n%s: ferry at %d ms RTT / ferry at %d ms: %.2fx; " % (
-        op, 2 * int(far), 2 * int(lats[0]), med[("ferry", op, far)] / near)
-        + ", ".join("%s / ferry at %d ms: %.2fx" % (
-            t, 2 * int(ms), med[(t, op, ms)] / med[("ferry", op, ms)])
-            for t in tools if t != "ferry" for ms in lats))
+    if near is None:
+        continue
+    print("%s: ferry far / near: " % op + ", ".join(
+        "%d ms %.2fx" % (2 * int(ms), med[("ferry", op, ms)] / near)
+        for ms in lats[1:]) + "; peer / ferry: " + ", ".join(
+        "%s at %d ms %.2fx" % (t, 2 * int(ms),
+                               med[(t, op, ms)] / med[("ferry", op, ms)])
+        for t in tools if t != "ferry" for ms in lats
+        if (t, op, ms) in med))
 print("\nferry's last decision in each run (op, ms each way, event):")
 for l in open(sys.argv[2]):
     print("    " + l.rstrip())

@@ -4,25 +4,35 @@
  * bytes) a second by more than RISE (20%); when one does not, it goes back to
  * the best limit and holds there, probing a quarter more now and then,
  * since a path's capacity moves.  A 503 or 429, a timeout or a reset
- * halves it (once per CUT_GAP_NS, so that one burst counts once) and it
- * climbs back in small steps to where it was cut (AIMD).  Throughput is
+ * halves it and it climbs back in small steps to where it was cut
+ * (AIMD).  Another refusal halves it again only a round trip later
+ * (once the requests sent before the cut have ended) and only if
+ * refusals are now more than twice the share that made the last cut,
+ * by more than chance (MARGIN) (or
+ * the steady share seen over ROLL round trips since): a server that
+ * refuses a steady share whatever the load is not helped by fewer
+ * requests, and a burst counts once.  Throughput is
  * measured over epochs: at least the limit's worth of completions and
  * EPOCH_MIN_NS, begun when the window is mostly full; an epoch in which
  * the window mostly was not full says nothing about the path (the
- * planner or the disk held the run) and is dropped.  The first epoch
- * after each decision, of the limit's worth of completions, is a
- * warm-up and not measured: new connections pay their handshakes then,
- * and the requests sent under the old limit end.
+ * planner or the disk held the run) and is dropped.  Only requests sent
+ * since the last decision count, and throughput is taken by Little's
+ * law, the requests in flight over the time each took (handshakes and
+ * waits for a connection left out): replies come back in bursts a round
+ * trip apart, and completions counted over a round trip or two (what
+ * an epoch lasts far away) caught one burst or two, doubling or halving
+ * the rate seen.
  */
 #include <string.h>
 
 #include "remote/concur.h"
 
-#define EPOCH_MIN_NS 100000000LL /* 0.1 s */
+#define EPOCH_MIN_NS 50000000LL /* 0.05 s */
 #define EPOCH_MIN_DONE 8
-#define CUT_GAP_NS 500000000LL /* 0.5 s */
-#define RISE 1.2               /* a gain below 20% is noise */
-#define HOLD_EPOCHS 8          /* epochs held between probes */
+#define RISE 1.2      /* a gain below 20% is noise */
+#define HOLD_EPOCHS 8 /* epochs held between probes */
+#define MARGIN 3      /* refusals beyond twice the share, not chance */
+#define ROLL 16       /* round trips over which a steady share is taken */
 
 enum phase { GROW, HOLD, PROBE, CLIMB };
 
@@ -37,7 +47,6 @@ concur_init(struct concur *c, unsigned start, unsigned cap, int fixed)
 	c->why = fixed ? REMOTE_CONCUR_FIXED : REMOTE_CONCUR_START;
 	c->best_limit = c->limit;
 	c->changes = 1;
-	c->warm = 1;
 }
 
 void
@@ -46,8 +55,9 @@ concur_sent(struct concur *c, unsigned inflight, int64_t now_ns)
 	if (c->epoch_ns != 0 || (uint64_t)inflight * 4 < (uint64_t)c->limit * 3)
 		return;
 	c->epoch_ns = now_ns;
-	c->done = c->busy = 0;
-	c->bytes = 0;
+	c->done = c->busy = c->wasted = 0;
+	c->bytes = c->held = 0;
+	c->waited = 0;
 }
 
 /* Sets the limit to n (within 1 and the cap) for why; returns 1. */
@@ -60,20 +70,49 @@ decide(struct concur *c, unsigned n, enum remote_concur_why why)
 	c->why = why;
 	c->epochs = 0;
 	c->changes++;
-	c->warm = 1;
+	c->epoch_ns = 0;
 	return 1;
 }
 
-/* Halves the limit for ev (CONCUR_THROTTLED or CONCUR_LOST). */
-static int
-cut(struct concur *c, enum concur_event ev, int64_t now_ns)
+/* The share of refusals since the last cut, over at least the limit. */
+static double
+share(const struct concur *c)
 {
-	if (c->cut_ns != 0 && now_ns - c->cut_ns < CUT_GAP_NS)
+	unsigned n = c->seen > c->limit ? c->seen : c->limit;
+
+	return (double)c->refused / n;
+}
+
+/*
+ * Refusals a long while apart without a cut: their share becomes the
+ * one the next cut must double (0 after a clean stretch: the next
+ * refusal cuts at once).
+ */
+static void
+roll(struct concur *c)
+{
+	unsigned n = c->limit > c->cut_gen ? c->limit : c->cut_gen;
+
+	if (c->seen < (uint64_t)n * ROLL)
+		return;
+	c->cut_share = share(c);
+	c->seen = c->refused = 0;
+}
+
+/* Halves the limit for ev (CONCUR_THROTTLED or CONCUR_LOST), or not yet. */
+static int
+cut(struct concur *c, enum concur_event ev)
+{
+	if (c->cut_share > 0 &&
+	    (c->seen < c->cut_gen ||
+	        c->refused <= c->cut_share * 2 * c->seen + MARGIN))
 		return 0;
-	c->cut_ns = now_ns;
-	c->ceiling = c->limit;
+	c->cut_share = share(c);
+	c->cut_gen = c->limit;
+	c->seen = c->refused = 0;
+	/* a probe refused: back to the limit before it, no higher */
+	c->ceiling = c->phase == PROBE ? c->prior : c->limit;
 	c->phase = CLIMB;
-	c->epoch_ns = 0;
 	c->best_rate = c->best_bytes = 0;
 	return decide(c, c->limit / 2,
 	    ev == CONCUR_THROTTLED ? REMOTE_CONCUR_SLOWDOWN
@@ -142,11 +181,11 @@ probe(struct concur *c)
 	return decide(c, c->prior, REMOTE_CONCUR_FLAT);
 }
 
-/* After a cut: back up in steps of a sixteenth, to where it was cut. */
+/* After a cut: back up in steps of an eighth, to where it was cut. */
 static int
 climb(struct concur *c)
 {
-	unsigned step = c->limit / 16 ? c->limit / 16 : 1;
+	unsigned step = (c->limit + 7) / 8;
 
 	if (c->limit + step >= c->ceiling) {
 		c->phase = HOLD;
@@ -155,18 +194,18 @@ climb(struct concur *c)
 	return decide(c, c->limit + step, REMOTE_CONCUR_RECOVERING);
 }
 
-/* Ends the epoch at now_ns and decides from it. */
+/* Ends the epoch and decides from it. */
 static int
-judge(struct concur *c, int64_t now_ns)
+judge(struct concur *c)
 {
-	double secs = (double)(now_ns - c->epoch_ns) / 1e9;
 	int valid = (uint64_t)c->busy * 4 >= (uint64_t)c->done * 3;
 
 	c->epoch_ns = 0;
-	if (!valid || secs <= 0)
+	if (!valid || c->waited <= 0)
 		return 0;
-	c->rate = c->done / secs;
-	c->byte_rate = (double)c->bytes / secs;
+	/* Little's law: requests in flight over the time each took */
+	c->rate = (double)c->held / c->waited * c->done / (c->done + c->wasted);
+	c->byte_rate = (double)c->bytes / c->done * c->rate;
 	switch (c->phase) {
 	case GROW:
 		return grow(c);
@@ -179,30 +218,47 @@ judge(struct concur *c, int64_t now_ns)
 	}
 }
 
-int
-concur_done(struct concur *c, enum concur_event ev, uint64_t bytes,
-    unsigned inflight, int64_t now_ns)
+/* Counts e toward the epoch under way, and judges it when it is long enough. */
+static int
+count(struct concur *c, const struct concur_end *e, int64_t now_ns)
 {
 	unsigned need = c->limit > EPOCH_MIN_DONE ? c->limit : EPOCH_MIN_DONE;
 
-	if (ev == CONCUR_THROTTLED || ev == CONCUR_LOST)
-		return cut(c, ev, now_ns);
-	if (ev != CONCUR_OK || c->epoch_ns == 0)
+	if (e->ev == CONCUR_NEUTRAL || c->epoch_ns == 0 ||
+	    e->sent_ns < c->since_ns)
 		return 0;
-	c->done++;
-	c->bytes += bytes;
-	if ((uint64_t)inflight * 2 >= c->limit)
-		c->busy++;
-	if (c->done < need)
-		return 0;
-	if (c->warm) {
-		c->warm = 0;
-		c->epoch_ns = 0;
+	c->held += e->inflight;
+	c->waited += (double)e->took_ns / 1e9;
+	/* a refused request held its place for nothing */
+	if (e->ev != CONCUR_OK) {
+		c->wasted++;
 		return 0;
 	}
-	if (now_ns - c->epoch_ns < EPOCH_MIN_NS)
+	c->done++;
+	c->bytes += e->bytes;
+	if ((uint64_t)e->inflight * 2 >= c->limit)
+		c->busy++;
+	if (c->done < need || now_ns - c->epoch_ns < EPOCH_MIN_NS)
 		return 0;
-	return judge(c, now_ns);
+	return judge(c);
+}
+
+int
+concur_done(struct concur *c, const struct concur_end *e, int64_t now_ns)
+{
+	int told = 0;
+
+	c->seen++;
+	if (e->ev == CONCUR_THROTTLED || e->ev == CONCUR_LOST) {
+		c->refused++;
+		told = cut(c, e->ev);
+	}
+	if (!told)
+		told = count(c, e, now_ns);
+	roll(c);
+	if (told)
+		c->since_ns = now_ns;
+	return told;
 }
 
 unsigned

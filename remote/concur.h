@@ -36,15 +36,22 @@ struct concur {
 	int64_t epoch_ns; /* 0: none under way */
 	unsigned done;    /* CONCUR_OK completions */
 	unsigned busy;    /* of those, ones with the window mostly full */
+	unsigned wasted;  /* requests refused */
 	uint64_t bytes;
-	unsigned epochs; /* measured at the present limit */
-	int warm;        /* the epoch under way is a warm-up */
+	uint64_t held;    /* the requests in flight at each, summed */
+	double waited;    /* their latencies summed, in seconds */
+	unsigned epochs;  /* measured at the present limit */
+	int64_t since_ns; /* the last decision: requests sent before say
+	                     nothing of the limit it set */
 	/* the best throughput so far, and the limit that reached it */
 	double best_rate, best_bytes;
 	unsigned best_limit;
-	unsigned prior;         /* the limit before a probe, to go back to */
-	unsigned ceiling;       /* after a cut: where the climb back stops */
-	int64_t cut_ns;         /* the last cut */
+	unsigned prior;   /* the limit before a probe, to go back to */
+	unsigned ceiling; /* after a cut: where the climb back stops */
+	/* refusals (503, 429, timeouts, resets) since the last cut */
+	unsigned seen, refused; /* requests ended, and of those refused */
+	unsigned cut_gen;       /* the limit cut: 0 when none stands */
+	double cut_share;       /* the share of refusals that cut it */
 	double rate, byte_rate; /* the last epoch's, a second */
 };
 
@@ -57,13 +64,20 @@ void concur_init(struct concur *c, unsigned start, unsigned cap, int fixed);
 /* A request was sent: inflight are in flight now, itself included. */
 void concur_sent(struct concur *c, unsigned inflight, int64_t now_ns);
 
+/* How a request ended, for concur_done(); times on a monotonic clock. */
+struct concur_end {
+	enum concur_event ev;
+	uint64_t bytes;    /* moved, both ways */
+	unsigned inflight; /* in flight as it ended, itself included */
+	int64_t sent_ns;   /* when it was started */
+	int64_t took_ns;   /* the exchange, without connecting or waiting */
+};
+
 /*
- * A request ended with ev, having moved bytes, while inflight (itself
- * included) were in flight; now_ns is a monotonic clock.  Returns
- * non-zero when c->limit or c->why changed (a decision to tell).
+ * A request ended as e says, at now_ns.  Returns non-zero when c->limit
+ * or c->why changed (a decision to tell).
  */
-int concur_done(struct concur *c, enum concur_event ev, uint64_t bytes,
-    unsigned inflight, int64_t now_ns);
+int concur_done(struct concur *c, const struct concur_end *e, int64_t now_ns);
 
 /*
  * The cap for a run allowed memory bytes of buffers and nofile

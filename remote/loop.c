@@ -202,21 +202,29 @@ concur_told(struct remote *r)
 }
 
 /*
- * Tells the controller how q ended; a retry budget for the whole run is
- * refilled by successes.
+ * Tells the controller how q ended, on easy (its times: all of it, and
+ * before the request went); a retry budget for the whole run is refilled
+ * by successes.
  */
 static void
-adjust_window(struct remote *r, const struct remote_req *q, CURLcode rc)
+adjust_window(
+    struct remote *r, const struct remote_req *q, CURLcode rc, CURL *easy)
 {
 	struct remote_loop *l = r->loop;
-	enum concur_event ev = concur_event_of(q, rc);
-	uint64_t bytes = q->sunk + q->resp.body.len;
+	struct concur_end e = {concur_event_of(q, rc),
+	    q->sunk + q->resp.body.len, l->inflight, 0, 0};
+	curl_off_t total_us = 0, before_us = 0;
+	int64_t now = now_mono_ns();
 
-	if (ev == CONCUR_OK && l->budget < RETRY_BUDGET_MAX)
+	if (e.ev == CONCUR_OK && l->budget < RETRY_BUDGET_MAX)
 		l->budget += RETRY_BUDGET_EARN;
 	if (q->has_body)
-		bytes += q->body_len;
-	if (concur_done(&l->concur, ev, bytes, l->inflight, now_mono_ns()))
+		e.bytes += q->body_len;
+	curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &total_us);
+	curl_easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &before_us);
+	e.sent_ns = now - (int64_t)total_us * 1000;
+	e.took_ns = (int64_t)(total_us - before_us) * 1000;
+	if (concur_done(&l->concur, &e, now))
 		concur_told(r);
 }
 
@@ -319,12 +327,12 @@ on_done(struct remote *r, CURL *easy, CURLcode rc)
 	/* what the handle knows of a failure, before it goes back */
 	if ((again = req_retryable(q, rc)) != 0)
 		stall_reason(q, easy, rc, why, sizeof(why));
+	adjust_window(r, q, rc, easy);
 	req_release(q);
 	/* any reply but an overloaded server's says it is there */
 	if (rc == CURLE_OK && q->resp.status != 0 && q->resp.status < 500 &&
 	    q->resp.status != 429)
 		stall_answered(r->loop);
-	adjust_window(r, q, rc);
 	if (rc == CURLE_OK && follow_region(q))
 		return;
 	if (again && q->attempt + 1 < r->retries && take_retry(r->loop)) {

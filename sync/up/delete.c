@@ -207,7 +207,7 @@ start_single(struct batch *b)
 	return e;
 }
 
-/* The keys of b, --jobs requests in flight. */
+/* The keys of b, as many requests in flight as the client allows now. */
 static ferry_err
 send_singles(struct batch *b)
 {
@@ -217,7 +217,7 @@ send_singles(struct batch *b)
 	b->next = 0;
 	while (e == FERRY_OK && (b->next < b->n || b->pending > 0)) {
 		while (e == FERRY_OK && b->next < b->n &&
-		       b->pending < p->run.o->jobs)
+		       b->pending < remote_window(p->run.r))
 			e = start_single(b);
 		if (e == FERRY_OK && ferry_interrupted)
 			e = ferry_fail(FERRY_ECANCEL,

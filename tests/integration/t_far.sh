@@ -5,7 +5,9 @@
 # say; with --jobs 16 they stay at 16 and nothing is told.  A server that
 # answers 503 SlowDown to some requests makes the controller halve (its
 # events say slowdown, each half the number before it), climbs back, and
-# the run completes with every object there.  Requests are counted, never timed.
+# the run completes with every object there; one that refuses a steady
+# share does not drive it to one or two.  Deletes sent one by one grow
+# as transfers do.  Requests are counted, never timed.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -86,6 +88,42 @@ check "... each time to half the number before it ($fell cuts)" \
 	test "$fell" -gt 0
 up=$(told "$WORK/c.json" recovering | tr '\n' ' ')
 check "... and climbed back after (${up:-never})" test -n "$up"
+stop_proxy
+
+# (d) a server that refuses a steady 10% of uploads, however many come:
+# fewer requests do not help, and the number in flight is not driven down
+# to one or two
+start_proxy steady --rate 0.1 --kinds 503 --only-methods PUT --latency 20 \
+	--seed 7
+"$FERRY" sync --json "$T" "s3://$B/d" --endpoint-url "$PROXY" \
+	>"$WORK/d.json" 2>"$WORK/d.err"
+is "$?" 0 "a push through a server that refuses a steady share"
+is "$(summary "$WORK/d.json" failed)" 0 "... no object failed"
+check "... every object is there" python3 \
+	"$TOP/tests/integration/bucket_equals_tree.py" "$T" "$B" d/
+n=$(grep -c 'fault 503' "$WORK/steady.log")
+check "... SlowDown was answered ($n times)" test "$n" -gt 20
+low=$(python3 -c '
+import json, sys
+print(min([16] + [json.loads(l)["in_flight"] for l in open(sys.argv[1])
+                  if json.loads(l)["type"] == "concurrency"]))' "$WORK/d.json")
+check "... the fewest in flight allowed stayed above 4 ($low)" \
+	test "$low" -gt 4
+stop_proxy
+
+# (e) deletes one by one (a server without DeleteObjects) follow the
+# controller too: 150 of a's 400 objects, a HEAD and a DELETE each
+mkdir "$WORK/e"
+cp -r "$T/." "$WORK/e/"
+find "$WORK/e" -type f -print0 | sort -z | head -z -n 150 | xargs -0 rm -f
+start_proxy single --always --kinds 501 --only-methods POST --match delete \
+	--latency 40
+"$FERRY" sync --json --delete "$WORK/e" "s3://$B/a" --endpoint-url "$PROXY" \
+	>"$WORK/e.json" 2>"$WORK/e.err"
+is "$?" 0 "a push deleting 150 objects one by one, 80 ms a round trip"
+is "$(summary "$WORK/e.json" deleted)" 150 "... each deleted"
+n=$(peak single)
+check "... more than 16 of those requests at once ($n)" test "${n:-0}" -gt 16
 stop_proxy
 
 done_testing

@@ -12,22 +12,96 @@
 
 #define SEC 1000000000LL
 
+/* Tells c of a request that ended as ev at now, having taken took ns. */
+static int
+ended(struct concur *c, enum concur_event ev, unsigned inflight, int64_t took,
+    int64_t now)
+{
+	struct concur_end e = {ev, 4096, inflight, now - took, took};
+
+	return concur_done(c, &e, now);
+}
+
 /*
  * Runs c on a path of rtt seconds in front of a server that answers at
  * most smax requests a second, with the window always full, from *now
- * for secs; returns the limit at the end.
+ * for secs, refusing (503) a share of steady plus 1 - above / limit
+ * when the limit is above above (0: never); returns the limit at the end.
  */
 static unsigned
-simulate(struct concur *c, double rtt, double smax, double secs, int64_t *now)
+simulate_refusing(struct concur *c, double rtt, double smax, double steady,
+    unsigned above, double secs, int64_t *now)
 {
 	int64_t end = *now + (int64_t)(secs * SEC);
+	double owed = 0;
 
 	while (*now < end) {
 		double rate = c->limit / rtt < smax ? c->limit / rtt : smax;
+		enum concur_event ev = CONCUR_OK;
 
+		owed += steady;
+		if (above != 0 && c->limit > above)
+			owed += 1 - (double)above / c->limit;
+		if (owed >= 1) {
+			owed -= 1;
+			ev = CONCUR_THROTTLED;
+		}
 		concur_sent(c, c->limit, *now);
 		*now += (int64_t)(SEC / rate);
-		(void)concur_done(c, CONCUR_OK, 4096, c->limit, *now);
+		(void)ended(
+		    c, ev, c->limit, (int64_t)(c->limit / rate * SEC), *now);
+	}
+	return c->limit;
+}
+
+/* The same, refusing nothing. */
+static unsigned
+simulate(struct concur *c, double rtt, double smax, double secs, int64_t *now)
+{
+	return simulate_refusing(c, rtt, smax, 0, 0, secs, now);
+}
+
+/*
+ * A path as the latency proxy makes it: each request waits rtt / 2 each
+ * way and the server answers one at a time, smax a second; a request
+ * goes out as soon as one ends or the limit grows, so replies come back
+ * in bursts a round trip apart.  Runs c from *now for secs; returns the
+ * limit at the end.
+ */
+static unsigned
+simulate_bursts(struct concur *c, double rtt, double smax, double jitter,
+    double secs, int64_t *now)
+{
+	uint64_t seed = 37;
+	int64_t at[CONCUR_MAX + 1] = {0}, sent[CONCUR_MAX + 1] = {0};
+	int64_t end_ns = *now + (int64_t)(secs * SEC), free_ns = 0;
+	int64_t half = (int64_t)(rtt / 2 * SEC), each = (int64_t)(SEC / smax);
+	unsigned i, k, active = 0;
+
+	while (*now < end_ns) {
+		/* requests go out up to the limit */
+		for (; active < c->limit; active++) {
+			int64_t arrive = *now + half;
+
+			free_ns = (free_ns > arrive ? free_ns : arrive) + each;
+			sent[active] = *now;
+			seed = seed * 6364136223846793005ULL +
+			       1442695040888963407ULL;
+			at[active] =
+			    free_ns + half +
+			    (int64_t)(jitter * rtt * SEC *
+			              (double)(seed >> 11) / (1ULL << 53));
+			concur_sent(c, active + 1, *now);
+		}
+		for (k = 0, i = 1; i < active; i++)
+			if (at[i] < at[k])
+				k = i;
+		*now = at[k];
+		(void)ended(c, CONCUR_OK, active, *now - sent[k], *now);
+		/* the last request takes the ended one's place */
+		active--;
+		at[k] = at[active];
+		sent[k] = sent[active];
 	}
 	return c->limit;
 }
@@ -38,6 +112,7 @@ static const struct path_case {
 	unsigned start, cap;
 	int fixed;
 	unsigned lo, hi; /* where the limit must end */
+	int bursts;      /* replies in bursts: simulate_bursts() */
 } paths[] = {
     {"near, the server's limit at 16", 0.001, 400, 16, 512, 0, 16, 20},
     {"far, a fast server: up to the cap", 0.080, 1e6, 16, 512, 0, 512, 512},
@@ -46,6 +121,14 @@ static const struct path_case {
     {"far, at a cap of 64", 0.080, 1e6, 16, 64, 0, 64, 64},
     {"far, --jobs 16 stays 16", 0.080, 1e6, 16, 16, 1, 16, 16},
     {"cap below the start", 0.080, 1e6, 16, 4, 0, 4, 4},
+    {"bursts, near, the server's limit at 16", 0.001, 400, 16, 512, 0, 16, 20,
+        1},
+    {"bursts, far, a fast server: past 256", 0.080, 1e5, 16, 512, 0, 256, 512,
+        1},
+    {"bursts, far, the server's limit at 32", 0.080, 400, 16, 512, 0, 32, 64,
+        1},
+    {"bursts, farther, the server's limit at 64", 0.160, 400, 16, 512, 0, 64,
+        128, 1},
 };
 
 static void
@@ -61,10 +144,46 @@ test_paths(void **state)
 		unsigned got;
 
 		concur_init(&c, p->start, p->cap, p->fixed);
-		got = simulate(&c, p->rtt, p->smax, 20, &now);
+		got = p->bursts
+		          ? simulate_bursts(&c, p->rtt, p->smax, 0.25, 20, &now)
+		          : simulate(&c, p->rtt, p->smax, 20, &now);
 		if (got < p->lo || got > p->hi)
 			fail_msg("%s: %u in flight, not %u-%u", p->name, got,
 			    p->lo, p->hi);
+	}
+}
+
+/* How soon growth reaches a far path's needs: rtt, seconds, at least. */
+static const struct soon_case {
+	double rtt, secs;
+	unsigned lo;
+} soon[] = {
+    {0.020, 0.35, 256},
+    {0.080, 0.75, 256},
+    {0.160, 1.40, 256},
+};
+
+/*
+ * Each doubling is judged on the requests sent under it, a round trip
+ * after it (no warm-up epoch), so a far path fills in a few round trips.
+ */
+static void
+test_soon(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(soon) / sizeof(*soon); i++) {
+		struct concur c;
+		int64_t now = SEC;
+		unsigned got;
+
+		concur_init(&c, CONCUR_START, 512, 0);
+		got = simulate_bursts(
+		    &c, soon[i].rtt, 1e5, 0.25, soon[i].secs, &now);
+		if (got < soon[i].lo)
+			fail_msg("%.0f ms: %u in flight after %.2f s, not %u",
+			    soon[i].rtt * 1000, got, soon[i].secs, soon[i].lo);
 	}
 }
 
@@ -94,7 +213,7 @@ test_idle_window(void **state)
 	for (i = 0; i < 10000; i++) {
 		concur_sent(&c, 16, now);
 		now += SEC / 1000;
-		assert_int_equal(concur_done(&c, CONCUR_OK, 100, 2, now), 0);
+		assert_int_equal(ended(&c, CONCUR_OK, 2, SEC / 1000, now), 0);
 	}
 	assert_int_equal(c.limit, 16);
 	assert_int_equal(c.why, REMOTE_CONCUR_START);
@@ -108,6 +227,7 @@ static const struct cut_case {
 	struct {
 		enum concur_event ev;
 		int ms;
+		unsigned n; /* ends of this kind at ms; 0: one */
 	} ends[4];
 	size_t nends;
 	unsigned limit;
@@ -119,9 +239,18 @@ static const struct cut_case {
         {{CONCUR_THROTTLED, 10}, {CONCUR_THROTTLED, 20},
             {CONCUR_THROTTLED, 400}},
         3, 32, REMOTE_CONCUR_SLOWDOWN},
-    {"two apart halve twice", 64, 512, 0,
-        {{CONCUR_THROTTLED, 10}, {CONCUR_THROTTLED, 700}}, 2, 16,
-        REMOTE_CONCUR_SLOWDOWN},
+    {"a round trip later, a rising share halves again", 64, 512, 0,
+        {{CONCUR_THROTTLED, 10, 0}, {CONCUR_OK, 20, 60},
+            {CONCUR_THROTTLED, 700, 8}},
+        3, 16, REMOTE_CONCUR_SLOWDOWN},
+    {"a steady share does not", 64, 512, 0,
+        {{CONCUR_THROTTLED, 10, 0}, {CONCUR_OK, 20, 63},
+            {CONCUR_THROTTLED, 700, 0}},
+        3, 32, REMOTE_CONCUR_SLOWDOWN},
+    {"nor within a round trip", 64, 512, 0,
+        {{CONCUR_THROTTLED, 10, 0}, {CONCUR_OK, 20, 10},
+            {CONCUR_THROTTLED, 700, 20}},
+        3, 32, REMOTE_CONCUR_SLOWDOWN},
     {"a reset halves", 64, 512, 0, {{CONCUR_LOST, 10}}, 1, 32,
         REMOTE_CONCUR_LOST},
     {"never below one", 1, 512, 0, {{CONCUR_THROTTLED, 10}}, 1, 1,
@@ -135,7 +264,7 @@ static const struct cut_case {
 static void
 test_cuts(void **state)
 {
-	size_t i, j;
+	size_t i, j, n;
 
 	(void)state;
 	for (i = 0; i < sizeof(cuts) / sizeof(*cuts); i++) {
@@ -144,11 +273,51 @@ test_cuts(void **state)
 
 		concur_init(&c, k->start, k->cap, k->fixed);
 		for (j = 0; j < k->nends; j++)
-			(void)concur_done(&c, k->ends[j].ev, 0, c.limit,
-			    SEC + k->ends[j].ms * 1000000LL);
+			for (n = 0; n < (k->ends[j].n ? k->ends[j].n : 1); n++)
+				(void)ended(&c, k->ends[j].ev, c.limit, 0,
+				    SEC + k->ends[j].ms * 1000000LL);
 		if (c.limit != k->limit || c.why != k->why)
 			fail_msg("%s: %u (%d), not %u (%d)", k->name, c.limit,
 			    (int)c.why, k->limit, (int)k->why);
+	}
+}
+
+/* Servers that refuse: a share, steady or rising with the load. */
+static const struct refuse_case {
+	const char *name;
+	double steady;
+	unsigned above;
+	unsigned lo, hi; /* where the limit must stay after the first 5 s */
+} refusing[] = {
+    {"5% refused at any load: no collapse", 0.05, 0, 128, 512},
+    {"1% refused at any load", 0.01, 0, 256, 512},
+    {"refused above 64 in flight: held near it", 0, 64, 24, 96},
+};
+
+static void
+test_refusing(void **state)
+{
+	size_t i;
+	int s;
+
+	(void)state;
+	for (i = 0; i < sizeof(refusing) / sizeof(*refusing); i++) {
+		const struct refuse_case *k = &refusing[i];
+		struct concur c;
+		int64_t now = SEC;
+		unsigned got;
+
+		concur_init(&c, CONCUR_START, 512, 0);
+		(void)simulate_refusing(
+		    &c, 0.080, 1e6, k->steady, k->above, 5, &now);
+		for (s = 0; s < 30; s++) {
+			got = simulate_refusing(
+			    &c, 0.080, 1e6, k->steady, k->above, 0.5, &now);
+			if (got < k->lo || got > k->hi)
+				fail_msg(
+				    "%s: %u in flight at %.1f s, not %u-%u",
+				    k->name, got, 5 + s * 0.5, k->lo, k->hi);
+		}
 	}
 }
 
@@ -161,7 +330,7 @@ test_climb_back(void **state)
 
 	(void)state;
 	concur_init(&c, 16, 16, 1);
-	assert_int_equal(concur_done(&c, CONCUR_THROTTLED, 0, 16, now), 1);
+	assert_int_equal(ended(&c, CONCUR_THROTTLED, 16, 0, now), 1);
 	assert_int_equal(c.limit, 8);
 	assert_int_equal(simulate(&c, 0.080, 1e6, 10, &now), 16);
 	assert_int_equal(c.why, REMOTE_CONCUR_RECOVERED);
@@ -195,9 +364,11 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_soon),
 	    cmocka_unit_test(test_path_changes),
 	    cmocka_unit_test(test_idle_window),
 	    cmocka_unit_test(test_cuts),
+	    cmocka_unit_test(test_refusing),
 	    cmocka_unit_test(test_climb_back),
 	    cmocka_unit_test(test_cap),
 	};
