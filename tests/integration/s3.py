@@ -2,8 +2,8 @@
 """A small S3 client for the tests, independent of ferry: its own SigV4
 signer on Python's standard library, path-style requests to
 $FERRY_TEST_ENDPOINT with $AWS_ACCESS_KEY_ID / $AWS_SECRET_ACCESS_KEY.  It
-starts in a few tens of milliseconds, where the AWS CLI takes seconds of
-CPU, so the suite checks results with it wherever the AWS CLI is not the
+starts in a few tens of milliseconds (it speaks HTTP/1.1 on a socket of
+its own, and imports little), where the AWS CLI takes seconds of CPU, so the suite checks results with it wherever the AWS CLI is not the
 point of the check.
 
 usage: s3.py mb BUCKET
@@ -25,19 +25,16 @@ usage: s3.py mb BUCKET
 Keys are given and printed as UTF-8 with surrogate escapes, so names that
 are not valid UTF-8 keep their bytes.
 """
-import base64
-import datetime
-import fnmatch
 import hashlib
 import hmac
-import http.client
-import json
 import os
+import socket
 import sys
-import urllib.parse
-import xml.etree.ElementTree as ET
-from xml.sax.saxutils import escape as xml_escape
+import time
 
+# What most calls do not need is imported where it is used: the suite
+# starts this client thousands of times, and its start-up is most of its
+# time (http.client and urllib.parse alone would double it).
 NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"
 EMPTY = hashlib.sha256(b"").hexdigest()
 
@@ -51,19 +48,169 @@ def kbytes(key):
     return key.encode("utf-8", "surrogateescape")
 
 
+def unquote(s):
+    """%XX escapes of s (str) decoded, as bytes (urllib.parse's
+    unquote_to_bytes)."""
+    b = s.encode("utf-8")
+    if b"%" not in b:
+        return b
+    parts = b.split(b"%")
+    out = [parts[0]]
+    for p in parts[1:]:
+        if len(p) >= 2 and all(c in b"0123456789abcdefABCDEF" for c in p[:2]):
+            out.append(bytes([int(p[:2], 16)]) + p[2:])
+        else:
+            out.append(b"%" + p)
+    return b"".join(out)
+
+
+def parse_xml(data):
+    import xml.etree.ElementTree as ET
+    return ET.fromstring(data)
+
+
+class Reply:
+    """The parts of http.client's response that the callers use."""
+
+    def __init__(self, status, reason, headers):
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+
+    def getheader(self, name, default=None):
+        name = name.lower()
+        for k, v in self.headers:
+            if k.lower() == name:
+                return v
+        return default
+
+    def getheaders(self):
+        return list(self.headers)
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection: a request, then its reply's
+    status, headers and body (by Content-Length, chunked, or up to the
+    close)."""
+
+    def __init__(self, host, tls, timeout):
+        name, port = host, 443 if tls else 80
+        if host.startswith("["):
+            name, _, rest = host[1:].partition("]")
+            if rest.startswith(":"):
+                port = int(rest[1:])
+        elif ":" in host:
+            name, p = host.rsplit(":", 1)
+            port = int(p)
+        self.sock = socket.create_connection((name, port), timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls:
+            import ssl
+            self.sock = ssl.create_default_context().wrap_socket(
+                self.sock, server_hostname=name)
+        self.f = self.sock.makefile("rb")
+        self.left = None  # the body still to read: bytes, chunked, to close
+        self.keep = True
+
+    def close(self):
+        try:
+            self.f.close()
+            self.sock.close()
+        except OSError:
+            pass
+
+    def request(self, method, target, body, headers):
+        head = ["%s %s HTTP/1.1" % (method, target)]
+        head += ["%s: %s" % (k, v) for k, v in headers.items()]
+        head.append("Content-Length: %d" % len(body))
+        self.sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1")
+                          + body)
+        while True:
+            line = self.f.readline(65537)
+            if not line:
+                raise ConnectionResetError("the server closed the connection")
+            try:
+                _, code, reason = (line.decode("latin-1").rstrip("\r\n")
+                                   + " ").split(" ", 2)
+                status = int(code)
+            except ValueError:
+                raise ConnectionError("bad status line %r" % line[:100])
+            headers = []
+            while True:
+                h = self.f.readline(65537)
+                if not h:
+                    raise ConnectionResetError("the reply's headers end early")
+                if h in (b"\r\n", b"\n"):
+                    break
+                k, _, v = h.decode("latin-1").partition(":")
+                headers.append((k.strip(), v.strip()))
+            if status // 100 != 1:
+                break
+        r = Reply(status, reason.strip(), headers)
+        te = (r.getheader("Transfer-Encoding") or "").lower()
+        cl = r.getheader("Content-Length")
+        self.keep = (r.getheader("Connection") or "").lower() != "close"
+        if method == "HEAD" or status in (204, 304):
+            self.left = 0
+        elif "chunked" in te:
+            self.left = "chunked"
+        elif cl is not None:
+            self.left = int(cl)
+        else:
+            self.left = "close"
+            self.keep = False
+        return r
+
+    def exactly(self, n):
+        """The next n bytes of the reply, in pieces of at most 1 MiB."""
+        while n > 0:
+            b = self.f.read(min(n, 1 << 20))
+            if not b:
+                raise ConnectionResetError("the body ends early")
+            n -= len(b)
+            yield b
+
+    def chunks(self):
+        """The reply's body, in pieces of at most 1 MiB."""
+        if self.left == "chunked":
+            while True:
+                line = self.f.readline(65537)
+                if not line:
+                    raise ConnectionResetError("a chunked body ends early")
+                n = int(line.split(b";")[0].strip(), 16)
+                if n == 0:
+                    while self.f.readline(65537) not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                yield from self.exactly(n)
+                self.f.readline(65537)
+        elif self.left == "close":
+            while True:
+                b = self.f.read(1 << 20)
+                if not b:
+                    break
+                yield b
+        else:
+            yield from self.exactly(self.left)
+        self.left = 0
+
+    def read(self):
+        return b"".join(self.chunks())
+
+
 class S3:
     def __init__(self):
-        ep = urllib.parse.urlsplit(os.environ["FERRY_TEST_ENDPOINT"])
-        self.host = ep.netloc
-        self.tls = ep.scheme == "https"
+        ep = os.environ["FERRY_TEST_ENDPOINT"]
+        scheme, _, rest = ep.partition("://")
+        self.host = rest.split("/", 1)[0]
+        self.tls = scheme.lower() == "https"
         self.ak = os.environ["AWS_ACCESS_KEY_ID"]
         self.sk = os.environ["AWS_SECRET_ACCESS_KEY"]
         self.region = os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
         self.conn = None
 
     def _sign(self, method, path, query, headers, payload_hash):
-        now = datetime.datetime.now(datetime.timezone.utc)
-        amzdate = now.strftime("%Y%m%dT%H%M%SZ")
+        amzdate = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         day = amzdate[:8]
         headers["host"] = self.host
         headers["x-amz-date"] = amzdate
@@ -100,22 +247,21 @@ class S3:
                        hashlib.sha256(body).hexdigest() if body else EMPTY)
         for attempt in range(3):
             if self.conn is None:
-                cls = (http.client.HTTPSConnection if self.tls
-                       else http.client.HTTPConnection)
-                self.conn = cls(self.host, timeout=120)
+                self.conn = Connection(self.host, self.tls, 120)
             try:
-                self.conn.request(method, path + ("?" + q if q else ""),
-                                  body=body, headers=headers)
-                r = self.conn.getresponse()
+                r = self.conn.request(method, path + ("?" + q if q else ""),
+                                      body, headers)
                 if out is not None and r.status == 200:
-                    while True:
-                        chunk = r.read(1 << 20)
-                        if not chunk:
-                            break
+                    for chunk in self.conn.chunks():
                         out.write(chunk)
-                    return r, b""
-                return r, r.read()
-            except (ConnectionError, http.client.HTTPException):
+                    data = b""
+                else:
+                    data = self.conn.read()
+                if not self.conn.keep:
+                    self.conn.close()
+                    self.conn = None
+                return r, data
+            except ConnectionError:
                 self.conn.close()
                 self.conn = None
                 if attempt == 2:
@@ -137,9 +283,9 @@ class S3:
                 q.append(("continuation-token", token))
             r, data = self.request("GET", bucket, query=q)
             self.check(r, data, "list " + bucket)
-            root = ET.fromstring(data)
+            root = parse_xml(data)
             for c in root.iter(NS + "Contents"):
-                k = urllib.parse.unquote_to_bytes(c.find(NS + "Key").text)
+                k = unquote(c.find(NS + "Key").text)
                 n = int(c.find(NS + "Size").text)
                 yield ((k, n, c.findtext(NS + "ETag").strip('"'),
                         c.findtext(NS + "LastModified")) if full else (k, n))
@@ -180,9 +326,10 @@ def main(argv):
     elif cmd == "getall":
         p = kbytes(args[1])
         pattern = args[3] if len(args) > 3 else "*"
+        from fnmatch import fnmatchcase
         for k, _ in list(s3.objects(bucket, p)):
             name = k[len(p):].decode("utf-8", "surrogateescape")
-            if not fnmatch.fnmatchcase(name, pattern):
+            if not fnmatchcase(name, pattern):
                 continue
             dest = os.path.join(args[2], name)
             os.makedirs(os.path.dirname(dest) or ".", exist_ok=True)
@@ -202,9 +349,11 @@ def main(argv):
     elif cmd == "head":
         r, data = s3.request("HEAD", bucket, kbytes(args[1]))
         s3.check(r, data, "head " + args[1])
+        import json
         print(json.dumps({k.lower(): v for k, v in r.getheaders()}))
     elif cmd == "rm":
         p = kbytes(args[1]) if len(args) > 1 else b""
+        from binascii import b2a_base64
         keys, odd = [], []
         for k, _ in s3.objects(bucket, p):
             # XML cannot carry bytes that are not UTF-8, nor most controls
@@ -219,9 +368,11 @@ def main(argv):
             s3.check(r, data, "delete %r" % k)
         for i in range(0, len(keys), 1000):
             body = ("<Delete><Quiet>true</Quiet>%s</Delete>" % "".join(
-                "<Object><Key>%s</Key></Object>" % xml_escape(k)
+                "<Object><Key>%s</Key></Object>" % k.replace("&", "&amp;")
+                .replace("<", "&lt;").replace(">", "&gt;")
                 for k in keys[i:i + 1000])).encode("utf-8")
-            md5 = base64.b64encode(hashlib.md5(body).digest()).decode()
+            md5 = b2a_base64(hashlib.md5(body).digest(), newline=False)
+            md5 = md5.decode()
             r, data = s3.request("POST", bucket, query=[("delete", "")],
                                  body=body, headers={"Content-MD5": md5})
             s3.check(r, data, "delete")
@@ -231,13 +382,13 @@ def main(argv):
             q.append(("prefix", args[1]))
         r, data = s3.request("GET", bucket, query=q)
         s3.check(r, data, "list uploads")
-        print(len(ET.fromstring(data).findall(NS + "Upload")))
+        print(len(parse_xml(data).findall(NS + "Upload")))
     elif cmd == "abort":
         k = kbytes(args[1])
         r, data = s3.request("GET", bucket, query=[("uploads", ""),
                                                    ("prefix", args[1])])
         s3.check(r, data, "list uploads")
-        for u in ET.fromstring(data).iter(NS + "Upload"):
+        for u in parse_xml(data).iter(NS + "Upload"):
             if kbytes(u.findtext(NS + "Key")) != k:
                 continue
             q = [("uploadId", u.findtext(NS + "UploadId"))]
