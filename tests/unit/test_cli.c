@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "sync/cli/cli.h"
 #include "sync/run/opts.h"
 
 #define ARGS_MAX 12

@@ -114,13 +114,13 @@ static const struct path_case {
 	unsigned lo, hi; /* where the limit must end */
 	int bursts;      /* replies in bursts: simulate_bursts() */
 } paths[] = {
-    {"near, the server's limit at 16", 0.001, 400, 16, 512, 0, 16, 20},
-    {"far, a fast server: up to the cap", 0.080, 1e6, 16, 512, 0, 512, 512},
-    {"far, a fast server: past 256", 0.080, 5000, 16, 512, 0, 256, 512},
-    {"far, the server's limit at 32", 0.080, 400, 16, 512, 0, 32, 40},
-    {"far, at a cap of 64", 0.080, 1e6, 16, 64, 0, 64, 64},
-    {"far, --jobs 16 stays 16", 0.080, 1e6, 16, 16, 1, 16, 16},
-    {"cap below the start", 0.080, 1e6, 16, 4, 0, 4, 4},
+    {"near, the server's limit at 16", 0.001, 400, 16, 512, 0, 16, 20, 0},
+    {"far, a fast server: up to the cap", 0.080, 1e6, 16, 512, 0, 512, 512, 0},
+    {"far, a fast server: past 256", 0.080, 5000, 16, 512, 0, 256, 512, 0},
+    {"far, the server's limit at 32", 0.080, 400, 16, 512, 0, 32, 40, 0},
+    {"far, at a cap of 64", 0.080, 1e6, 16, 64, 0, 64, 64, 0},
+    {"far, --jobs 16 stays 16", 0.080, 1e6, 16, 16, 1, 16, 16, 0},
+    {"cap below the start", 0.080, 1e6, 16, 4, 0, 4, 4, 0},
     {"bursts, near, the server's limit at 16", 0.001, 400, 16, 512, 0, 16, 20,
         1},
     {"bursts, far, a fast server: past 256", 0.080, 1e5, 16, 512, 0, 256, 512,
@@ -178,7 +178,7 @@ test_soon(void **state)
 		int64_t now = SEC;
 		unsigned got;
 
-		concur_init(&c, CONCUR_START, 512, 0);
+		concur_init(&c, REMOTE_JOBS_START, 512, 0);
 		got = simulate_bursts(
 		    &c, soon[i].rtt, 1e5, 0.25, soon[i].secs, &now);
 		if (got < soon[i].lo)
@@ -233,11 +233,11 @@ static const struct cut_case {
 	unsigned limit;
 	enum remote_concur_why why;
 } cuts[] = {
-    {"a SlowDown halves", 64, 512, 0, {{CONCUR_THROTTLED, 10}}, 1, 32,
+    {"a SlowDown halves", 64, 512, 0, {{CONCUR_THROTTLED, 10, 0}}, 1, 32,
         REMOTE_CONCUR_SLOWDOWN},
     {"a burst counts once", 64, 512, 0,
-        {{CONCUR_THROTTLED, 10}, {CONCUR_THROTTLED, 20},
-            {CONCUR_THROTTLED, 400}},
+        {{CONCUR_THROTTLED, 10, 0}, {CONCUR_THROTTLED, 20, 0},
+            {CONCUR_THROTTLED, 400, 0}},
         3, 32, REMOTE_CONCUR_SLOWDOWN},
     {"a round trip later, a rising share halves again", 64, 512, 0,
         {{CONCUR_THROTTLED, 10, 0}, {CONCUR_OK, 20, 60},
@@ -251,13 +251,13 @@ static const struct cut_case {
         {{CONCUR_THROTTLED, 10, 0}, {CONCUR_OK, 20, 10},
             {CONCUR_THROTTLED, 700, 20}},
         3, 32, REMOTE_CONCUR_SLOWDOWN},
-    {"a reset halves", 64, 512, 0, {{CONCUR_LOST, 10}}, 1, 32,
+    {"a reset halves", 64, 512, 0, {{CONCUR_LOST, 10, 0}}, 1, 32,
         REMOTE_CONCUR_LOST},
-    {"never below one", 1, 512, 0, {{CONCUR_THROTTLED, 10}}, 1, 1,
+    {"never below one", 1, 512, 0, {{CONCUR_THROTTLED, 10, 0}}, 1, 1,
         REMOTE_CONCUR_SLOWDOWN},
-    {"--jobs halves too", 16, 16, 1, {{CONCUR_THROTTLED, 10}}, 1, 8,
+    {"--jobs halves too", 16, 16, 1, {{CONCUR_THROTTLED, 10, 0}}, 1, 8,
         REMOTE_CONCUR_SLOWDOWN},
-    {"a 404 says nothing", 64, 512, 0, {{CONCUR_NEUTRAL, 10}}, 1, 64,
+    {"a 404 says nothing", 64, 512, 0, {{CONCUR_NEUTRAL, 10, 0}}, 1, 64,
         REMOTE_CONCUR_START},
 };
 
@@ -307,7 +307,7 @@ test_refusing(void **state)
 		int64_t now = SEC;
 		unsigned got;
 
-		concur_init(&c, CONCUR_START, 512, 0);
+		concur_init(&c, REMOTE_JOBS_START, 512, 0);
 		(void)simulate_refusing(
 		    &c, 0.080, 1e6, k->steady, k->above, 5, &now);
 		for (s = 0; s < 30; s++) {
