@@ -28,7 +28,7 @@ export cflags san out libs
 
 # the library is compiled once, instrumented, and linked into each target
 if [ "$build" = 1 ]; then
-	rm -f "$out/libferry-fuzz.a"
+	rm -rf "$out/libferry-fuzz.a" "$out/obj"
 	ls common/*.c remote/*.c manifest/*.c sync/*.c sync/*/*.c | grep -v '^sync/main.c$' |
 		xargs -P "$jobs" -I{} sh -c '
 			src={}; obj="$out/obj/${src%.c}.o"
