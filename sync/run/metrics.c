@@ -62,7 +62,7 @@ metrics_label_value(struct buf *b, const char *s, size_t n)
 	return e;
 }
 
-/* A metric's name, kind and what it means. */
+/* A metric's name and what it means (its HELP). */
 struct family {
 	const char *name;
 	const char *help;
