@@ -29,6 +29,17 @@
 #   FERRY_ENV_FILE  a file of VAR=value lines to export first
 #   BACKUP_LOG_DIR  where the log, each pair's last run's events and locks
 #                   go (default: ${XDG_STATE_HOME:-~/.local/state}/ferry-backup)
+#   BACKUP_METRICS_DIR
+#                   node_exporter's textfile folder (its
+#                   --collector.textfile.directory), where ferry writes
+#                   the numbers of each run, success or not, for
+#                   Prometheus: ferry-backup-CKSUM.prom, one file per pair
+#                   (default: /var/lib/prometheus/node-exporter, Debian's,
+#                   used when it is there; when set, it must be writable,
+#                   or the backup exits 1 after doing its work).  Alert on
+#                   ferry_run_success == 0 and on
+#                   time() - ferry_run_end_timestamp_seconds > 36 * 3600:
+#                   a backup that never started writes nothing.
 #
 # Each (source, destination) pair has its own lock and its own file of
 # last-run events, named by a checksum of the pair
@@ -112,9 +123,16 @@ if [ ! -d "$src" ]; then
 	exit 2
 fi
 
+# The metrics file for node_exporter, when its folder is named or there.
+metrics_dir=${BACKUP_METRICS_DIR:-/var/lib/prometheus/node-exporter}
+metrics=()
+if [ -n "${BACKUP_METRICS_DIR:-}" ] || [ -d "$metrics_dir" ]; then
+	metrics=(--metrics-file "$metrics_dir/ferry-backup-$pair.prom")
+fi
+
 # --json: one event per line on stdout, the summary last; messages go to
 # stderr, which is appended to the log.
-"$FERRY" sync --json "$@" "$src" "$dst" >"$events.new" 2>>"$log"
+"$FERRY" sync --json "${metrics[@]}" "$@" "$src" "$dst" >"$events.new" 2>>"$log"
 status=$?
 mv -f "$events.new" "$events"
 

@@ -36,7 +36,7 @@ CHOICES = {
 KINDS = {"FILE": "file", "DIR": "dir", "PREFIX": "file", "PLAN": "file"}
 PROFILE_OPTS = ("--profile", "--source-profile")
 # Options whose argument is a file though the help names it otherwise.
-FILE_OPTS = ("--sse-c-key",)
+FILE_OPTS = ("--sse-c-key", "--metrics-file")
 
 
 def run(args):

@@ -75,7 +75,7 @@ run_sync(const struct sync_opts *o)
 		ferry_fail(
 		    FERRY_EUSAGE, "one side must be s3://BUCKET[/PREFIX]");
 		output_failure(o->json, FERRY_EUSAGE);
-		return EXIT_USAGE;
+		return metrics_run_write(o, NULL, NULL, NULL, EXIT_USAGE);
 	}
 	return sync_push(o);
 }

@@ -3,8 +3,9 @@
 # further Debian packages named as arguments (CI adds clang's).  Every
 # tool a test uses is here (shellcheck, mandoc, man-db, systemd for
 # systemd-analyze, python3-yaml, zsh and fish for the completions, procps
-# for pgrep, strace, rclone...): a test whose tool is missing fails.  As root
-# it installs what is missing from Debian's packages, in one apt-get run;
+# for pgrep, strace, rclone, python3-prometheus-client's parser of the
+# metrics file...): a test whose tool is missing fails.  As root it
+# installs what is missing from Debian's packages, in one apt-get run;
 # otherwise it prints the exact apt-get line and fails.
 set -u
 
@@ -12,7 +13,8 @@ PKGS="gcc make pkg-config libcurl4-openssl-dev libssl-dev libxxhash-dev \
 liblmdb-dev libcjson-dev libexpat1-dev zlib1g-dev libcmocka-dev ceph-mon ceph-osd \
 radosgw uuid-runtime swift-proxy swift-account swift-container swift-object \
 python3-swift memcached eatmydata slurmctld slurmd slurm-client munge awscli \
-python3 python3-jsonschema python3-yaml python3-kubernetes curl strace \
+python3 python3-jsonschema python3-yaml python3-kubernetes \
+python3-prometheus-client curl strace \
 util-linux iproute2 procps rclone shellcheck mandoc man-db systemd zsh fish $*"
 
 missing=""

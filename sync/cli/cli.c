@@ -59,7 +59,8 @@ enum {
 	OPT_SPLIT,
 	OPT_SPLIT_PREFIX,
 	OPT_SHARD_RANGES,
-	OPT_RANGES
+	OPT_RANGES,
+	OPT_METRICS_FILE
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -121,6 +122,7 @@ static const struct option longopts[] = {
     {"keep-dirs", no_argument, NULL, OPT_KEEP_DIRS},
     {"versions", no_argument, NULL, OPT_VERSIONS},
     {"at", required_argument, NULL, OPT_AT},
+    {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
     CLI_STORE_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -194,6 +196,11 @@ static const char help_output[] =
     "terminal\n"
     "  -q, --quiet  -v, --verbose  -h, --help  --version\n"
     "\n";
+static const char help_metrics[] =
+    "Watching:\n"
+    "  --metrics-file PATH      after the run, its numbers for Prometheus\n"
+    "                           (node_exporter's textfile collector)\n"
+    "\n";
 static const char help_split[] =
     "Plan only:\n"
     "  --split N                also write the plan cut into N plans\n"
@@ -209,7 +216,7 @@ static const char help_exit[] =
 static const struct command_help {
 	const char *name;
 	const char *text;
-	int what, how, where;
+	int what, how, where, metrics;
 } command_helps[] = {
     {"sync",
         "usage: ferry sync SOURCE DESTINATION [options]\n\n"
@@ -219,26 +226,26 @@ static const struct command_help {
         "streamed).\n"
         "Only what changed moves; --delete removes what the source no\n"
         "longer has.\n\n",
-        1, 1, 1},
+        1, 1, 1, 1},
     {"plan",
         "usage: ferry plan SOURCE DESTINATION [options] > PLAN\n\n"
         "Writes what sync would do, as JSON lines (a header, one line\n"
         "per action, a summary), and changes nothing.  The options are\n"
         "sync's.\n\n",
-        1, 1, 1},
+        1, 1, 1, 0},
     {"apply",
         "usage: ferry apply PLAN [options]\n\n"
         "Runs exactly the actions of a plan file ('-': standard input),\n"
         "refusing those whose source or destination changed since the\n"
         "plan was made.  Actions already in place count as done.\n\n",
-        0, 1, 1},
+        0, 1, 1, 1},
     {"ls",
         "usage: ferry ls s3://BUCKET[/PREFIX] [--versions] [options]\n"
         "       ferry ls s3:// [options]\n\n"
         "Lists the objects under the prefix: size, time and key, or JSON\n"
         "lines with --json.  \"s3://\" alone lists the buckets.\n"
         "  --versions               every version and delete marker\n\n",
-        0, 0, 1},
+        0, 0, 1, 0},
     {"verify",
         "usage: ferry verify SOURCE DESTINATION [--full | --sample P%] "
         "[options]\n\n"
@@ -247,14 +254,14 @@ static const struct command_help {
         "  --full                   re-read and re-hash every object\n"
         "  --sample P%              re-read and re-hash P% of them\n"
         "Exit status 1 when the destination has drifted.\n\n",
-        1, 1, 1},
+        1, 1, 1, 0},
     {"manifest",
         "usage: ferry manifest info [--manifest DIR | SOURCE DESTINATION]\n"
         "                           [--shard I/N] [--versions] [--json]\n\n"
         "Shows where the manifest of a pair lives, its schema, how many\n"
         "entries it holds, and when the last run ended and how.\n"
         "  --versions               the version ids the records name\n\n",
-        0, 0, 0},
+        0, 0, 0, 0},
 };
 
 /* The help of one command, or with command NULL all of it. */
@@ -274,6 +281,7 @@ usage(FILE *f, const char *command)
 		fputs(h->how ? help_how : "", f);
 		fputs(h->where ? help_where : "", f);
 		fputs(h->what ? cli_store_help : "", f);
+		fputs(h->metrics ? help_metrics : "", f);
 		fputs(help_output, f);
 		fputs(help_exit, f);
 		fprintf(f, "The manual: ferry help %s (man ferry-%s).\n",
@@ -304,6 +312,7 @@ usage(FILE *f, const char *command)
 	fputs(help_how, f);
 	fputs(help_where, f);
 	fputs(cli_store_help, f);
+	fputs(help_metrics, f);
 	fputs(help_output, f);
 	fputs(help_exit, f);
 }
@@ -475,6 +484,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_REBUILD:
 		o->rebuild_manifest = 1;
 		return -1;
+	case OPT_METRICS_FILE:
+		o->metrics_file = arg;
+		return *arg ? -1 : cli_bad("%s", "--metrics-file needs a PATH");
 	case OPT_JSON:
 		o->json = 1;
 		return -1;
@@ -817,6 +829,10 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		return cli_bad("%s", ferry_errmsg());
 	if (o->ranges && o->cmd != SYNC_CMD_LS)
 		return cli_bad("%s", "--ranges is an option of ls");
+	if (o->metrics_file && o->cmd != SYNC_CMD_SYNC &&
+	    o->cmd != SYNC_CMD_APPLY)
+		return cli_bad("%s", "--metrics-file: only sync and apply, "
+		                     "which transfer, write metrics");
 	if (shard_ranges_load(&o->shard, o->shard_ranges_arg) != FERRY_OK)
 		return cli_bad("%s", ferry_errmsg());
 	if ((rc = take_operands(o, argc, argv, optind)) >= 0)

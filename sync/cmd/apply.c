@@ -628,7 +628,8 @@ sync_apply(const struct sync_opts *opts)
 		if (e != FERRY_ENOMEM)
 			e = FERRY_EUSAGE;
 		output_failure(opts->json, e);
-		return e == FERRY_ENOMEM ? EXIT_ABORTED : EXIT_USAGE;
+		return metrics_run_write(opts, NULL, NULL, NULL,
+		    e == FERRY_ENOMEM ? EXIT_ABORTED : EXIT_USAGE);
 	}
 	h = planfile_header(pf);
 	/* what shaped the plan comes from it, not from this command line */

@@ -221,6 +221,8 @@ sync_run_finish(struct sync_run *run, ferry_err e, int status,
 	if (run->m && (durable ? manifest_sync(run->m)
 	                       : manifest_commit(run->m)) != FERRY_OK)
 		sync_manifest_warn();
+	status =
+	    metrics_run_write(run->o, &run->out, &run->counts, run->m, status);
 	output_summary(&run->out, &run->counts, rs, status);
 	return status;
 }

@@ -126,8 +126,9 @@ int sync_run_status(const struct sync_run *run);
 /*
  * The end of every run: the exit status from status and e, note(m, it)
  * when note is not NULL and the manifest open, the manifest committed
- * (synced with durable), the summary printed with the requests rs (NULL:
- * none were sent).  Returns the exit status.
+ * (synced with durable), the metrics file written (--metrics-file), the
+ * summary printed with the requests rs (NULL: none were sent).  Returns
+ * the exit status.
  */
 int sync_run_finish(struct sync_run *run, ferry_err e, int status,
     const struct remote_stats *rs, int durable,

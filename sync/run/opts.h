@@ -145,6 +145,8 @@ struct sync_opts {
 	const char *shard_ranges_arg;
 	/* ls --ranges N: the cuts of N range shards, not the listing */
 	unsigned ranges;
+	/* --metrics-file PATH: a sync's or an apply's metrics (metrics.h) */
+	const char *metrics_file;
 };
 
 /* manifest.c */

@@ -31,12 +31,7 @@ output_init(struct output *o, const struct sync_opts *opts)
 	o->dry_run = opts->dry_run;
 	o->started_ns = now_mono_ns();
 	shard_name(&opts->shard, o->shard, sizeof(o->shard));
-	/* what the summary says of the objects when none moved */
-	if (opts->src && remote_is_url(opts->src))
-		o->moved = opts->dst && remote_is_url(opts->dst) ? "copied"
-		                                                 : "downloaded";
-	else
-		o->moved = "uploaded";
+	o->moved = output_moved(opts);
 	o->progress = opts->progress || (!opts->quiet && !opts->json &&
 	                                    !opts->dry_run && isatty(2));
 	o->plan = opts->cmd == SYNC_CMD_PLAN;
@@ -46,6 +41,15 @@ output_init(struct output *o, const struct sync_opts *opts)
 		    opts->multipart_threshold, opts->at_given));
 	else if (o->json)
 		emit_start(opts);
+}
+
+const char *
+output_moved(const struct sync_opts *opts)
+{
+	if (opts->src && remote_is_url(opts->src))
+		return opts->dst && remote_is_url(opts->dst) ? "copied"
+		                                             : "downloaded";
+	return "uploaded";
 }
 
 void
@@ -106,13 +110,8 @@ emit_start(const struct sync_opts *opts)
 	emit(obj);
 }
 
-/*
- * Returns a new NUL-terminated copy of the n bytes at s in which each byte
- * that does not belong to valid UTF-8 (and each NUL) is U+FFFD; *valid
- * says whether there were none.  NULL when out of memory.
- */
-static char *
-utf8_text(const char *s, size_t n, int *valid)
+char *
+output_utf8_text(const char *s, size_t n, int *valid)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	char *out = malloc(3 * n + 1), *p = out;
@@ -143,7 +142,7 @@ output_json_text(cJSON *obj, const char *name, const char *s, size_t n)
 	char *t;
 	int valid, ok;
 
-	if ((t = utf8_text(s, n, &valid)) == NULL)
+	if ((t = output_utf8_text(s, n, &valid)) == NULL)
 		return -1;
 	ok = cJSON_AddStringToObject(obj, name, t) != NULL;
 	free(t);
@@ -156,7 +155,7 @@ output_json_key(cJSON *obj, const char *key, size_t keylen)
 	char *t, *b64;
 	int valid, ok;
 
-	if ((t = utf8_text(key, keylen, &valid)) == NULL)
+	if ((t = output_utf8_text(key, keylen, &valid)) == NULL)
 		return -1;
 	ok = cJSON_AddStringToObject(obj, "key", t) != NULL;
 	free(t);
@@ -702,11 +701,19 @@ add_requests(cJSON *obj, const struct remote_stats *rs)
 	cJSON_AddNumberToObject(obj, "retries", rs ? (double)rs->retries : 0);
 }
 
+double
+output_seconds(struct output *o)
+{
+	if (o->ended_ns == 0)
+		o->ended_ns = now_mono_ns();
+	return (double)(o->ended_ns - o->started_ns) / 1e9;
+}
+
 void
 output_summary(struct output *o, const struct sync_counts *c,
     const struct remote_stats *rs, int exit_status)
 {
-	double secs = (double)(now_mono_ns() - o->started_ns) / 1e9;
+	double secs = output_seconds(o);
 	char size[32];
 	cJSON *obj;
 

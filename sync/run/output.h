@@ -24,7 +24,8 @@ struct output {
 	int dry_run;
 	int plan; /* writing a plan file (ferry plan): its lines only */
 	int64_t started_ns;
-	int progress; /* an updating line on stderr */
+	int64_t ended_ns; /* set by output_seconds(), or 0 */
+	int progress;     /* an updating line on stderr */
 	int64_t last_progress_ns;
 	int progress_shown;         /* a line is on screen, to be cleared */
 	char shard[SHARD_NAME_MAX]; /* "I/N", or "" */
@@ -75,6 +76,11 @@ void output_expect_scan(struct output *o, struct manifest *m);
 void output_scan_progress(
     struct output *o, uint64_t files, uint64_t bytes, uint64_t hashed);
 
+/*
+ * How a run of opts moves its objects, in the words of the summary:
+ * "uploaded", "downloaded" or "copied" (a static string).
+ */
+const char *output_moved(const struct sync_opts *opts);
 /*
  * Sets o up for a run of opts; with --json, writes the first line: a
  * plan file's header for ferry plan, else the start event.
@@ -136,6 +142,11 @@ void output_json_error(ferry_err e, const char *msg);
  * stderr, and with json also as such a line.
  */
 void output_failure(int json, ferry_err e);
+/*
+ * The run's length in seconds, up to its end: the first call marks the
+ * end, so that the summary and the metrics file say the same.
+ */
+double output_seconds(struct output *o);
 void output_summary(struct output *o, const struct sync_counts *c,
     const struct remote_stats *rs, int exit_status);
 /*
@@ -164,6 +175,13 @@ void output_fallback(const struct remote_fallback *f, void *arg);
  */
 int sync_damage_status(
     struct output *o, const struct manifest *m, ferry_err e, int status);
+/*
+ * Returns a new NUL-terminated copy of the n bytes at s, which the caller
+ * frees, in which each byte that does not belong to valid UTF-8 (and each
+ * NUL) is U+FFFD; *valid says whether there were none.  NULL when out of
+ * memory.
+ */
+char *output_utf8_text(const char *s, size_t n, int *valid);
 /*
  * Adds the n bytes at s to the JSON object obj as the string name, each
  * byte that is not part of valid UTF-8 replaced by U+FFFD.  0, or -1

@@ -364,6 +364,15 @@ check "... the bucket equals the folder" python3 \
 LD=$CH/.local/state/ferry-backup
 like "$(cat "$LD/backup.log")" "exit=0 $WORK/src/photos -> s3://$B/cron/photos" \
 	"... and logs the run, naming the pair"
+# BACKUP_METRICS_DIR: the run's numbers for node_exporter, one file a pair.
+mkdir -p "$WORK/textfile"
+out=$(env -i PATH=/usr/bin:/bin HOME="$CH" SHELL=/bin/sh LOGNAME=root \
+	BACKUP_METRICS_DIR="$WORK/textfile" "$EX/backup-cron.sh" \
+	"$WORK/src/photos" "s3://$B/cron/photos" 2>&1)
+is "$?:$out" "0:" "backup-cron.sh with BACKUP_METRICS_DIR backs up, silently"
+like "$(cat "$WORK"/textfile/ferry-backup-*.prom)" \
+	'ferry_run_success\{command="sync",source="[^"]*/src/photos",destination="s3://[^"]*/cron/photos"\} 1' \
+	"... and writes the run's metrics there, naming the pair"
 # A backup of the pair still running: its lock is held.  Another folder's
 # backup runs beside it; the same pair's is skipped with exit 75.
 pair=$(printf '%s\n%s\n' "$WORK/src/photos" "s3://$B/cron/photos" |
@@ -400,6 +409,7 @@ fi
 # under a stand-in for /etc.  Two instances, each its own folder.
 R=$WORK/root
 aws_files "$R/etc/ferry/aws" archive
+mkdir -p "$R/var/lib/prometheus/node-exporter"
 mkdir -p "$R/etc/ferry/backup"
 for d in photos music; do
 	printf 'FERRY_SOURCE=%s\nFERRY_DESTINATION=s3://%s/systemd/%s\nFERRY_OPTIONS=--delete --jobs 4\nAWS_PROFILE=archive\n' \
@@ -409,6 +419,9 @@ for d in photos music; do
 		2>"$WORK/unit-$d.err"
 	is "$?" 0 "ferry-backup@$d.service's ExecStart runs the backup"
 	is "$(summary "$WORK/unit-$d.json" uploaded)" 3 "... uploading its folder"
+	like "$(cat "$R/var/lib/prometheus/node-exporter/ferry-$d.prom")" \
+		'ferry_run_objects\{command="sync",[^}]*,kind="uploaded"\} 3' \
+		"... and writes its metrics for node_exporter"
 	check "... the bucket equals the folder" python3 \
 		"$TOP/tests/integration/bucket_equals_tree.py" "$WORK/src/$d" \
 		"$B" "systemd/$d/"
