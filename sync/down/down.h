@@ -74,7 +74,8 @@ struct dl_pending {
 	size_t len, cap;
 	uint64_t at;
 	uint64_t end; /* the offset after the body's last byte */
-	int dense;    /* --sparse, but over bytes written before: all go */
+	/* --sparse: below it, an attempt cut off wrote: all bytes go */
+	uint64_t dense_end;
 };
 
 /* One object on its way down: a single GET, ranged GETs, or a check. */

@@ -275,19 +275,24 @@ write_dense(struct dl *d, const char *data, size_t len, uint64_t off)
 /*
  * Writes data at off into d's file, from w; with --sparse, the blocks of
  * zeros are left as holes (the file is new: what is not written reads as
- * zeros, and dl_sparse_end() gives it its size), unless w writes over
- * bytes an attempt cut off wrote before.
+ * zeros, and dl_sparse_end() gives it its size), but where an attempt cut
+ * off may have written other bytes (below w->dense_end).
  */
 static ferry_err
 write_at(struct dl *d, const struct dl_pending *w, const char *data, size_t len,
     uint64_t off)
 {
-	size_t blk = w->dense ? 0 : d->sparse_blk, n;
 	ferry_err e;
+	size_t n;
 	int skip;
 
 	while (len > 0) {
-		n = sparse_run(data, len, off, blk, &skip);
+		skip = 0;
+		n = len;
+		if (off >= w->dense_end)
+			n = sparse_run(data, len, off, d->sparse_blk, &skip);
+		else if (n > w->dense_end - off)
+			n = (size_t)(w->dense_end - off);
 		if (!skip && (e = write_dense(d, data, n, off)) != FERRY_OK)
 			return e;
 		data += n;
@@ -557,7 +562,7 @@ dl_pending_init(struct dl_pending *w, uint64_t size, uint64_t at)
 	w->at = at;
 	w->end = at + size;
 	w->cap = size < DL_WBUF ? (size_t)size : DL_WBUF;
-	w->dense = 0;
+	w->dense_end = 0;
 }
 
 void

@@ -56,11 +56,12 @@ restart_part(void *arg)
 {
 	struct part *pt = arg;
 
+	/* --sparse: a zero may now fall where the cut attempt wrote data */
+	if (pt->pend.at > pt->pend.dense_end)
+		pt->pend.dense_end = pt->pend.at;
 	pt->got = 0;
 	pt->pend.len = 0;
 	pt->pend.at = pt->off;
-	/* --sparse: a zero now may fall where the cut attempt wrote data */
-	pt->pend.dense = 1;
 }
 
 /* A range's bytes, written where they belong in the file. */

@@ -97,6 +97,17 @@ check "... the big file takes its data's room: $kb KiB (4096 of data)" between "
 kb=$(du -k "$WORK/sparse/small.img" | cut -f1)
 check "... the small file too, its hole at the end kept: $kb KiB (64 of data)" between "$kb" 64 128
 
+# ranged GETs cut off in their body are asked again and written over
+start_proxy cut --always --kinds cut --only-methods GET --match 'disk\.img' \
+	--max-faults 1
+pull "$WORK/cut" --sparse --endpoint-url "$PROXY"
+is "$?" 0 "a pull with --sparse whose ranged GETs are cut off exits 0"
+is "$(grep -c "^fault cut" "$WORK/cut.log")" 1 "... after a cut GET"
+stop_proxy
+check "... the big file's bytes are the pushed ones" cmp "$T/disk.img" "$WORK/cut/disk.img"
+kb=$(du -k "$WORK/cut/disk.img" | cut -f1)
+check "... in less room than written whole: $kb KiB" test "$kb" -lt $((SIZE * 1024))
+
 pull "$WORK/dense"
 is "$?" 0 "a pull without --sparse exits 0"
 check "... the big file's bytes are the pushed ones" cmp "$T/disk.img" "$WORK/dense/disk.img"
