@@ -44,9 +44,9 @@ piece() {
 # boundary, and holes between, and at its end.
 truncate -s "${SIZE}M" "$T/disk.img"
 piece "$T/disk.img" 0 1
-piece "$T/disk.img" $((SIZE / 8 * MIB + 12345)) 1
-piece "$T/disk.img" $((SIZE / 2 * MIB)) 1
-piece "$T/disk.img" $((SIZE * 7 / 8 * MIB)) 1
+piece "$T/disk.img" $((SIZE * MIB / 8 + 12345)) 1
+piece "$T/disk.img" $((SIZE * MIB / 2)) 1
+piece "$T/disk.img" $((SIZE * MIB * 7 / 8)) 1
 # A small one, pulled by one GET: 64 KiB of data in 7 MiB.
 truncate -s 7M "$T/small.img"
 dd if=/dev/urandom of="$T/small.img" bs=64K count=1 seek=48 conv=notrunc \
