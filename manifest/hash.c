@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
+#include "common/sparse.h"
 #include "manifest/manifest.h"
 
 #define HASH_CHUNK (256 * 1024)
@@ -76,16 +77,20 @@ hash_final(struct hasher *h, uint8_t xxh[16], uint8_t md5[16])
 /*
  * Returns FERRY_OK with the XXH3-128 (canonical big-endian bytes) of what
  * is left to read from fd in xxh, its MD5 in md5 when md5 is not NULL,
- * and the byte count in *nread.  FERRY_ESYS on a read error, with errno's
- * text in the detail.  On failure the digests and *nread are zero.  fd
- * stays open and ends at EOF.  Thread-safe.
+ * and the byte count in *nread.  The file's holes are hashed as the zeros
+ * they read as, made in memory, not read (sparse.h).  FERRY_ESYS on a
+ * read error, with errno's text in the detail.  On failure the digests
+ * and *nread are zero.  fd, a regular file, stays open and ends at EOF.
+ * Thread-safe.
  */
 ferry_err
 manifest_hash_fd(int fd, uint8_t xxh[16], uint8_t md5[16], uint64_t *nread)
 {
+	struct sparse_reader r;
 	struct hasher h;
+	off_t start;
 	uint64_t total = 0;
-	ssize_t n;
+	size_t n;
 	ferry_err e;
 
 	memset(xxh, 0, 16);
@@ -94,25 +99,25 @@ manifest_hash_fd(int fd, uint8_t xxh[16], uint8_t md5[16], uint64_t *nread)
 	*nread = 0;
 	if ((e = hash_init(&h, md5 != NULL)) != FERRY_OK)
 		goto out;
-	/* A hint only: pipes and some filesystems refuse it. */
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	for (;;) {
-		n = read(fd, h.chunk, HASH_CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = ferry_fail(FERRY_ESYS, "read: %s", strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		if ((e = hash_update(&h, (size_t)n)) != FERRY_OK)
-			goto out;
-		total += (uint64_t)n;
-	}
-	if ((e = hash_final(&h, xxh, md5)) != FERRY_OK)
+	if ((start = lseek(fd, 0, SEEK_CUR)) < 0) {
+		e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
 		goto out;
-	*nread = total;
+	}
+	/* A hint only: some filesystems refuse it. */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	sparse_reader_init(&r, fd);
+	do {
+		e = sparse_pread(
+		    &r, h.chunk, HASH_CHUNK, (uint64_t)start + total, &n);
+		if (e == FERRY_OK && n > 0)
+			e = hash_update(&h, n);
+		total += n;
+	} while (e == FERRY_OK && n == HASH_CHUNK);
+	/* where a read() to the end would have left it */
+	if (e == FERRY_OK && lseek(fd, start + (off_t)total, SEEK_SET) < 0)
+		e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
+	if (e == FERRY_OK && (e = hash_final(&h, xxh, md5)) == FERRY_OK)
+		*nread = total;
 out:
 	if (e != FERRY_OK) {
 		memset(xxh, 0, 16);

@@ -210,8 +210,9 @@ ferry_err manifest_upload_decode(
 
 /* Hashing. */
 /*
- * Reads fd from its current offset to EOF, computing XXH3-128 into xxh
- * and, when md5 is not NULL, MD5 into md5; *nread gets the byte count.
+ * Reads fd (a regular file) from its current offset to EOF, computing
+ * XXH3-128 into xxh and, when md5 is not NULL, MD5 into md5; *nread gets
+ * the byte count.  Holes are hashed as zeros, never read (sparse.h).
  */
 ferry_err manifest_hash_fd(
     int fd, uint8_t xxh[16], uint8_t md5[16], uint64_t *nread) FERRY_WUR;

@@ -7,6 +7,7 @@
 
 #include <curl/curl.h>
 
+#include "common/sparse.h"
 #include "remote/concur.h"
 #include "remote/config.h"
 #include "remote/creds.h"
@@ -120,6 +121,7 @@ struct remote_req {
 	int has_body;
 	int body_fd;      /* remote_req_body_file(): -1 for a buffer */
 	uint64_t body_at; /* where in body_fd the body starts */
+	struct sparse_reader body_rd; /* reads body_fd, holes as zeros */
 	int body_errno;   /* why reading body_fd stopped; -1: it was short */
 	size_t body_sent; /* the most of the body any attempt has sent */
 	void (*body_end)(void *); /* remote_req_on_body_end() */

@@ -189,6 +189,7 @@ remote_req_body_file(struct remote_req *q, int fd, uint64_t at, size_t len,
 	set_body(q, NULL, len, md5);
 	q->body_fd = fd;
 	q->body_at = at;
+	sparse_reader_init(&q->body_rd, fd);
 }
 
 void
@@ -227,8 +228,8 @@ static size_t
 on_read(char *p, size_t size, size_t n, void *arg)
 {
 	struct remote_req *q = arg;
-	size_t len = size * n, left = q->body_len - q->body_off;
-	ssize_t got;
+	size_t len = size * n, left = q->body_len - q->body_off, got;
+	ferry_err e;
 
 	if (left > 0 && bw_hold(q, CURLPAUSE_SEND))
 		return CURL_READFUNC_PAUSE;
@@ -237,15 +238,14 @@ on_read(char *p, size_t size, size_t n, void *arg)
 	if (q->body_fd < 0) {
 		memcpy(p, q->body + q->body_off, len);
 	} else if (len > 0) {
-		do
-			got = pread(q->body_fd, p, len,
-			    (off_t)(q->body_at + q->body_off));
-		while (got < 0 && errno == EINTR);
-		if (got <= 0) {
-			q->body_errno = got < 0 ? errno : -1;
+		/* a hole's zeros come from memory, not the disk */
+		e = sparse_pread(
+		    &q->body_rd, p, len, q->body_at + q->body_off, &got);
+		if (e != FERRY_OK || got == 0) {
+			q->body_errno = e != FERRY_OK ? q->body_rd.err : -1;
 			return CURL_READFUNC_ABORT;
 		}
-		len = (size_t)got;
+		len = got;
 	}
 	q->body_off += len;
 	q->r->stats.body_out += len;

@@ -50,6 +50,7 @@ enum {
 	OPT_FULL,
 	OPT_SAMPLE,
 	OPT_FSYNC,
+	OPT_SPARSE,
 	OPT_PRESERVE,
 	OPT_LINKS,
 	OPT_LINKS_OUTSIDE,
@@ -116,6 +117,7 @@ static const struct option longopts[] = {
     {"full", no_argument, NULL, OPT_FULL},
     {"sample", required_argument, NULL, OPT_SAMPLE},
     {"fsync", no_argument, NULL, OPT_FSYNC},
+    {"sparse", no_argument, NULL, OPT_SPARSE},
     {"preserve", no_argument, NULL, OPT_PRESERVE},
     {"links", no_argument, NULL, OPT_LINKS},
     {"links-outside", no_argument, NULL, OPT_LINKS_OUTSIDE},
@@ -177,6 +179,7 @@ static const char help_how[] =
     "  --rebuild-manifest       discard the manifest and start afresh\n"
     "  --fsync                  a pull makes each file and the manifest\n"
     "                           durable before it reports them done\n"
+    "  --sparse                 a pull leaves blocks of zeros as holes\n"
     "\n";
 static const char help_where[] =
     "Where (the destination; both sides unless --source-* is given):\n"
@@ -458,6 +461,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return cli_take_sample(o, arg);
 	case OPT_FSYNC:
 		o->fsync = 1;
+		return -1;
+	case OPT_SPARSE:
+		o->sparse = 1;
 		return -1;
 	case OPT_PRESERVE:
 		o->preserve = 1;

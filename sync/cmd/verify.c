@@ -20,6 +20,7 @@
 
 #include <cJSON.h>
 
+#include "common/sparse.h"
 #include "sync/cmd/cmd.h"
 #include "sync/cmd/verify.h"
 
@@ -353,21 +354,24 @@ head_source(struct verify *v, const char *key, size_t keylen, const char *etag,
 	return e;
 }
 
-/* Reads the file fd to its end into h. */
+/* Reads the file fd to its end into h, its holes as zeros (sparse.h). */
 static ferry_err
 read_file(int fd, struct vhash *h)
 {
+	struct sparse_reader r;
 	char buf[65536];
-	ssize_t n;
+	uint64_t off = 0;
+	size_t n;
+	ferry_err e;
 
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return ferry_fail(
-			    FERRY_ESYS, "read: %s", strerror(errno));
-		vhash_update(h, buf, (size_t)n);
-	}
+	sparse_reader_init(&r, fd);
+	do {
+		if ((e = sparse_pread(&r, buf, sizeof(buf), off, &n)) !=
+		    FERRY_OK)
+			return e;
+		vhash_update(h, buf, n);
+		off += n;
+	} while (n == sizeof(buf));
 	return FERRY_OK;
 }
 

@@ -74,6 +74,8 @@ struct dl_pending {
 	size_t len, cap;
 	uint64_t at;
 	uint64_t end; /* the offset after the body's last byte */
+	/* --sparse: below it, an attempt cut off wrote: all bytes go */
+	uint64_t dense_end;
 };
 
 /* One object on its way down: a single GET, ranged GETs, or a check. */
@@ -88,10 +90,11 @@ struct dl {
 	struct pull_dir *dir;
 	int dirfd; /* dir->fd, or -1 */
 	int fd;
-	int exists;       /* the scan saw a file at the name */
-	int unnamed;      /* fd is an O_TMPFILE, linked in at the end */
-	char tmpname[32]; /* else its name, "" once renamed */
-	const char *name; /* the last component of key */
+	size_t sparse_blk; /* --sparse: fd's block size; 0: zeros written */
+	int exists;        /* the scan saw a file at the name */
+	int unnamed;       /* fd is an O_TMPFILE, linked in at the end */
+	char tmpname[32];  /* else its name, "" once renamed */
+	const char *name;  /* the last component of key */
 	uint64_t written;
 	struct dl_pending pend; /* single GET */
 	struct remote_req *get; /* single GET: the one in flight */

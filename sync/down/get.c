@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/sparse.h"
 #include "sync/down/get.h"
 #include "sync/engine/engine.h"
 #include "sync/down/down.h"
@@ -215,6 +216,24 @@ open_unnamed(struct dl *d)
 	return 1;
 }
 
+/*
+ * --sparse: notes the block size of d's new file, the unit of the holes
+ * its writes leave (4096 where the filesystem does not say).
+ */
+static ferry_err
+sparse_begin(struct dl *d)
+{
+	struct stat st;
+
+	if (!d->p->run.o->sparse)
+		return FERRY_OK;
+	if (fstat(d->fd, &st) != 0)
+		return ferry_fail(FERRY_ESYS, "cannot stat the file for %s: %s",
+		    d->t.key, strerror(errno));
+	d->sparse_blk = st.st_blksize > 0 ? (size_t)st.st_blksize : 4096;
+	return FERRY_OK;
+}
+
 /* Creates the file to write in the target's folder (made if missing). */
 ferry_err
 dl_open_temp(struct dl *d)
@@ -227,7 +246,7 @@ dl_open_temp(struct dl *d)
 		return e;
 	d->dirfd = d->dir->fd;
 	if (open_unnamed(d) || temp_name(d, create_named) == 0)
-		return FERRY_OK;
+		return sparse_begin(d);
 	return ferry_fail(FERRY_ESYS,
 	    "cannot create a temporary file for %s: %s", d->t.key,
 	    strerror(errno));
@@ -235,7 +254,7 @@ dl_open_temp(struct dl *d)
 
 /* Writes all of data at off; a short write is retried, ENOSPC reported. */
 static ferry_err
-write_at(struct dl *d, const char *data, size_t len, uint64_t off)
+write_dense(struct dl *d, const char *data, size_t len, uint64_t off)
 {
 	ssize_t n;
 
@@ -251,6 +270,46 @@ write_at(struct dl *d, const char *data, size_t len, uint64_t off)
 		off += (uint64_t)n;
 	}
 	return FERRY_OK;
+}
+
+/*
+ * Writes data at off into d's file, from w; with --sparse, the blocks of
+ * zeros are left as holes (the file is new: what is not written reads as
+ * zeros, and dl_sparse_end() gives it its size), but where an attempt cut
+ * off may have written other bytes (below w->dense_end).
+ */
+static ferry_err
+write_at(struct dl *d, const struct dl_pending *w, const char *data, size_t len,
+    uint64_t off)
+{
+	ferry_err e;
+	size_t n;
+	int skip;
+
+	while (len > 0) {
+		skip = 0;
+		n = len;
+		if (off >= w->dense_end)
+			n = sparse_run(data, len, off, d->sparse_blk, &skip);
+		else if (n > w->dense_end - off)
+			n = (size_t)(w->dense_end - off);
+		if (!skip && (e = write_dense(d, data, n, off)) != FERRY_OK)
+			return e;
+		data += n;
+		len -= n;
+		off += n;
+	}
+	return FERRY_OK;
+}
+
+ferry_err
+dl_sparse_end(struct dl *d)
+{
+	if (d->sparse_blk == 0 ||
+	    ftruncate(d->fd, (off_t)d->t.listed.size) == 0)
+		return FERRY_OK;
+	return ferry_fail(FERRY_ESYS, "cannot set the size of %s: %s", d->t.key,
+	    strerror(errno));
 }
 
 /* Keeps what the first successful response said about the object. */
@@ -503,6 +562,7 @@ dl_pending_init(struct dl_pending *w, uint64_t size, uint64_t at)
 	w->at = at;
 	w->end = at + size;
 	w->cap = size < DL_WBUF ? (size_t)size : DL_WBUF;
+	w->dense_end = 0;
 }
 
 void
@@ -517,7 +577,7 @@ dl_pending_free(struct dl_pending *w)
 ferry_err
 dl_pending_flush(struct dl *d, struct dl_pending *w)
 {
-	ferry_err e = write_at(d, w->buf, w->len, w->at);
+	ferry_err e = write_at(d, w, w->buf, w->len, w->at);
 
 	w->at += w->len;
 	w->len = 0;
@@ -537,7 +597,7 @@ dl_pending_add(struct dl *d, struct dl_pending *w, const char *data, size_t len)
 	if (w->len + len > w->cap && (e = dl_pending_flush(d, w)) != FERRY_OK)
 		return e;
 	if (w->len == 0 && (len >= w->cap || w->at + len >= w->end)) {
-		e = write_at(d, data, len, w->at);
+		e = write_at(d, w, data, len, w->at);
 		w->at += len;
 		return e;
 	}
@@ -679,6 +739,8 @@ on_get(struct remote_req *q, void *arg)
 	d->get = NULL;
 	if (e == FERRY_OK)
 		e = dl_pending_flush(d, &d->pend);
+	if (e == FERRY_OK)
+		e = dl_sparse_end(d);
 	dl_pending_free(&d->pend);
 	if (e != FERRY_OK) {
 		dl_fail(d, e);

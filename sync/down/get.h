@@ -34,6 +34,11 @@ ferry_err dl_new_get(
 /* Room in w for a body of size bytes written from offset at. */
 void dl_pending_init(struct dl_pending *w, uint64_t size, uint64_t at);
 void dl_pending_free(struct dl_pending *w);
+/*
+ * --sparse: gives d's file its size, the listed one, which the holes left
+ * at its end do not; FERRY_ESYS when it cannot.  Without it, nothing.
+ */
+ferry_err dl_sparse_end(struct dl *d) FERRY_WUR;
 /* Writes out what w holds. */
 ferry_err dl_pending_flush(struct dl *d, struct dl_pending *w) FERRY_WUR;
 /* The next len bytes: kept in w while they fit, else written. */

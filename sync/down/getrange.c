@@ -29,9 +29,10 @@ complete_ranged(struct dl *d)
 	uint64_t n = 0;
 	ferry_err e;
 
-	if (lseek(d->fd, 0, SEEK_SET) != 0)
+	e = dl_sparse_end(d);
+	if (e == FERRY_OK && lseek(d->fd, 0, SEEK_SET) != 0)
 		e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
-	else
+	if (e == FERRY_OK)
 		e = manifest_hash_fd(d->fd, xxh, want_md5 ? md5 : NULL, &n);
 	if (e == FERRY_OK && n != d->t.listed.size)
 		e = ferry_fail(FERRY_ESYS,
@@ -55,6 +56,9 @@ restart_part(void *arg)
 {
 	struct part *pt = arg;
 
+	/* --sparse: a zero may now fall where the cut attempt wrote data */
+	if (pt->pend.at > pt->pend.dense_end)
+		pt->pend.dense_end = pt->pend.at;
 	pt->got = 0;
 	pt->pend.len = 0;
 	pt->pend.at = pt->off;

@@ -136,6 +136,7 @@ struct sync_opts {
 	/* verify: the share of objects whose bytes are re-read, 0 to 100 */
 	double sample_pct;
 	int fsync;      /* a pull makes each file and the manifest durable */
+	int sparse;     /* a pull leaves blocks of zeros as holes */
 	int versions;   /* ls: every version and delete marker */
 	int at_given;   /* --at: a pull of the source as it was at that time */
 	int64_t at;     /* seconds since the epoch */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/md5mb.h"
+#include "common/sparse.h"
 #include "sync/up/mime.h"
 #include "sync/engine/engine.h"
 #include "sync/up/xfer.h"
@@ -417,12 +418,13 @@ xfer_read_failed(struct xfer_read *r, ferry_err e)
 ferry_err
 xfer_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
 {
-	size_t got = 0;
-	ssize_t n;
+	struct sparse_reader r;
+	size_t got;
+	ferry_err e;
 
-	while (got < len &&
-	       (n = pread(fd, buf + got, len - got, (off_t)(off + got))) > 0)
-		got += (size_t)n;
+	sparse_reader_init(&r, fd);
+	if ((e = sparse_pread(&r, buf, len, off, &got)) != FERRY_OK)
+		return e;
 	if (got != len)
 		return ferry_fail(
 		    FERRY_ECHANGED, "the file changed while it was read");

@@ -203,7 +203,10 @@ struct xfer_read {
 };
 /* On the worker: notes the failure e of r, with ferry_errmsg(). */
 void xfer_read_failed(struct xfer_read *r, ferry_err e);
-/* Reads len bytes at off; FERRY_ECHANGED when the file has fewer. */
+/*
+ * Reads len bytes at off, holes as zeros made in memory (sparse.h);
+ * FERRY_ECHANGED when the file has fewer, FERRY_ESYS when a read fails.
+ */
 ferry_err xfer_pread_full(
     int fd, uint8_t *buf, size_t len, uint64_t off) FERRY_WUR;
 /*
