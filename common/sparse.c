@@ -55,6 +55,9 @@ find(struct sparse_reader *r, uint64_t off)
 		return 0;
 	}
 	if ((h = lseek(r->fd, (off_t)off, SEEK_HOLE)) < 0) {
+		/* cut short between the two seeks: off is now the end */
+		if (errno == ENXIO)
+			return 0;
 		r->flat = unsupported(errno);
 		return r->flat ? 0 : -1;
 	}
