@@ -96,6 +96,18 @@ check_copy_refusal(struct xfer *x, const struct remote_req *q, ferry_err e,
 	return 1;
 }
 
+ferry_err
+xfer_copy_reply(struct xfer *x, struct remote_req *q, char **etag)
+{
+	ferry_err e;
+
+	e = remote_copy_reply(q, etag);
+	xfer_written_version(x, q);
+	if (e == FERRY_OK && (*etag == NULL || (*etag)[0] == '\0'))
+		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
+	return e;
+}
+
 static void
 on_copy(struct remote_req *q, void *arg)
 {
@@ -103,16 +115,13 @@ on_copy(struct remote_req *q, void *arg)
 	char *etag = NULL;
 	ferry_err e;
 
-	e = remote_copy_reply(q, &etag);
-	xfer_written_version(x, q);
+	e = xfer_copy_reply(x, q, &etag);
 	if (check_copy_refusal(x, q, e, xfer_fail)) {
 		free(etag);
 		remote_req_free(q);
 		return;
 	}
 	remote_req_free(q);
-	if (e == FERRY_OK && (etag == NULL || etag[0] == '\0'))
-		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
 	if (e != FERRY_OK) {
 		free(etag);
 		xfer_fail(x, e);

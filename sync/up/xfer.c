@@ -148,6 +148,26 @@ xfer_written_version(struct xfer *x, const struct remote_req *q)
 	    (int)sizeof(x->version_id) - 1, remote_req_resp(q)->version_id);
 }
 
+/*
+ * Keeps in rec the POSIX metadata a file's object was just stored with
+ * (x->posix, as sent), for the next push to compare: has_meta 0 when
+ * the object carries none of a file or not all of it.
+ */
+static void
+record_posix(const struct xfer *x, struct manifest_remote *rec)
+{
+	struct posix_attrs a;
+
+	if (x->source != XS_FILE || !x->posix.mode[0] ||
+	    posix_decode(&x->posix, &a, NULL) != 0 || !a.has_mode ||
+	    !a.has_uid || !a.has_gid)
+		return;
+	rec->has_meta = 1;
+	rec->meta_mode = a.mode;
+	rec->meta_uid = a.uid;
+	rec->meta_gid = a.gid;
+}
+
 /* Writes the record of what is now under the key. */
 void
 xfer_record(struct xfer *x, uint64_t size, const char *etag,
@@ -167,6 +187,7 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", x->src_etag);
 	snprintf(rec.version_id, sizeof(rec.version_id), "%s", x->version_id);
+	record_posix(x, &rec);
 	if (manifest_remote_put(p->run.m, x->t.key, x->t.keylen, &rec) !=
 	    FERRY_OK)
 		sync_manifest_warn();
@@ -259,7 +280,11 @@ xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	x->t.local = *local;
 	x->multipart = a == PLAN_MULTIPART_PUT;
-	if (a != PLAN_CHECK)
+	x->metadata = a == PLAN_METADATA;
+	/* a metadata copy sends no byte of the file */
+	if (x->metadata)
+		transfer_planned(&x->t, 0);
+	else if (a != PLAN_CHECK)
 		xfer_planned(x);
 	if (a == PLAN_CHECK) {
 		x->state = XF_CHECK;
@@ -319,6 +344,10 @@ retry_changed(struct xfer *x)
 	int fd;
 
 	x->retry_later = x->t.failed = 0;
+	/* the file changed: its bytes go, whatever its metadata */
+	if (x->metadata)
+		x->p->run.eng.planned_bytes += x->t.local.size;
+	x->metadata = 0;
 	x->t.next_part = x->t.parts_done = x->hashed = 0;
 	x->early = 0;
 	free(x->upload_id);
@@ -443,6 +472,8 @@ start_single(struct push *p, struct xfer *x)
 	case XS_FILE:
 		break;
 	}
+	if (x->metadata)
+		return start_metadata(x);
 	if (!put_streams(x) &&
 	    !transfer_engine_memory(&p->run.eng, x->t.local.size))
 		return FERRY_OK;
