@@ -2,7 +2,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "remote/bounds.h"
 #include "sync/plan/decide.h"
 
 static struct plan_decision
@@ -99,8 +98,8 @@ metadata_same(const struct plan_entry *src, const struct manifest_remote *rec)
 
 /*
  * A push's decision on a file whose bytes the object dst holds already
- * (rec says so): nothing, or its metadata sent, copied server-side when
- * one CopyObject can (an object larger is sent again).  A record without
+ * (rec says so): nothing, or its metadata sent by a copy of the object
+ * onto itself, no byte of the file sent.  A record without
  * the metadata (written before ferry kept it) stands for what the file
  * had, unless its inode changed after the object was written.
  */
@@ -119,9 +118,6 @@ same_bytes(const struct plan_entry *src, const struct plan_entry *dst,
 			return decide(PLAN_SKIP, "unchanged");
 		why = "changed after it was stored, metadata not recorded";
 	}
-	if (src->size > REMOTE_MAX_COPY)
-		return decide(put_kind(src, o),
-		    "metadata changed, too large to copy in one request");
 	return decide(PLAN_METADATA, why);
 }
 

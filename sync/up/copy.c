@@ -21,6 +21,13 @@ static void
 copy_src(
     const struct xfer *x, uint64_t off, uint64_t len, struct remote_copy_src *s)
 {
+	/* a metadata copy's source is the object itself, as listed */
+	if (x->metadata) {
+		*s = (struct remote_copy_src){x->p->run.loc.bucket,
+		    x->t.fullkey, strlen(x->t.fullkey), x->t.listed.etag, off,
+		    len, NULL, NULL};
+		return;
+	}
 	s->bucket = x->p->sloc.bucket;
 	s->key = x->src_key;
 	s->keylen = strlen(x->src_key);
@@ -74,7 +81,8 @@ check_copy_refusal(struct xfer *x, const struct remote_req *q, ferry_err e,
 	struct copy_check *c;
 	struct remote_req *h;
 
-	if (e == FERRY_OK ||
+	/* a metadata copy's failed condition stands: no source elsewhere */
+	if (e == FERRY_OK || x->metadata ||
 	    !(remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED) ||
 	    x->copy_checking || x->restream ||
 	    (c = calloc(1, sizeof(*c))) == NULL)

@@ -2,8 +2,12 @@
  * metadata.c: a push's metadata-only change.  A file whose bytes its
  * object holds already, but whose mode, owner or mtime is not what the
  * object was stored with (a chmod, chown or touch), has its object copied
- * onto itself with the new metadata: one CopyObject, no byte sent.  A
- * server that refuses the copy has the file uploaded instead, said once.
+ * onto itself with the new metadata: one CopyObject, no byte sent; at or
+ * above the multipart threshold (and always above 5 GiB), as a mirror
+ * copies, a multipart upload of the new metadata whose parts are copied
+ * from the object itself (UploadPartCopy; copy.c, multipart.c).  A
+ * server that refuses the single copy has the file uploaded instead,
+ * said once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +44,21 @@ upload_instead(struct xfer *x, int changed)
 	x->state = XF_PUT_READY;
 	/* counted as planned already, its bytes now */
 	p->run.eng.planned_bytes += x->t.local.size;
+}
+
+void
+metadata_parts_refused(struct xfer *x)
+{
+	struct push *p = x->p;
+
+	if (!p->metadata_parts_refused)
+		log_warn("%s: the server refused to copy the object's parts "
+		         "onto itself (%s): uploaded again instead, at the end",
+		    x->t.fullkey, ferry_errmsg());
+	p->metadata_parts_refused = 1;
+	/* still a copy until its parts are all answered and its upload
+	 * aborted; then retry_changed() (xfer.c) makes it an upload */
+	x->retry_later = 1;
 }
 
 /* The part size to record for an object with ETag etag, as x's was. */
@@ -80,10 +99,24 @@ on_metadata(struct remote_req *q, void *arg)
 	xfer_record(x, x->t.local.size, etag, x->t.local.hash,
 	    x->t.local.mtime_ns, part_size_of(x, etag));
 	free(etag);
-	x->p->run.counts.metadata++;
-	output_written(&x->p->run.out, "metadata", x->t.fullkey,
-	    strlen(x->t.fullkey), x->t.local.size, x->version_id);
+	xfer_uploaded(x, x->t.local.size);
 	xfer_finish(x);
+}
+
+ferry_err
+metadata_read(struct xfer *x)
+{
+	struct stat st;
+	ferry_err e;
+	int fd;
+
+	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK)
+		return e;
+	close(fd);
+	if (!stat_matches_scan(&st, &x->t.local))
+		return ferry_fail(
+		    FERRY_ECHANGED, "the file changed since it was scanned");
+	return FERRY_OK;
 }
 
 ferry_err
@@ -92,21 +125,14 @@ start_metadata(struct xfer *x)
 	struct push *p = x->p;
 	struct remote_req *q;
 	struct remote_put o;
-	struct stat st;
 	ferry_err e;
-	int fd;
 
 	if (p->metadata_refused) {
 		upload_instead(x, 0);
 		return FERRY_OK;
 	}
-	/* the metadata as it is now: the file must still be the one scanned */
-	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK)
+	if ((e = metadata_read(x)) != FERRY_OK)
 		return e;
-	close(fd);
-	if (!stat_matches_scan(&st, &x->t.local))
-		return ferry_fail(
-		    FERRY_ECHANGED, "the file changed since it was scanned");
 	xfer_put_opts(x, x->t.local.hash, x->t.local.mtime_ns, &o);
 	if ((e = remote_copy_metadata(p->run.r, p->run.loc.bucket, x->t.fullkey,
 	         strlen(x->t.fullkey), x->t.listed.etag, &o, &q)) != FERRY_OK)

@@ -45,6 +45,8 @@ struct push {
 	/* the server refused a copy of an object onto itself with new
 	 * metadata: said once (metadata.c) */
 	int metadata_refused;
+	/* and a copy of its parts onto itself: said once */
+	int metadata_parts_refused;
 	/* idle part buffers, kept for the next parts: run.eng.mem_used +
 	 * pool_bytes stays within --memory */
 	struct pool_buf {

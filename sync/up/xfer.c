@@ -58,13 +58,19 @@ xfer_fail(struct xfer *x, ferry_err e)
 
 /*
  * A file caught changing gets one more try, at the end; so does a copy
- * whose condition the server refused, streamed.
+ * whose condition the server refused, streamed, and a metadata copy in
+ * parts the server refused, uploaded.
  */
 static int
 put_off(struct transfer *t, ferry_err e)
 {
 	struct xfer *x = xfer_of(t);
 
+	/* the server answered a metadata copy in parts with a refusal */
+	if (x->metadata && (e == FERRY_EHTTP || e == FERRY_ES3)) {
+		metadata_parts_refused(x);
+		return 1;
+	}
 	if (x->restream && x->source == XS_COPY) {
 		x->source = XS_STREAM;
 		x->retry_later = 1;
@@ -158,7 +164,7 @@ record_posix(const struct xfer *x, struct manifest_remote *rec)
 {
 	struct posix_attrs a;
 
-	if (x->source != XS_FILE || !x->posix.mode[0] ||
+	if ((x->source != XS_FILE && !x->metadata) || !x->posix.mode[0] ||
 	    posix_decode(&x->posix, &a, NULL) != 0 || !a.has_mode ||
 	    !a.has_uid || !a.has_gid)
 		return;
@@ -199,7 +205,7 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
 {
 	memset(o, 0, sizeof(*o));
 	o->store = &x->p->run.o->store;
-	if (x->source != XS_FILE) {
+	if (x->source != XS_FILE && !x->metadata) {
 		o->meta = x->meta;
 		return;
 	}
@@ -214,6 +220,12 @@ xfer_uploaded(struct xfer *x, uint64_t size)
 {
 	struct push *p = x->p;
 
+	if (x->metadata) {
+		p->run.counts.metadata++;
+		output_written(&p->run.out, "metadata", x->t.fullkey,
+		    strlen(x->t.fullkey), size, x->version_id);
+		return;
+	}
 	if (x->source == XS_FILE)
 		p->run.counts.uploaded++;
 	else
@@ -281,7 +293,14 @@ xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
 	x->t.local = *local;
 	x->multipart = a == PLAN_MULTIPART_PUT;
 	x->metadata = a == PLAN_METADATA;
-	/* a metadata copy sends no byte of the file */
+	/* a metadata copy sends no byte of the file; in parts as a mirror's
+	 * copy is, and past what one CopyObject copies */
+	if (x->metadata && (local->size >= p->run.o->multipart_threshold ||
+	                       local->size > REMOTE_MAX_COPY)) {
+		x->multipart = 1;
+		x->source = XS_COPY;
+		x->have_src_head = 1;
+	}
 	if (x->metadata)
 		transfer_planned(&x->t, 0);
 	else if (a != PLAN_CHECK)
@@ -344,9 +363,13 @@ retry_changed(struct xfer *x)
 	int fd;
 
 	x->retry_later = x->t.failed = 0;
-	/* the file changed: its bytes go, whatever its metadata */
-	if (x->metadata)
+	/* the file changed, or its metadata copy was refused: its bytes
+	 * go, read from the file */
+	if (x->metadata) {
 		x->p->run.eng.planned_bytes += x->t.local.size;
+		x->source = XS_FILE;
+		x->have_src_head = 0;
+	}
 	x->metadata = 0;
 	x->t.next_part = x->t.parts_done = x->hashed = 0;
 	x->early = 0;

@@ -34,7 +34,8 @@ struct xfer {
 	struct push *p;
 	enum xfer_state state;
 	int multipart;
-	/* only the file's metadata goes: its object copied onto itself */
+	/* only the file's metadata goes: its object copied onto itself
+	 * (in parts: source XS_COPY, the object its own source) */
 	int metadata;
 	/* single PUT */
 	uint8_t *buf;
@@ -166,6 +167,17 @@ void check_unhashed(
  * uploaded).
  */
 ferry_err start_metadata(struct xfer *x) FERRY_WUR;
+/*
+ * The metadata of the file of x as it is now, into x->posix: FERRY_OK
+ * while the file is the one scanned, else FERRY_ECHANGED.
+ */
+ferry_err metadata_read(struct xfer *x) FERRY_WUR;
+/*
+ * The metadata copy in parts of x was refused (a server may compare
+ * another ETag than it lists, as Swift does for a multipart object):
+ * its file is uploaded instead, at the end, said once.
+ */
+void metadata_parts_refused(struct xfer *x);
 /* A copy or streamed transfer of the source object src (mirror). */
 ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
     const struct remote_obj *src, const struct remote_obj *dst) FERRY_WUR;
