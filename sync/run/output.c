@@ -755,8 +755,8 @@ output_summary(struct output *o, const struct sync_counts *c,
 	if (!c->downloaded && !c->copied && !c->uploaded)
 		fprintf(stderr, "0 %s, ", o->moved);
 	if (c->metadata)
-		fprintf(stderr, "%llu metadata, ",
-		    (unsigned long long)c->metadata);
+		fprintf(
+		    stderr, "%llu metadata, ", (unsigned long long)c->metadata);
 	fprintf(stderr, "%s moved, %llu deleted, %llu unchanged, %llu failed",
 	    size, (unsigned long long)c->deleted,
 	    (unsigned long long)c->skipped, (unsigned long long)c->failed);
