@@ -31,6 +31,9 @@ manifest_local_from_stat(struct manifest_local *r, const struct stat *st)
 	r->ino = (uint64_t)st->st_ino;
 	r->dev = (uint64_t)st->st_dev;
 	r->mode = (uint32_t)st->st_mode;
+	r->has_owner = 1;
+	r->uid = (uint32_t)st->st_uid;
+	r->gid = (uint32_t)st->st_gid;
 }
 
 int

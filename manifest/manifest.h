@@ -32,6 +32,9 @@ struct manifest_local {
 	uint64_t dev;
 	uint32_t mode;
 	uint8_t hash[16]; /* XXH3-128, canonical (big-endian) bytes */
+	/* the owner; has_owner 0 in a record written before ferry kept it */
+	uint8_t has_owner;
+	uint32_t uid, gid;
 };
 
 /* What ferry wrote to (or read from) the other side for one key. */
@@ -48,6 +51,14 @@ struct manifest_remote {
 	/* the version written, in a versioned bucket (x-amz-version-id);
 	 * in a listing's table (--at), the version to read; "": none */
 	char version_id[MANIFEST_VERSION_ID_MAX];
+	/*
+	 * The POSIX metadata the object was stored with (x-amz-meta-mode,
+	 * uid, gid; its mtime is mtime_ns above), has_meta 1; 0 when unknown:
+	 * a record written before ferry kept it, or of an object ferry did
+	 * not write from a file (a mirror's copy, a content check's).
+	 */
+	uint8_t has_meta;
+	uint32_t meta_mode, meta_uid, meta_gid;
 };
 
 /*
@@ -192,7 +203,10 @@ ferry_err manifest_listed_put(struct manifest *m, enum manifest_table t,
  * into buf and sets *len; decode refuses anything malformed with
  * FERRY_EPARSE (wrong version, short, over-long strings, trailing bytes).
  * A remote record with a version id is written as version 2, one without
- * as version 1, which ferry has always read; both are decoded.
+ * as version 1, which ferry has always read; one with its stored metadata
+ * (has_meta) as version 3 (4 with a version id).  A local record with its
+ * owner (has_owner) is written as version 2, one without as version 1.
+ * Every version is decoded.
  */
 #define MANIFEST_REC_MAX 2048
 ferry_err manifest_local_encode(

@@ -3,13 +3,16 @@
  * and back.  Layout (all integers little-endian):
  *
  *   local:  u8 version, u64 size, i64 mtime_ns, i64 ctime_ns, u64 ino,
- *           u64 dev, u32 mode, 16 bytes hash
+ *           u64 dev, u32 mode, 16 bytes hash; version 2 adds u32 uid and
+ *           u32 gid (has_owner), version 1 is a record without them
  *   remote: u8 version, u64 size, i64 mtime_ns, i64 last_modified,
  *           u64 part_size, 16 bytes hash, u8 has_hash, then etag,
  *           src_etag and upload_id, each as u16 length and bytes;
  *           version 2 adds version_id (u16 length, at least 1, and
  *           bytes), written only when there is one, so that a record
- *           without stays the version 1 every ferry reads
+ *           without stays the version 1 every ferry reads; versions 3
+ *           and 4 are 1 and 2 followed by the metadata the object was
+ *           stored with (has_meta): u32 mode, u32 uid, u32 gid
  *   upload: u8 version, u64 part_size, then the local record's fields
  *           after its version byte, then upload_id as u16 length (at
  *           least 1) and bytes
@@ -23,6 +26,8 @@
 
 #define RECORD_VERSION 1
 #define RECORD_VERSION_ID 2 /* a remote record with its version id */
+#define RECORD_OWNER 2      /* a local record with its owner */
+#define RECORD_META 2       /* added to a remote record's: with has_meta */
 
 /* A cursor over bytes being decoded. */
 struct rd {
@@ -196,8 +201,13 @@ manifest_local_encode(const struct manifest_local *r, uint8_t *buf, size_t *len)
 {
 	uint8_t *p = buf;
 
-	*p++ = RECORD_VERSION;
+	*p++ = r->has_owner ? RECORD_OWNER : RECORD_VERSION;
 	p = put_local(p, r);
+	if (r->has_owner) {
+		put_u32(p, r->uid);
+		put_u32(p + 4, r->gid);
+		p += 8;
+	}
 	*len = (size_t)(p - buf);
 	return FERRY_OK;
 }
@@ -213,13 +223,20 @@ manifest_local_decode(const uint8_t *buf, size_t len, struct manifest_local *r)
 	uint8_t version;
 
 	memset(r, 0, sizeof(*r));
-	if (get_u8(&rd, &version) < 0 || version != RECORD_VERSION ||
-	    get_local(&rd, r) < 0 || rd.left != 0) {
-		memset(r, 0, sizeof(*r));
-		return ferry_fail(
-		    FERRY_EPARSE, "malformed local record (%zu bytes)", len);
-	}
-	return FERRY_OK;
+	if (get_u8(&rd, &version) < 0 ||
+	    (version != RECORD_VERSION && version != RECORD_OWNER) ||
+	    get_local(&rd, r) < 0)
+		goto bad;
+	r->has_owner = version == RECORD_OWNER;
+	if (r->has_owner &&
+	    (get_u32(&rd, &r->uid) < 0 || get_u32(&rd, &r->gid) < 0))
+		goto bad;
+	if (rd.left == 0)
+		return FERRY_OK;
+bad:
+	memset(r, 0, sizeof(*r));
+	return ferry_fail(
+	    FERRY_EPARSE, "malformed local record (%zu bytes)", len);
 }
 
 /*
@@ -244,7 +261,8 @@ manifest_remote_encode(
 	    nu == sizeof(r->upload_id) || nv == sizeof(r->version_id))
 		return ferry_fail(FERRY_EPARSE,
 		    "remote record string is not terminated in its field");
-	*p++ = nv > 0 ? RECORD_VERSION_ID : RECORD_VERSION;
+	*p++ = (uint8_t)((nv > 0 ? RECORD_VERSION_ID : RECORD_VERSION) +
+	                 (r->has_meta ? RECORD_META : 0));
 	put_u64(p, r->size);
 	put_u64(p + 8, i64_bits(r->mtime_ns));
 	put_u64(p + 16, i64_bits(r->last_modified));
@@ -258,6 +276,12 @@ manifest_remote_encode(
 	p += put_str(p, r->upload_id, nu);
 	if (nv > 0)
 		p += put_str(p, r->version_id, nv);
+	if (r->has_meta) {
+		put_u32(p, r->meta_mode);
+		put_u32(p + 4, r->meta_uid);
+		put_u32(p + 8, r->meta_gid);
+		p += 12;
+	}
 	*len = (size_t)(p - buf);
 	return FERRY_OK;
 }
@@ -274,9 +298,13 @@ manifest_remote_decode(
 	uint8_t version;
 
 	memset(r, 0, sizeof(*r));
-	if (get_u8(&rd, &version) < 0 ||
-	    (version != RECORD_VERSION && version != RECORD_VERSION_ID))
+	if (get_u8(&rd, &version) < 0 || version < RECORD_VERSION ||
+	    version > RECORD_VERSION_ID + RECORD_META)
 		goto bad;
+	if (version > RECORD_VERSION_ID) {
+		r->has_meta = 1;
+		version -= RECORD_META;
+	}
 	if (get_u64(&rd, &r->size) < 0 || get_i64(&rd, &r->mtime_ns) < 0 ||
 	    get_i64(&rd, &r->last_modified) < 0 ||
 	    get_u64(&rd, &r->part_size) < 0 ||
@@ -291,6 +319,10 @@ manifest_remote_decode(
 	if (version == RECORD_VERSION_ID &&
 	    (get_str(&rd, r->version_id, sizeof(r->version_id)) < 0 ||
 	        r->version_id[0] == '\0'))
+		goto bad;
+	if (r->has_meta && (get_u32(&rd, &r->meta_mode) < 0 ||
+	                       get_u32(&rd, &r->meta_uid) < 0 ||
+	                       get_u32(&rd, &r->meta_gid) < 0))
 		goto bad;
 	if (rd.left != 0)
 		goto bad;

@@ -111,6 +111,19 @@ tab_until(struct scan *s, const char *path, size_t n, int keep)
 	return FERRY_OK;
 }
 
+/*
+ * Writes again the record r, of an older ferry, of the file ent whose
+ * stat is unchanged, with its owner (has_owner): once, no byte read.
+ */
+static ferry_err
+owner_add(struct scan *s, struct manifest_local *r, const struct ent *ent)
+{
+	r->has_owner = 1;
+	r->uid = ent->st.uid;
+	r->gid = ent->st.gid;
+	return manifest_local_put(s->m, s->path, s->plen, r);
+}
+
 /* Disposes of every record under the folder prefix path[0..n). */
 static ferry_err
 tab_under(struct scan *s, const char *path, size_t n, int keep)
@@ -126,7 +139,10 @@ tab_under(struct scan *s, const char *path, size_t n, int keep)
 static int
 same_record(const struct manifest_local *a, const struct manifest_local *b)
 {
+	/* a record without the owner is written again with it */
 	return filehash_same_stat(a, b) && a->mode == b->mode &&
+	       a->has_owner == b->has_owner && a->uid == b->uid &&
+	       a->gid == b->gid &&
 	       memcmp(a->hash, b->hash, sizeof(a->hash)) == 0;
 }
 
@@ -405,6 +421,8 @@ visit_file(struct scan *s, struct level *lv, const struct ent *ent)
 	       bytes_cmp(s->key, s->keylen, s->path, s->plen) == 0;
 	if (!scan_stale(s, have ? &s->rec : NULL, ent)) {
 		r = s->rec;
+		if (!r.has_owner && (e = owner_add(s, &r, ent)) != FERRY_OK)
+			return e;
 		goto counted;
 	}
 	if (ent->special)

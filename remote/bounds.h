@@ -17,6 +17,8 @@
 #define REMOTE_MIN_PART_SIZE (5ULL << 20)
 #define REMOTE_MAX_PART_SIZE (5ULL << 30)
 #define REMOTE_MAX_PARTS 10000u
+/* the largest object one CopyObject copies */
+#define REMOTE_MAX_COPY (5ULL << 30)
 #define REMOTE_TIME_MAX (INT64_MAX / 1000000000LL)
 
 /*

@@ -124,6 +124,16 @@ ferry_err remote_copy_object(struct remote *r, const char *bucket,
     const char *key, size_t keylen, const struct remote_copy_src *src,
     struct remote_req **out) FERRY_WUR;
 /*
+ * CopyObject of bucket/key onto itself, only while it has the ETag
+ * if_match, its metadata replaced (x-amz-metadata-directive: REPLACE) by
+ * what o says, as a PutObject's would be (o's conditions are not used):
+ * the metadata of an object changed, no byte of it sent.  Read the reply
+ * with remote_copy_reply().
+ */
+ferry_err remote_copy_metadata(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const char *if_match,
+    const struct remote_put *o, struct remote_req **out) FERRY_WUR;
+/*
  * The reply of a completed CopyObject or UploadPartCopy: FERRY_OK with
  * *etag (malloc'd, quoted; NULL or "" when the server sent none), or the
  * failure, an <Error> in a 200 among them.

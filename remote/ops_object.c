@@ -282,6 +282,31 @@ remote_copy_object(struct remote *r, const char *bucket, const char *key,
 }
 
 ferry_err
+remote_copy_metadata(struct remote *r, const char *bucket, const char *key,
+    size_t keylen, const char *if_match, const struct remote_put *o,
+    struct remote_req **out)
+{
+	struct remote_copy_src src = {
+	    bucket, key, keylen, if_match, 0, 0, NULL, NULL};
+	ferry_err e;
+
+	e = ops_new(r, REMOTE_PUT, "PUT", bucket, key, keylen, out);
+	if (e == FERRY_OK)
+		e = ops_copy_source(*out, &src);
+	/* a copy onto itself is refused unless it replaces the metadata;
+	 * the store's tags, when it has any, replace the object's */
+	if (e == FERRY_OK)
+		e = remote_req_header(
+		    *out, "x-amz-metadata-directive", "REPLACE");
+	if (e == FERRY_OK && o->store && o->store->ntags > 0)
+		e = remote_req_header(
+		    *out, "x-amz-tagging-directive", "REPLACE");
+	if (e == FERRY_OK)
+		e = ops_object_meta(*out, o);
+	return ops_end(out, e);
+}
+
+ferry_err
 ops_reply(struct remote_req *q,
     ferry_err (*parse)(struct remote_req *, char **), char **out)
 {

@@ -356,7 +356,11 @@ merge_entry_local(const struct manifest_local *l, struct plan_entry *e)
 	    .size = l->size,
 	    .mtime_ns = l->mtime_ns,
 	    .hash = l->hash,
-	    .ctime_ns = l->ctime_ns};
+	    .ctime_ns = l->ctime_ns,
+	    .mode = l->mode,
+	    .has_owner = l->has_owner,
+	    .uid = l->uid,
+	    .gid = l->gid};
 }
 
 void
@@ -385,6 +389,8 @@ merge_plan_opts(struct plan_opts *po, const struct sync_opts *o)
 {
 	po->delete = o->delete;
 	po->size_only = o->size_only;
+	/* a push stores each file's metadata; --size-only compares none */
+	po->metadata = !o->size_only;
 	po->multipart_threshold = o->multipart_threshold;
 	po->bounded = o->min_size > 0 || o->max_size < UINT64_MAX ||
 	              o->min_age >= 0 || o->max_age >= 0;

@@ -1,5 +1,6 @@
 /* decide.c: what to do with one key, decided from the facts at hand. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sync/plan/decide.h"
 
@@ -85,6 +86,41 @@ record_matches(const struct manifest_remote *rec, const struct plan_entry *dst)
 	       strcmp(rec->etag, dst->etag) == 0 && rec->size == dst->size;
 }
 
+/* Whether the file src has the metadata rec says its object was stored with. */
+static int
+metadata_same(const struct plan_entry *src, const struct manifest_remote *rec)
+{
+	/* an owner not scanned (a record of an older ferry) is not compared */
+	return src->mode == rec->meta_mode && src->mtime_ns == rec->mtime_ns &&
+	       (!src->has_owner ||
+	           (src->uid == rec->meta_uid && src->gid == rec->meta_gid));
+}
+
+/*
+ * A push's decision on a file whose bytes the object dst holds already
+ * (rec says so): nothing, or its metadata sent by a copy of the object
+ * onto itself, no byte of the file sent.  A record without
+ * the metadata (written before ferry kept it) stands for what the file
+ * had, unless its inode changed after the object was written.
+ */
+static struct plan_decision
+same_bytes(const struct plan_entry *src, const struct plan_entry *dst,
+    const struct manifest_remote *rec, const struct plan_opts *o)
+{
+	const char *why = "metadata changed";
+
+	if (!o->metadata || !S_ISREG(src->mode))
+		return decide(PLAN_SKIP, "unchanged");
+	if (rec->has_meta && metadata_same(src, rec))
+		return decide(PLAN_SKIP, "unchanged");
+	if (!rec->has_meta) {
+		if (src->ctime_ns / 1000000000 <= dst->last_modified)
+			return decide(PLAN_SKIP, "unchanged");
+		why = "changed after it was stored, metadata not recorded";
+	}
+	return decide(PLAN_METADATA, why);
+}
+
 static struct plan_decision
 push_decide(const struct plan_entry *src, const struct plan_entry *dst,
     const struct manifest_remote *rec, const struct plan_opts *o)
@@ -103,7 +139,7 @@ push_decide(const struct plan_entry *src, const struct plan_entry *dst,
 	if (record_matches(rec, dst)) {
 		if (src->size == rec->size && rec->has_hash &&
 		    memcmp(src->hash, rec->hash, 16) == 0)
-			return decide(PLAN_SKIP, "unchanged");
+			return same_bytes(src, dst, rec, o);
 		return decide(put_kind(src, o), "content changed");
 	}
 	if (src->size != dst->size)
@@ -228,6 +264,8 @@ plan_action_name(enum plan_action a)
 		return "multipart_copy";
 	case PLAN_RANGED_GET:
 		return "ranged_get";
+	case PLAN_METADATA:
+		return "metadata";
 	}
 	return "unknown";
 }

@@ -19,7 +19,10 @@ enum plan_action {
 	PLAN_GET,
 	PLAN_COPY,
 	PLAN_MULTIPART_COPY,
-	PLAN_RANGED_GET /* parallel ranged GETs into one file */
+	PLAN_RANGED_GET, /* parallel ranged GETs into one file */
+	/* push: the bytes are stored, the file's metadata is not: the
+	 * object copied onto itself with the new metadata, no byte sent */
+	PLAN_METADATA
 };
 
 /* One side's entry for a key; present == 0 when the side lacks it. */
@@ -33,11 +36,21 @@ struct plan_entry {
 	int64_t ctime_ns;      /* local files: the inode's last change */
 	/* objects: the version to read (--at); NULL: the current one */
 	const char *version_id;
+	/* local files: st_mode, and the owner when has_owner */
+	uint32_t mode;
+	int has_owner;
+	uint32_t uid, gid;
 };
 
 struct plan_opts {
 	int delete;
 	int size_only;
+	/*
+	 * push: a file whose bytes are stored but whose metadata (mode,
+	 * owner, mtime) is not as stored gets PLAN_METADATA; 0: it is
+	 * unchanged (--size-only compares no metadata)
+	 */
+	int metadata;
 	uint64_t multipart_threshold;
 	/*
 	 * With bounded set, a key whose source entry (or, absent, whose

@@ -12,6 +12,7 @@
 struct sync_counts {
 	uint64_t uploaded, downloaded, copied, deleted, skipped, failed;
 	uint64_t checked;
+	uint64_t metadata; /* objects given new metadata, no byte sent */
 	uint64_t left_out; /* local entries neither files nor folders */
 	uint64_t bytes;
 };

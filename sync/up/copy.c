@@ -21,6 +21,13 @@ static void
 copy_src(
     const struct xfer *x, uint64_t off, uint64_t len, struct remote_copy_src *s)
 {
+	/* a metadata copy's source is the object itself, as listed */
+	if (x->metadata) {
+		*s = (struct remote_copy_src){x->p->run.loc.bucket,
+		    x->t.fullkey, strlen(x->t.fullkey), x->t.listed.etag, off,
+		    len, NULL, NULL};
+		return;
+	}
 	s->bucket = x->p->sloc.bucket;
 	s->key = x->src_key;
 	s->keylen = strlen(x->src_key);
@@ -74,7 +81,8 @@ check_copy_refusal(struct xfer *x, const struct remote_req *q, ferry_err e,
 	struct copy_check *c;
 	struct remote_req *h;
 
-	if (e == FERRY_OK ||
+	/* a metadata copy's failed condition stands: no source elsewhere */
+	if (e == FERRY_OK || x->metadata ||
 	    !(remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED) ||
 	    x->copy_checking || x->restream ||
 	    (c = calloc(1, sizeof(*c))) == NULL)
@@ -96,6 +104,18 @@ check_copy_refusal(struct xfer *x, const struct remote_req *q, ferry_err e,
 	return 1;
 }
 
+ferry_err
+xfer_copy_reply(struct xfer *x, struct remote_req *q, char **etag)
+{
+	ferry_err e;
+
+	e = remote_copy_reply(q, etag);
+	xfer_written_version(x, q);
+	if (e == FERRY_OK && (*etag == NULL || (*etag)[0] == '\0'))
+		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
+	return e;
+}
+
 static void
 on_copy(struct remote_req *q, void *arg)
 {
@@ -103,16 +123,13 @@ on_copy(struct remote_req *q, void *arg)
 	char *etag = NULL;
 	ferry_err e;
 
-	e = remote_copy_reply(q, &etag);
-	xfer_written_version(x, q);
+	e = xfer_copy_reply(x, q, &etag);
 	if (check_copy_refusal(x, q, e, xfer_fail)) {
 		free(etag);
 		remote_req_free(q);
 		return;
 	}
 	remote_req_free(q);
-	if (e == FERRY_OK && (etag == NULL || etag[0] == '\0'))
-		e = ferry_fail(FERRY_EPARSE, "the copy reply has no ETag");
 	if (e != FERRY_OK) {
 		free(etag);
 		xfer_fail(x, e);

@@ -95,6 +95,8 @@ start_create(struct xfer *x)
 	if (x->source == XS_FILE && !stat_matches_scan(&st, &x->t.local))
 		return ferry_fail(
 		    FERRY_ECHANGED, "the file changed since it was scanned");
+	if (x->metadata && (e = metadata_read(x)) != FERRY_OK)
+		return e;
 	x->t.part_size = sync_part_size(x->t.local.size, p->run.o->part_size);
 	x->t.nparts =
 	    (uint32_t)sync_part_count(x->t.local.size, x->t.part_size);

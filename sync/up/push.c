@@ -13,6 +13,36 @@
 
 #include "sync/up/xfer.h"
 
+/*
+ * A dry run's metadata-only change, of the file l under key whose bytes
+ * the object o holds.  A plan (ferry plan) has no such action: it
+ * names an upload, which ferry apply runs as one.
+ */
+static ferry_err
+planned_metadata(struct push *p, const struct plan_decision *d, const char *key,
+    size_t keylen, const struct manifest_local *l, const struct remote_obj *o)
+{
+	struct plan_entry src = {.present = 1,
+	    .size = l->size,
+	    .mtime_ns = l->mtime_ns,
+	    .hash = l->hash};
+	struct plan_entry dst = {
+	    .present = 1, .size = o->size, .etag = o->etag};
+	int plan = p->run.o->cmd == SYNC_CMD_PLAN;
+	ferry_err e;
+
+	if ((e = sync_run_planned(&p->run, plan ? "upload" : "metadata", key,
+	         keylen, l->size, d->reason, &src, &dst)) != FERRY_OK)
+		return e;
+	if (!plan) {
+		p->run.counts.metadata++;
+		return FERRY_OK;
+	}
+	p->run.counts.uploaded++;
+	p->run.counts.bytes += l->size;
+	return FERRY_OK;
+}
+
 /* Acts on the decision for one key. */
 static ferry_err
 dispatch(struct push *p, const struct plan_decision *d, const char *key,
@@ -28,6 +58,10 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 		return FERRY_OK;
 	case PLAN_DELETE:
 		return push_gather_delete(p, o);
+	case PLAN_METADATA:
+		if (!p->run.o->dry_run)
+			break;
+		return planned_metadata(p, d, key, keylen, l, o);
 	case PLAN_PUT:
 	case PLAN_MULTIPART_PUT:
 		if (!p->run.o->dry_run)

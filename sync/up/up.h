@@ -42,6 +42,11 @@ struct push {
 	/* the server's part ETags proved not to be MD5s: no part goes out
 	 * before its MD5 is known */
 	int etag_not_md5;
+	/* the server refused a copy of an object onto itself with new
+	 * metadata: said once (metadata.c) */
+	int metadata_refused;
+	/* and a copy of its parts onto itself: said once */
+	int metadata_parts_refused;
 	/* idle part buffers, kept for the next parts: run.eng.mem_used +
 	 * pool_bytes stays within --memory */
 	struct pool_buf {

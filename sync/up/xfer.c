@@ -59,13 +59,19 @@ xfer_fail(struct xfer *x, ferry_err e)
 
 /*
  * A file caught changing gets one more try, at the end; so does a copy
- * whose condition the server refused, streamed.
+ * whose condition the server refused, streamed, and a metadata copy in
+ * parts the server refused, uploaded.
  */
 static int
 put_off(struct transfer *t, ferry_err e)
 {
 	struct xfer *x = xfer_of(t);
 
+	/* the server answered a metadata copy in parts with a refusal */
+	if (x->metadata && (e == FERRY_EHTTP || e == FERRY_ES3)) {
+		metadata_parts_refused(x);
+		return 1;
+	}
 	if (x->restream && x->source == XS_COPY) {
 		x->source = XS_STREAM;
 		x->retry_later = 1;
@@ -149,6 +155,26 @@ xfer_written_version(struct xfer *x, const struct remote_req *q)
 	    (int)sizeof(x->version_id) - 1, remote_req_resp(q)->version_id);
 }
 
+/*
+ * Keeps in rec the POSIX metadata a file's object was just stored with
+ * (x->posix, as sent), for the next push to compare: has_meta 0 when
+ * the object carries none of a file or not all of it.
+ */
+static void
+record_posix(const struct xfer *x, struct manifest_remote *rec)
+{
+	struct posix_attrs a;
+
+	if ((x->source != XS_FILE && !x->metadata) || !x->posix.mode[0] ||
+	    posix_decode(&x->posix, &a, NULL) != 0 || !a.has_mode ||
+	    !a.has_uid || !a.has_gid)
+		return;
+	rec->has_meta = 1;
+	rec->meta_mode = a.mode;
+	rec->meta_uid = a.uid;
+	rec->meta_gid = a.gid;
+}
+
 /* Writes the record of what is now under the key. */
 void
 xfer_record(struct xfer *x, uint64_t size, const char *etag,
@@ -168,6 +194,7 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
 	snprintf(rec.src_etag, sizeof(rec.src_etag), "%s", x->src_etag);
 	snprintf(rec.version_id, sizeof(rec.version_id), "%s", x->version_id);
+	record_posix(x, &rec);
 	if (manifest_remote_put(p->run.m, x->t.key, x->t.keylen, &rec) !=
 	    FERRY_OK)
 		sync_manifest_warn();
@@ -179,7 +206,7 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
 {
 	memset(o, 0, sizeof(*o));
 	o->store = &x->p->run.o->store;
-	if (x->source != XS_FILE) {
+	if (x->source != XS_FILE && !x->metadata) {
 		o->meta = x->meta;
 		return;
 	}
@@ -194,6 +221,12 @@ xfer_uploaded(struct xfer *x, uint64_t size)
 {
 	struct push *p = x->p;
 
+	if (x->metadata) {
+		p->run.counts.metadata++;
+		output_written(&p->run.out, "metadata", x->t.fullkey,
+		    strlen(x->t.fullkey), size, x->version_id);
+		return;
+	}
 	if (x->source == XS_FILE)
 		p->run.counts.uploaded++;
 	else
@@ -260,7 +293,18 @@ xfer_begin(struct push *p, enum plan_action a, const char *key, size_t keylen,
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	x->t.local = *local;
 	x->multipart = a == PLAN_MULTIPART_PUT;
-	if (a != PLAN_CHECK)
+	x->metadata = a == PLAN_METADATA;
+	/* a metadata copy sends no byte of the file; in parts as a mirror's
+	 * copy is, and past what one CopyObject copies */
+	if (x->metadata && (local->size >= p->run.o->multipart_threshold ||
+	                       local->size > REMOTE_MAX_COPY)) {
+		x->multipart = 1;
+		x->source = XS_COPY;
+		x->have_src_head = 1;
+	}
+	if (x->metadata)
+		transfer_planned(&x->t, 0);
+	else if (a != PLAN_CHECK)
 		xfer_planned(x);
 	if (a == PLAN_CHECK) {
 		x->state = XF_CHECK;
@@ -320,6 +364,14 @@ retry_changed(struct xfer *x)
 	int fd;
 
 	x->retry_later = x->t.failed = 0;
+	/* the file changed, or its metadata copy was refused: its bytes
+	 * go, read from the file */
+	if (x->metadata) {
+		x->p->run.eng.planned_bytes += x->t.local.size;
+		x->source = XS_FILE;
+		x->have_src_head = 0;
+	}
+	x->metadata = 0;
 	x->t.next_part = x->t.parts_done = x->hashed = 0;
 	x->early = 0;
 	free(x->upload_id);
@@ -445,6 +497,8 @@ start_single(struct push *p, struct xfer *x)
 	case XS_FILE:
 		break;
 	}
+	if (x->metadata)
+		return start_metadata(x);
 	if (!put_streams(x) &&
 	    !transfer_engine_memory(&p->run.eng, x->t.local.size))
 		return FERRY_OK;

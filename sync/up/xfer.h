@@ -34,6 +34,9 @@ struct xfer {
 	struct push *p;
 	enum xfer_state state;
 	int multipart;
+	/* only the file's metadata goes: its object copied onto itself
+	 * (in parts: source XS_COPY, the object its own source) */
+	int metadata;
 	/* single PUT */
 	uint8_t *buf;
 	size_t buflen;
@@ -158,9 +161,32 @@ void check_same(
 void check_differs(struct transfer *t, const char *reason);
 void check_unhashed(
     struct transfer *t, ferry_err e, const struct remote_resp *s);
+/*
+ * metadata.c: sends the new metadata of the file of x, whose bytes its
+ * object holds, by a copy of the object onto itself (or, refused, has x
+ * uploaded).
+ */
+ferry_err start_metadata(struct xfer *x) FERRY_WUR;
+/*
+ * The metadata of the file of x as it is now, into x->posix: FERRY_OK
+ * while the file is the one scanned, else FERRY_ECHANGED.
+ */
+ferry_err metadata_read(struct xfer *x) FERRY_WUR;
+/*
+ * The metadata copy in parts of x was refused (a server may compare
+ * another ETag than it lists, as Swift does for a multipart object):
+ * its file is uploaded instead, at the end, said once.
+ */
+void metadata_parts_refused(struct xfer *x);
 /* A copy or streamed transfer of the source object src (mirror). */
 ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
     const struct remote_obj *src, const struct remote_obj *dst) FERRY_WUR;
+/*
+ * The reply of the copy q of x (copy.c): remote_copy_reply()'s, with the
+ * version written kept, and a copy whose reply names no ETag a failure.
+ */
+ferry_err xfer_copy_reply(
+    struct xfer *x, struct remote_req *q, char **etag) FERRY_WUR;
 /* Request builders for the source side of a mirror (copy.c). */
 ferry_err start_copy_object(struct xfer *x) FERRY_WUR;
 ferry_err start_stream_get(struct xfer *x) FERRY_WUR;

@@ -1,7 +1,9 @@
 /*
  * fuzz_manifest_record.c: decodes the input as a local, a remote and an
  * upload record; whatever decodes must encode back to the very same bytes,
- * and a remote record names a version id exactly when it is of version 2.
+ * and a remote record names a version id exactly when it is of version 2
+ * or 4 and its stored metadata exactly when it is of version 3 or 4; a
+ * local record names its owner exactly when it is of version 2.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,12 +23,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len;
 
 	if (manifest_local_decode(data, size, &l) == FERRY_OK) {
-		if (manifest_local_encode(&l, buf, &len) != FERRY_OK ||
+		if (l.has_owner != (data[0] == 2) ||
+		    manifest_local_encode(&l, buf, &len) != FERRY_OK ||
 		    len != size || memcmp(buf, data, size) != 0)
 			abort();
 	}
 	if (manifest_remote_decode(data, size, &r) == FERRY_OK) {
-		if ((r.version_id[0] != '\0') != (data[0] == 2) ||
+		if ((r.version_id[0] != '\0') != (data[0] % 2 == 0) ||
+		    r.has_meta != (data[0] >= 3) ||
 		    manifest_remote_encode(&r, buf, &len) != FERRY_OK ||
 		    len != size || memcmp(buf, data, size) != 0)
 			abort();

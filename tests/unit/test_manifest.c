@@ -92,13 +92,17 @@ cmp_bytes(const void *a, const void *b)
 /* ---- records ---- */
 
 static const struct manifest_local local_cases[] = {
-    {0, 0, 0, 0, 0, 0, {0}},
+    {0, 0, 0, 0, 0, 0, {0}, 0, 0, 0},
     {1, 1700000000123456789, 1700000000987654321, 42, 2049, 0100644,
-        {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}},
+        {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 0, 0, 0},
     {UINT64_MAX, INT64_MIN, INT64_MAX, UINT64_MAX, UINT64_MAX, UINT32_MAX,
         {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-            0xff, 0xff, 0xff, 0xff}},
-    {5, -1, -1000000000, 7, 8, 040755, {0x80}},
+            0xff, 0xff, 0xff, 0xff},
+        0, 0, 0},
+    {5, -1, -1000000000, 7, 8, 040755, {0x80}, 0, 0, 0},
+    /* with its owner: version 2, 69 bytes */
+    {6, 1, 2, 3, 4, 0100600, {0x81}, 1, 1000, UINT32_MAX},
+    {7, 1, 2, 3, 4, 0100644, {0}, 1, 0, 0},
 };
 
 static void
@@ -112,6 +116,9 @@ assert_local_equal(
 	assert_true(a->dev == b->dev);
 	assert_true(a->mode == b->mode);
 	assert_memory_equal(a->hash, b->hash, 16);
+	assert_int_equal(a->has_owner, b->has_owner);
+	assert_true(a->uid == b->uid);
+	assert_true(a->gid == b->gid);
 }
 
 static void
@@ -128,6 +135,10 @@ assert_remote_equal(
 	assert_string_equal(a->src_etag, b->src_etag);
 	assert_string_equal(a->upload_id, b->upload_id);
 	assert_string_equal(a->version_id, b->version_id);
+	assert_int_equal(a->has_meta, b->has_meta);
+	assert_true(a->meta_mode == b->meta_mode);
+	assert_true(a->meta_uid == b->meta_uid);
+	assert_true(a->meta_gid == b->meta_gid);
 }
 
 /* Fills the remote test case i; strings up to each field's limit. */
@@ -165,6 +176,17 @@ remote_case(int i, struct manifest_remote *r)
 		strcpy(r->etag, "\"0123456789abcdef0123456789abcdef\"");
 		strcpy(r->version_id, "3HL4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY");
 		break;
+	case 6: /* the metadata it was stored with: version 3 */
+		strcpy(r->etag, "\"0123456789abcdef0123456789abcdef\"");
+		r->has_meta = 1;
+		r->meta_mode = 0100600;
+		r->meta_uid = 1000;
+		r->meta_gid = UINT32_MAX;
+		break;
+	case 7: /* and a version id: version 4 */
+		remote_case(6, r);
+		strcpy(r->version_id, "null");
+		break;
 	default:
 		remote_case(2, r);
 		memset(r->version_id, 'v', sizeof(r->version_id) - 1);
@@ -172,7 +194,7 @@ remote_case(int i, struct manifest_remote *r)
 	}
 }
 
-#define REMOTE_CASES 6
+#define REMOTE_CASES 8
 
 static void
 test_local_roundtrip(void **state)
@@ -186,7 +208,8 @@ test_local_roundtrip(void **state)
 		assert_int_equal(
 		    manifest_local_encode(&local_cases[i], buf, &len),
 		    FERRY_OK);
-		assert_int_equal(len, 61);
+		assert_int_equal(len, local_cases[i].has_owner ? 69 : 61);
+		assert_int_equal(buf[0], local_cases[i].has_owner ? 2 : 1);
 		assert_int_equal(
 		    manifest_local_decode(buf, len, &out), FERRY_OK);
 		assert_local_equal(&out, &local_cases[i]);
@@ -215,7 +238,8 @@ test_local_layout(void **state)
 	    /* mode 0100644 */ 0xa4, 0x81, 0, 0,
 	    /* hash */ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 	struct manifest_local r = {0x0102030405060708, -2, 256, 9, 0x1234,
-	    0100644, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}};
+	    0100644, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 0,
+	    0, 0};
 	uint8_t buf[MANIFEST_REC_MAX];
 	size_t len;
 
@@ -422,6 +446,12 @@ test_remote_versions(void **state)
 	    {2, "\0\0\0\0\0\0\1\0vx", 10, NULL},  /* trailing */
 	    {2, "\0\0\0\0\0\0\2\0v\0", 10, NULL}, /* a NUL */
 	    {3, "\0\0\0\0\0\0\1\0v", 9, NULL},
+	    /* 3 and 4: 1 and 2 with the stored metadata, 12 bytes */
+	    {3, "\0\0\0\0\0\0\xa4\x81\0\0\1\0\0\0\2\0\0\0", 18, ""},
+	    {4, "\0\0\0\0\0\0\1\0v\xa4\x81\0\0\1\0\0\0\2\0\0\0", 21, "v"},
+	    {3, "\0\0\0\0\0\0\xa4\x81\0\0\1\0\0\0\2\0\0", 17, NULL},
+	    {4, "\0\0\0\0\0\0\xa4\x81\0\0\1\0\0\0\2\0\0\0", 18, NULL},
+	    {5, "\0\0\0\0\0\0\1\0v\xa4\x81\0\0\1\0\0\0\2\0\0\0", 21, NULL},
 	};
 	uint8_t buf[MANIFEST_REC_MAX + 512], again[MANIFEST_REC_MAX];
 	struct manifest_remote out;
@@ -441,6 +471,7 @@ test_remote_versions(void **state)
 		assert_int_equal(
 		    manifest_remote_decode(buf, n, &out), FERRY_OK);
 		assert_string_equal(out.version_id, cases[i].version_id);
+		assert_int_equal(out.has_meta, cases[i].version >= 3);
 		/* each is written back as it was read */
 		assert_int_equal(
 		    manifest_remote_encode(&out, again, &len), FERRY_OK);

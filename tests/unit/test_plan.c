@@ -101,6 +101,113 @@ test_push_table(void **state)
 	}
 }
 
+/*
+ * Push, a file whose bytes its object holds (the record says so): what its
+ * metadata decides.  The record stored mode 0100644, owner 1000:100 and
+ * mtime T; the object was listed as written at second LM.
+ */
+#define T 1700000000000000000LL
+#define LM 1700000100LL
+#define REG 0100644
+struct meta_row {
+	const char *name;
+	uint32_t mode;
+	int64_t mtime_ns;
+	int has_owner;
+	uint32_t uid, gid;
+	int64_t ctime_s;
+	int has_meta; /* 0: a record of an older ferry */
+	uint64_t size;
+	int metadata; /* plan_opts.metadata (0: --size-only) */
+	enum plan_action want;
+};
+
+static const struct meta_row meta_rows[] = {
+    {"as stored", REG, T, 1, 1000, 100, LM + 50, 1, 10, 1, PLAN_SKIP},
+    {"chmod", 0100600, T, 1, 1000, 100, LM + 50, 1, 10, 1, PLAN_METADATA},
+    {"touch -m", REG, T + 1, 1, 1000, 100, LM + 50, 1, 10, 1, PLAN_METADATA},
+    {"chown", REG, T, 1, 0, 100, LM + 50, 1, 10, 1, PLAN_METADATA},
+    {"chgrp", REG, T, 1, 1000, 0, LM + 50, 1, 10, 1, PLAN_METADATA},
+    {"owner not scanned", REG, T, 0, 0, 0, LM + 50, 1, 10, 1, PLAN_SKIP},
+    {"chmod, --size-only", 0100600, T, 1, 1000, 100, LM + 50, 1, 10, 0,
+        PLAN_SKIP},
+    {"chmod of a symlink's object", 0120777, T, 1, 1000, 100, LM + 50, 1, 10, 1,
+        PLAN_SKIP},
+    {"chmod, over 5 GiB (copied in parts)", 0100600, T, 1, 1000, 100, LM + 50,
+        1, 6ULL << 30, 1, PLAN_METADATA},
+    {"chmod, just 5 GiB", 0100600, T, 1, 1000, 100, LM + 50, 1, 5ULL << 30, 1,
+        PLAN_METADATA},
+    {"old record, inode unchanged since", 0100600, T, 1, 1000, 100, LM, 0, 10,
+        1, PLAN_SKIP},
+    {"old record, inode changed after", 0100600, T, 1, 1000, 100, LM + 1, 0, 10,
+        1, PLAN_METADATA},
+    {"old record, changed after, --size-only", 0100600, T, 1, 1000, 100, LM + 1,
+        0, 10, 0, PLAN_SKIP},
+};
+
+static void
+test_metadata_table(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(meta_rows) / sizeof(meta_rows[0]); i++) {
+		const struct meta_row *r = &meta_rows[i];
+		struct plan_entry src = {.present = 1,
+		    .size = r->size,
+		    .hash = H1,
+		    .mtime_ns = r->mtime_ns,
+		    .ctime_ns = r->ctime_s * 1000000000 + 5,
+		    .mode = r->mode,
+		    .has_owner = r->has_owner,
+		    .uid = r->uid,
+		    .gid = r->gid};
+		struct plan_entry dst = {.present = 1,
+		    .size = r->size,
+		    .etag = E1,
+		    .last_modified = LM};
+		struct manifest_remote rec = {.size = r->size,
+		    .mtime_ns = T,
+		    .has_hash = 1,
+		    .has_meta = (uint8_t)r->has_meta,
+		    .meta_mode = REG,
+		    .meta_uid = 1000,
+		    .meta_gid = 100};
+		struct plan_opts o = {.metadata = r->metadata,
+		    .size_only = !r->metadata,
+		    .multipart_threshold = 64};
+		struct plan_decision d;
+
+		memcpy(rec.hash, H1, 16);
+		strcpy(rec.etag, E1);
+		plan_push(&src, &dst, &rec, &o, &d);
+		if (d.action != r->want)
+			fail_msg("%s: got %s, want %s", r->name,
+			    plan_action_name(d.action),
+			    plan_action_name(r->want));
+		assert_non_null(d.reason);
+	}
+	/* the content changed with the mode: an upload, no copy */
+	{
+		struct plan_entry src = {.present = 1,
+		    .size = 10,
+		    .hash = H2,
+		    .mode = 0100600,
+		    .has_owner = 1};
+		struct plan_entry dst = {.present = 1, .size = 10, .etag = E1};
+		struct manifest_remote rec = {
+		    .size = 10, .has_hash = 1, .has_meta = 1, .meta_mode = REG};
+		struct plan_opts o = {.metadata = 1, .multipart_threshold = 64};
+		struct plan_decision d;
+
+		memcpy(rec.hash, H1, 16);
+		strcpy(rec.etag, E1);
+		plan_push(&src, &dst, &rec, &o, &d);
+		assert_int_equal(d.action, PLAN_PUT);
+	}
+	assert_string_equal(plan_action_name(PLAN_METADATA), "metadata");
+}
+
 /* Pull: the object is the source, the local file the destination. */
 struct pull_row {
 	const char *name;
@@ -397,6 +504,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_push_table),
+	    cmocka_unit_test(test_metadata_table),
 	    cmocka_unit_test(test_inventory_deletes),
 	    cmocka_unit_test(test_pull_table),
 	    cmocka_unit_test(test_bounds_table),

@@ -1,0 +1,146 @@
+/*
+ * metadata.c: a push's metadata-only change.  A file whose bytes its
+ * object holds already, but whose mode, owner or mtime is not what the
+ * object was stored with (a chmod, chown or touch), has its object copied
+ * onto itself with the new metadata: one CopyObject, no byte sent; at or
+ * above the multipart threshold (and always above 5 GiB), as a mirror
+ * copies, a multipart upload of the new metadata whose parts are copied
+ * from the object itself (UploadPartCopy; copy.c, multipart.c).  A
+ * server that refuses the single copy has the file uploaded instead,
+ * said once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sync/engine/engine.h"
+#include "sync/up/xfer.h"
+
+/*
+ * The copy was answered with a refusal: x goes as an ordinary upload,
+ * the next time the engine advances it.  changed: the refusal was of its
+ * condition (the object changed since it was listed); any other has
+ * every later such file of the run uploaded at once, said once.
+ */
+static void
+upload_instead(struct xfer *x, int changed)
+{
+	struct push *p = x->p;
+
+	if (changed)
+		log_info(
+		    "%s: %s; uploaded instead", x->t.fullkey, ferry_errmsg());
+	else if (!p->metadata_refused)
+		log_warn("%s: the server refused to copy the object onto "
+		         "itself with new metadata (%s): files whose metadata "
+		         "alone changed are uploaded again instead",
+		    x->t.fullkey, ferry_errmsg());
+	if (!changed)
+		p->metadata_refused = 1;
+	x->metadata = 0;
+	x->multipart = x->t.local.size >= p->run.o->multipart_threshold;
+	x->state = XF_PUT_READY;
+	/* counted as planned already, its bytes now */
+	p->run.eng.planned_bytes += x->t.local.size;
+}
+
+void
+metadata_parts_refused(struct xfer *x)
+{
+	struct push *p = x->p;
+
+	if (!p->metadata_parts_refused)
+		log_warn("%s: the server refused to copy the object's parts "
+		         "onto itself (%s): uploaded again instead, at the end",
+		    x->t.fullkey, ferry_errmsg());
+	p->metadata_parts_refused = 1;
+	/* still a copy until its parts are all answered and its upload
+	 * aborted; then retry_changed() (xfer.c) makes it an upload */
+	x->retry_later = 1;
+}
+
+/* The part size to record for an object with ETag etag, as x's was. */
+static uint64_t
+part_size_of(const struct xfer *x, const char *etag)
+{
+	struct manifest_remote rec;
+
+	if (!remote_etag_multipart(etag) ||
+	    manifest_remote_get(x->p->run.m, x->t.key, x->t.keylen, &rec) !=
+	        FERRY_OK)
+		return 0;
+	return rec.part_size;
+}
+
+static void
+on_metadata(struct remote_req *q, void *arg)
+{
+	struct xfer *x = arg;
+	char *etag = NULL;
+	int changed;
+	ferry_err e;
+
+	e = xfer_copy_reply(x, q, &etag);
+	changed = remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED;
+	remote_req_free(q);
+	/* the server answered, and refused */
+	if (e == FERRY_EHTTP || e == FERRY_ES3) {
+		free(etag);
+		upload_instead(x, changed);
+		return;
+	}
+	if (e != FERRY_OK) {
+		free(etag);
+		xfer_fail(x, e);
+		return;
+	}
+	xfer_record(x, x->t.local.size, etag, x->t.local.hash,
+	    x->t.local.mtime_ns, part_size_of(x, etag));
+	free(etag);
+	xfer_uploaded(x, x->t.local.size);
+	xfer_finish(x);
+}
+
+ferry_err
+metadata_read(struct xfer *x)
+{
+	struct stat st;
+	ferry_err e;
+	int fd;
+
+	if ((e = xfer_open_local(x, &fd, &st)) != FERRY_OK)
+		return e;
+	close(fd);
+	if (!stat_matches_scan(&st, &x->t.local))
+		return ferry_fail(
+		    FERRY_ECHANGED, "the file changed since it was scanned");
+	return FERRY_OK;
+}
+
+ferry_err
+start_metadata(struct xfer *x)
+{
+	struct push *p = x->p;
+	struct remote_req *q;
+	struct remote_put o;
+	ferry_err e;
+
+	if (p->metadata_refused) {
+		upload_instead(x, 0);
+		return FERRY_OK;
+	}
+	if ((e = metadata_read(x)) != FERRY_OK)
+		return e;
+	xfer_put_opts(x, x->t.local.hash, x->t.local.mtime_ns, &o);
+	if ((e = remote_copy_metadata(p->run.r, p->run.loc.bucket, x->t.fullkey,
+	         strlen(x->t.fullkey), x->t.listed.etag, &o, &q)) != FERRY_OK)
+		return e;
+	if ((e = remote_req_submit(q, on_metadata, x)) != FERRY_OK) {
+		remote_req_free(q);
+		return e;
+	}
+	x->state = XF_PUT_SENT;
+	return FERRY_OK;
+}
