@@ -152,10 +152,10 @@ static const struct family f_mbytes = {"ferry_manifest_bytes",
 static ferry_err
 objects(struct buf *b, const char *labels, const struct sync_counts *c)
 {
-	const char *kinds[] = {
-	    "uploaded", "downloaded", "copied", "deleted", "skipped"};
-	uint64_t v[] = {
-	    c->uploaded, c->downloaded, c->copied, c->deleted, c->skipped};
+	const char *kinds[] = {"uploaded", "downloaded", "copied", "metadata",
+	    "deleted", "skipped"};
+	uint64_t v[] = {c->uploaded, c->downloaded, c->copied, c->metadata,
+	    c->deleted, c->skipped};
 	char n[32];
 	size_t i;
 	ferry_err e = family_head(b, &f_objects);

@@ -92,6 +92,15 @@ is "$(val "$p" ferry_run_objects:uploaded):$(val "$p" ferry_run_objects:skipped)
 check "... a new file renamed over the old one" test "$(stat -c %i "$F")" != "$ino"
 is "$(ls -A "$M")" ferry-push.prom "... no temporary file left"
 
+# 2b. a chmod alone: the object is given its new metadata, no byte sent,
+# and the file says so under its own kind
+chmod 600 "$T/sub/f1"
+"$FERRY" sync -q "$T" "s3://$B/p" --metrics-file "$F"
+is "$?" 0 "a run after a chmod exits 0"
+p=$(prom "$F" "$T" "s3://$B/p")
+is "$(val "$p" ferry_run_objects:metadata):$(val "$p" ferry_run_objects:uploaded)" \
+	"1:0" "... its file says 1 given new metadata, 0 uploaded"
+
 # 3. a run that fails: the bucket does not exist
 F3=$M/ferry-nobucket.prom
 "$FERRY" sync -q "$T" "s3://$B-none/p" --metrics-file "$F3" 2>"$WORK/3.err"
