@@ -441,7 +441,9 @@ dl_record_remote(struct dl *d, const char *etag, uint64_t size,
 	rec.size = size;
 	rec.mtime_ns = mtime_ns;
 	rec.last_modified = lm >= 0 ? lm : d->t.listed.last_modified;
-	rec.part_size = d->ranged ? d->t.part_size : 0;
+	/* the ranges a pull asked for say nothing of the parts the object
+	 * went up in (its ETag's): unknown */
+	rec.part_size = 0;
 	memcpy(rec.hash, xxh, 16);
 	rec.has_hash = 1;
 	snprintf(rec.etag, sizeof(rec.etag), "%s", etag);
