@@ -2,8 +2,9 @@
  * up.h: the face of sync/up/, which owns writing to a bucket: a push
  * (from a local tree) and a mirror (from another bucket), the merge that
  * plans them, their transfers (xfer.h: PUT, multipart, server-side or
- * streamed copy), the multipart uploads that outlive a run (resume.h),
- * and the deletes of objects.  Includes sync/engine/ and the wings below
+ * streamed copy; an object's new metadata copied onto itself,
+ * metadata.c), the multipart uploads that outlive a run (resume.h), and
+ * the deletes of objects.  Includes sync/engine/ and the wings below
  * it, never sync/down/.
  */
 #ifndef FERRY_PUSH_H
