@@ -30,8 +30,9 @@ remote_hardlink_encode(const char *rel, size_t n, char *out, size_t outlen)
 		memcpy(out, b.data, b.len);
 	buf_free(&b);
 	if (e != FERRY_OK)
-		return ferry_fail(e, "a hard link's marker does not fit in %zu "
-		                     "bytes",
+		return ferry_fail(e,
+		    "a hard link's marker does not fit in %zu "
+		    "bytes",
 		    outlen);
 	return FERRY_OK;
 }
@@ -55,7 +56,8 @@ remote_hardlink_decode(
 	if (outcap > 0)
 		out[0] = '\0';
 	if (n == 0)
-		return ferry_fail(FERRY_EPARSE, "the hard link marker is empty");
+		return ferry_fail(
+		    FERRY_EPARSE, "the hard link marker is empty");
 	for (i = 0; i < n; i++)
 		if (!marker_byte((unsigned char)value[i]))
 			return ferry_fail(FERRY_EPARSE,
@@ -68,8 +70,9 @@ remote_hardlink_decode(
 		e = ferry_fail(FERRY_EPARSE,
 		    "the hard link marker names no key, or one with a NUL");
 	else if (e == FERRY_OK && b.len >= outcap)
-		e = ferry_fail(FERRY_EPARSE, "the hard link marker's key is "
-		                             "longer than %zu bytes",
+		e = ferry_fail(FERRY_EPARSE,
+		    "the hard link marker's key is "
+		    "longer than %zu bytes",
 		    outcap - 1);
 	else if (e == FERRY_EPARSE)
 		e = ferry_fail(e, "the hard link marker: %s", ferry_errmsg());

@@ -105,7 +105,7 @@ struct sync_opts {
 	/* -H: a push sends the names of one inode once, the others as
 	 * copies marked with the first key; a pull links them again */
 	int hard_links;
-	int keep_dirs;     /* --keep-dirs: empty folders go as "dir/" */
+	int keep_dirs; /* --keep-dirs: empty folders go as "dir/" */
 	int json;
 	int quiet;
 	int verbose;

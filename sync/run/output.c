@@ -432,8 +432,8 @@ progress_keys(const struct output *o, const struct sync_counts *c,
     char *eta, size_t n)
 {
 	uint64_t seen = c->skipped + planned, all = o->expect_keys;
-	uint64_t done = c->uploaded + c->downloaded + c->copied + c->metadata +
-			c->linked;
+	uint64_t done =
+	    c->uploaded + c->downloaded + c->copied + c->metadata + c->linked;
 	double frac, left;
 
 	if (all == 0)
@@ -459,8 +459,8 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
     uint64_t planned_bytes, int planned_all, int force)
 {
 	double secs = (double)(now_mono_ns() - o->started_ns) / 1e9, rate;
-	uint64_t done = c->uploaded + c->downloaded + c->copied + c->metadata +
-			c->linked;
+	uint64_t done =
+	    c->uploaded + c->downloaded + c->copied + c->metadata + c->linked;
 	char bytes[32], total[32], speed[32], eta[64] = "", keys[64] = "";
 	char line[384];
 	const char *more = planned_all ? "" : "+";

@@ -92,8 +92,8 @@ group_of(struct hardlinks *hl, uint64_t dev, uint64_t ino)
 
 /* Adds key to the names of g that wait. */
 static ferry_err
-add_name(struct hl_group *g, const char *key, size_t keylen,
-    enum plan_action a, const struct manifest_local *l)
+add_name(struct hl_group *g, const char *key, size_t keylen, enum plan_action a,
+    const struct manifest_local *l)
 {
 	struct hl_name *n;
 
@@ -210,8 +210,8 @@ start_copies(struct push *p, struct hl_group *g)
 	for (i = g->lead ? 1 : 0; i < g->n; i++) {
 		n = &g->names[i];
 		if (holds(p, src, srclen, &n->l, etag)) {
-			e = xfer_begin_keycopy(p, n->key, n->keylen, &n->l,
-			    src, srclen, etag, marker);
+			e = xfer_begin_keycopy(p, n->key, n->keylen, &n->l, src,
+			    srclen, etag, marker);
 			if (e != FERRY_OK)
 				return e;
 			continue;
@@ -219,7 +219,7 @@ start_copies(struct push *p, struct hl_group *g)
 		if ((x = xfer_new(p, n->key, n->keylen, NULL)) == NULL)
 			return ferry_fail(FERRY_ENOMEM, "out of memory");
 		x->t.local = n->l;
-		xfer_fail(x, ferry_fail(FERRY_ECHANGED,
+		xfer_fail(x, ferry_fail(FERRY_ENOTFOUND,
 		                 "not copied: %s, the first name of its file, "
 		                 "was not stored",
 		                 src));

@@ -26,8 +26,8 @@ xfer_begin_keycopy(struct push *p, const char *key, size_t keylen,
 	x->t.local = *l;
 	snprintf(x->from_etag, sizeof(x->from_etag), "%s", from_etag);
 	x->from_key = remote_key_join(p->run.loc.prefix, from, fromlen, NULL);
-	if (x->from_key == NULL || (marker && (x->marker = strdup(marker)) ==
-	                                          NULL)) {
+	if (x->from_key == NULL ||
+	    (marker && (x->marker = strdup(marker)) == NULL)) {
 		x->t.done = 1;
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
