@@ -3,9 +3,10 @@
  * (from a local tree) and a mirror (from another bucket), the merge that
  * plans them, their transfers (xfer.h: PUT, multipart, server-side or
  * streamed copy; an object's new metadata copied onto itself,
- * metadata.c), the multipart uploads that outlive a run (resume.h), and
- * the deletes of objects.  Includes sync/engine/ and the wings below
- * it, never sync/down/.
+ * metadata.c; an object copied from another of the bucket, keycopy.c),
+ * the names of one inode sent once (-H, hardlink.c), the multipart
+ * uploads that outlive a run (resume.h), and the deletes of objects.
+ * Includes sync/engine/ and the wings below it, never sync/down/.
  */
 #ifndef FERRY_PUSH_H
 #define FERRY_PUSH_H

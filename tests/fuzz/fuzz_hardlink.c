@@ -3,8 +3,8 @@
  * any bytes a reply header carries) read back by remote_hardlink_decode()
  * and checked as a pull -H checks it (pull_key_refused()): a key that
  * passes is a relative path inside the folder (no '/' first, no '.', '..'
- * or empty segment but a last one, no NUL) within its bound, and written again by
- * remote_hardlink_encode() it reads back the same.
+ * or empty segment but a last one, no NUL) within its bound, and written again
+ * by remote_hardlink_encode() it reads back the same.
  */
 #include <stdint.h>
 #include <stdlib.h>
