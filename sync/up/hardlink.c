@@ -24,6 +24,12 @@ struct hl_name {
 	size_t keylen;
 	enum plan_action action;
 	struct manifest_local l;
+	/* the object listed under the key, if any (a metadata copy's
+	 * condition is its ETag) */
+	int listed;
+	uint64_t size;
+	int64_t last_modified;
+	char etag[MANIFEST_ETAG_MAX];
 };
 
 /* One inode with more than one name. */
@@ -90,10 +96,10 @@ group_of(struct hardlinks *hl, uint64_t dev, uint64_t ino)
 	return g;
 }
 
-/* Adds key to the names of g that wait. */
+/* Adds key to the names of g that wait; o: the object listed, or NULL. */
 static ferry_err
 add_name(struct hl_group *g, const char *key, size_t keylen, enum plan_action a,
-    const struct manifest_local *l)
+    const struct manifest_local *l, const struct remote_obj *o)
 {
 	struct hl_name *n;
 
@@ -110,6 +116,13 @@ add_name(struct hl_group *g, const char *key, size_t keylen, enum plan_action a,
 	n->keylen = keylen;
 	n->action = a;
 	n->l = *l;
+	n->listed = o != NULL;
+	if (o) {
+		n->size = o->size;
+		n->last_modified = o->last_modified;
+		snprintf(
+		    n->etag, sizeof(n->etag), "%s", o->etag ? o->etag : "");
+	}
 	g->n++;
 	return FERRY_OK;
 }
@@ -129,7 +142,8 @@ has_links(const struct push *p, const char *key, const struct manifest_local *l)
 
 ferry_err
 hardlink_take(struct push *p, const struct plan_decision *d, const char *key,
-    size_t keylen, const struct manifest_local *l, int *taken)
+    size_t keylen, const struct manifest_local *l, const struct remote_obj *o,
+    int *taken)
 {
 	struct hl_group *g;
 
@@ -153,7 +167,7 @@ hardlink_take(struct push *p, const struct plan_decision *d, const char *key,
 		return FERRY_OK;
 	}
 	*taken = 1;
-	return add_name(g, key, keylen, d->action, l);
+	return add_name(g, key, keylen, d->action, l, o);
 }
 
 /*
@@ -180,6 +194,7 @@ start_lead(struct push *p, struct hl_group *g)
 {
 	char etag[MANIFEST_ETAG_MAX];
 	struct hl_name *n = &g->names[0];
+	struct remote_obj o = {0};
 
 	if (g->n == 0 ||
 	    (g->stored && holds(p, g->stored, g->storedlen, &n->l, etag)))
@@ -187,7 +202,13 @@ start_lead(struct push *p, struct hl_group *g)
 	free(g->stored);
 	g->stored = NULL;
 	g->lead = 1;
-	return xfer_begin(p, n->action, n->key, n->keylen, &n->l, NULL);
+	o.key = n->key;
+	o.keylen = n->keylen;
+	o.size = n->size;
+	o.etag = n->etag;
+	o.last_modified = n->last_modified;
+	return xfer_begin(
+	    p, n->action, n->key, n->keylen, &n->l, n->listed ? &o : NULL);
 }
 
 /* Starts the copies of g's other names from its source. */

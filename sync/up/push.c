@@ -52,7 +52,7 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 	int taken;
 	ferry_err e;
 
-	if ((e = hardlink_take(p, d, key, keylen, l, &taken)) != FERRY_OK ||
+	if ((e = hardlink_take(p, d, key, keylen, l, o, &taken)) != FERRY_OK ||
 	    taken)
 		return e;
 	switch (d->action) {

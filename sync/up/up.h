@@ -96,14 +96,15 @@ ferry_err push_deletes(struct push *p) FERRY_WUR;
 
 /* hardlink.c */
 /*
- * -H: whether the file l under key, planned as d says, is one name of an
- * inode with others whose transfer waits for hardlink_run() (*taken 1),
- * else 0 and the caller acts on d.  A name planned unchanged becomes the
- * source its inode's other names are copied from.
+ * -H: whether the file l under key (o: the object listed there, or NULL),
+ * planned as d says, is one name of an inode with others whose transfer
+ * waits for hardlink_run() (*taken 1), else 0 and the caller acts on d.
+ * A name planned unchanged becomes the source its inode's other names
+ * are copied from.
  */
 ferry_err hardlink_take(struct push *p, const struct plan_decision *d,
     const char *key, size_t keylen, const struct manifest_local *l,
-    int *taken) FERRY_WUR;
+    const struct remote_obj *o, int *taken) FERRY_WUR;
 /*
  * After the merge's transfers: sends the names taken, per inode one
  * upload (unless a name is stored already) and then copies of it marked

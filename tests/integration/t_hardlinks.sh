@@ -118,6 +118,17 @@ is "$?:$(uploads "$l"):$(copies "$l")" 0:1:10 \
 s3 get "$B" p/h/l7 "$WORK/l7"
 check "... the objects hold the new bytes" cmp -s "$WORK/new" "$WORK/l7"
 
+# --- a chmod of the file: every name's metadata, no byte
+chmod 0600 "$T/h/l0"
+l=$(lines)
+push p -H >"$WORK/4m.json"
+is "$?:$(uploads "$l"):$(copies "$l")" 0:0:11 \
+	"a chmod of the file: 11 copies, no upload"
+is "$(summary "$WORK/4m.json" metadata):$(summary "$WORK/4m.json" linked)" 1:10 \
+	"... one onto itself, 10 from it"
+is "$(meta p/h/l7 x-amz-meta-mode):$(meta p/h/a-new x-amz-meta-mode)" 100600:100600 \
+	"... each name's object with the new mode"
+
 # --- pull -H again: the first name replaced in the same run
 pull p r1 -H >"$WORK/r1b.json"
 is "$?" 0 "pull -H of the changed group exits 0"
