@@ -56,10 +56,7 @@ upload_instead(struct xfer *x)
 	p->keycopy_refused = 1;
 	free(x->from_key);
 	x->from_key = NULL;
-	x->multipart = x->t.local.size >= p->run.o->multipart_threshold;
-	x->state = XF_PUT_READY;
-	/* counted as planned already, its bytes now */
-	p->run.eng.planned_bytes += x->t.local.size;
+	xfer_upload_instead(x);
 }
 
 static void

@@ -220,6 +220,17 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
 }
 
 void
+xfer_upload_instead(struct xfer *x)
+{
+	struct push *p = x->p;
+
+	x->multipart = x->t.local.size >= p->run.o->multipart_threshold;
+	x->state = XF_PUT_READY;
+	/* counted as planned already, its bytes now */
+	p->run.eng.planned_bytes += x->t.local.size;
+}
+
+void
 xfer_uploaded(struct xfer *x, uint64_t size)
 {
 	struct push *p = x->p;

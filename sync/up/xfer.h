@@ -142,6 +142,11 @@ void xfer_put_opts(const struct xfer *x, const uint8_t hash[16],
     int64_t mtime_ns, struct remote_put *o);
 void xfer_uploaded(struct xfer *x, uint64_t size);
 /*
+ * A copy planned for x (its bytes not counted) goes as an upload of its
+ * file instead, the next time the engine advances it.
+ */
+void xfer_upload_instead(struct xfer *x);
+/*
  * A new transfer of key (copied; dst the listed object or NULL), in the
  * engine's active list, ready to start; NULL when out of memory.
  */
