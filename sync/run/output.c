@@ -734,6 +734,7 @@ output_summary(struct output *o, const struct sync_counts *c,
 		cJSON_AddNumberToObject(obj, "failed", (double)c->failed);
 		cJSON_AddNumberToObject(obj, "checked", (double)c->checked);
 		cJSON_AddNumberToObject(obj, "left_out", (double)c->left_out);
+		cJSON_AddNumberToObject(obj, "backed_up", (double)c->backed_up);
 		cJSON_AddNumberToObject(obj, "bytes_sent", (double)c->bytes);
 		cJSON_AddNumberToObject(obj, "seconds", secs);
 		add_requests(obj, rs);
@@ -767,6 +768,9 @@ output_summary(struct output *o, const struct sync_counts *c,
 	fprintf(stderr, "%s moved, %llu deleted, %llu unchanged, %llu failed",
 	    size, (unsigned long long)c->deleted,
 	    (unsigned long long)c->skipped, (unsigned long long)c->failed);
+	if (c->backed_up)
+		fprintf(stderr, ", %llu backed up",
+		    (unsigned long long)c->backed_up);
 	if (c->left_out)
 		fprintf(stderr, ", %llu left out (not files or folders%s)",
 		    (unsigned long long)c->left_out,

@@ -14,6 +14,8 @@ struct sync_counts {
 	uint64_t checked;
 	uint64_t metadata; /* objects given new metadata, no byte sent */
 	uint64_t left_out; /* local entries neither files nor folders */
+	/* what was overwritten or deleted, kept first (--backup-dir) */
+	uint64_t backed_up;
 	uint64_t bytes;
 };
 
