@@ -62,9 +62,10 @@ check_bucket(struct sync_opts *o, const char *date)
 	int rc = -1;
 
 	if (!remote_is_url(o->backup_dir))
-		return cli_bad("--backup-dir '%s': a push or a mirror keeps "
-		               "what it replaces in a bucket, s3://BUCKET/PREFIX "
-		               "on the destination's endpoint",
+		return cli_bad(
+		    "--backup-dir '%s': a push or a mirror keeps "
+		    "what it replaces in a bucket, s3://BUCKET/PREFIX "
+		    "on the destination's endpoint",
 		    o->backup_dir);
 	if (remote_loc_parse(o->backup_dir, &b) != FERRY_OK ||
 	    remote_loc_parse(o->dst, &d) != FERRY_OK ||
@@ -180,8 +181,8 @@ check_folder(struct sync_opts *o, const char *date)
 		rc = cli_bad("%s", "out of memory");
 		goto out;
 	}
-	snprintf(o->backup_path, n, "%s%s%s", b, strcmp(b, "/") ? "/" : "",
-	    date);
+	snprintf(
+	    o->backup_path, n, "%s%s%s", b, strcmp(b, "/") ? "/" : "", date);
 out:
 	free(b);
 	free(d);

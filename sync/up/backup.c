@@ -40,8 +40,7 @@ backup_key(const struct push *p, const char *fullkey, size_t *len)
 
 	if (strncmp(fullkey, p->run.loc.prefix, plen) == 0)
 		rel += plen;
-	return remote_key_join(
-	    p->run.o->backup.prefix, rel, strlen(rel), len);
+	return remote_key_join(p->run.o->backup.prefix, rel, strlen(rel), len);
 }
 
 static void
@@ -84,8 +83,9 @@ on_backup(struct remote_req *q, void *arg)
 		    "changed since it was listed: not backed up, so left as "
 		    "it is");
 	else if (e != FERRY_OK)
-		e = ferry_fail(e, "backup copy to %s failed (%s): left as it is",
-		    b->key, ferry_errmsg());
+		e = ferry_fail(e,
+		    "backup copy to %s failed (%s): left as it is", b->key,
+		    ferry_errmsg());
 	remote_req_free(q);
 	free(etag);
 	if (e == FERRY_OK)
@@ -206,14 +206,14 @@ send_key(struct keys_run *k, size_t i, const char *etag, uint64_t size)
 	} else {
 		*d = (struct key_done){k, i};
 		k->pending++;
-		if ((e = backup_start(k->p, k->keys[i], size, etag, on_key,
-		         d)) == FERRY_OK)
+		if ((e = backup_start(
+		         k->p, k->keys[i], size, etag, on_key, d)) == FERRY_OK)
 			return;
 		k->pending--;
 		free(d);
 	}
-	output_error(&k->p->run.out, k->keys[i], strlen(k->keys[i]), e,
-	    ferry_errmsg());
+	output_error(
+	    &k->p->run.out, k->keys[i], strlen(k->keys[i]), e, ferry_errmsg());
 	k->p->run.counts.failed++;
 }
 
