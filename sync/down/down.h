@@ -186,9 +186,12 @@ const char *pull_key_refused(const char *key, size_t keylen, int prefixed);
  */
 ferry_err pull_keep(struct pull *p, int dirfd, const char *name,
     const char *rel, size_t len, int *kept) FERRY_WUR;
-/* A dry run: tells and counts the move pull_keep() would make. */
-void pull_keep_planned(
-    struct pull *p, const char *rel, size_t len, uint64_t size);
+/*
+ * A dry run: tells and counts the move pull_keep() would make of the
+ * file l, as scanned.
+ */
+void pull_keep_planned(struct pull *p, const char *rel, size_t len,
+    const struct manifest_local *l);
 /*
  * Removes the local file at key if its inode, size and mtime are those
  * of l, reporting and counting the outcome.

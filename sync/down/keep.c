@@ -158,23 +158,27 @@ pull_keep(struct pull *p, int dirfd, const char *name, const char *rel,
 out:
 	if (*kept) {
 		p->run.counts.backed_up++;
-		output_planned_path(&p->run.out, "backup", rel, len,
-		    (uint64_t)st.st_size, path, NULL, NULL);
+		output_backup(
+		    &p->run.out, rel, len, 1, (uint64_t)st.st_size, path, NULL);
 	}
 	free(path);
 	return e;
 }
 
 void
-pull_keep_planned(struct pull *p, const char *rel, size_t len, uint64_t size)
+pull_keep_planned(
+    struct pull *p, const char *rel, size_t len, const struct manifest_local *l)
 {
+	struct plan_entry kept = {.present = 1,
+	    .size = l->size,
+	    .mtime_ns = l->mtime_ns,
+	    .hash = l->hash};
 	char *path;
 
 	if (p->run.o->backup_path == NULL ||
 	    (path = keep_path(p, rel, len)) == NULL)
 		return;
 	p->run.counts.backed_up++;
-	output_planned_path(
-	    &p->run.out, "backup", rel, len, size, path, NULL, NULL);
+	output_backup(&p->run.out, rel, len, 1, l->size, path, &kept);
 	free(path);
 }

@@ -297,7 +297,7 @@ dry_download(struct pull *p, const struct plan_decision *d, int c)
 	    .hash = l->hash};
 
 	if (c == 0)
-		pull_keep_planned(p, o->key, o->keylen, l->size);
+		pull_keep_planned(p, o->key, o->keylen, l);
 	p->run.counts.downloaded++;
 	p->run.counts.bytes += o->size;
 	return sync_run_planned(&p->run, "download", o->key, o->keylen, o->size,
@@ -462,7 +462,7 @@ pull_deletes(struct pull *p)
 		    .size = l.size,
 		    .mtime_ns = l.mtime_ns,
 		    .hash = l.hash};
-		pull_keep_planned(p, key, keylen, l.size);
+		pull_keep_planned(p, key, keylen, &l);
 		output_planned_path(&p->run.out, "delete", key, keylen, l.size,
 		    "not in source", NULL, &dst);
 		p->run.counts.deleted++;

@@ -302,6 +302,39 @@ output_planned(struct output *o, const char *type, const char *key,
 }
 
 void
+output_backup(struct output *o, const char *name, size_t len, int local,
+    uint64_t size, const char *to, const struct plan_entry *kept)
+{
+	struct event_names n = {name, len, NULL, 0};
+	struct plan_entry none = {0};
+	char *full = NULL;
+	cJSON *obj;
+
+	if (o->dry_run && local) {
+		output_planned_path(
+		    o, "backup", name, len, size, to, kept, &none);
+		return;
+	}
+	if (o->dry_run) {
+		output_planned(o, "backup", name, len, size, to, kept, &none);
+		return;
+	}
+	if (!o->json) {
+		planned_text(o, "backup", name, len, to);
+		return;
+	}
+	if (local && names_of_path(o, name, len, &n, &full) != 0)
+		return;
+	if ((obj = event_new("backup")) != NULL) {
+		add_names(obj, &n);
+		cJSON_AddNumberToObject(obj, "size", (double)size);
+		cJSON_AddStringToObject(obj, "to", to);
+		emit(obj);
+	}
+	free(full);
+}
+
+void
 output_planned_path(struct output *o, const char *type, const char *rel,
     size_t len, uint64_t size, const char *reason, const struct plan_entry *src,
     const struct plan_entry *dst)

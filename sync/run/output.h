@@ -113,6 +113,14 @@ void output_planned(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason,
     const struct plan_entry *src, const struct plan_entry *dst);
 /*
+ * What --backup-dir kept before the run overwrote or deleted it (or, in
+ * a dry run, would keep, kept being what the plan saw of it): the object
+ * name[0..len), or with local the file at that path in the folder (a
+ * pull's), size bytes, gone to to (an s3:// URL or a local path).
+ */
+void output_backup(struct output *o, const char *name, size_t len, int local,
+    uint64_t size, const char *to, const struct plan_entry *kept);
+/*
  * The same for a local file named by rel[0..len), its path in the folder
  * (a pull's deletes): the JSON line's key is the prefix followed by rel,
  * its path rel; a plan file keeps rel as the key.

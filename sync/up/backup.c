@@ -17,6 +17,7 @@ struct backup {
 	char *key;  /* the backup's full key */
 	char *from; /* the object's full key */
 	uint64_t size;
+	char etag[MANIFEST_ETAG_MAX];
 	backup_done_fn done;
 	void *arg;
 };
@@ -54,19 +55,22 @@ backup_free(struct backup *b)
 }
 
 /*
- * Tells that the object from (size bytes) is, or in a dry run would be,
- * kept under the backup's full key key, and counts it.
+ * Tells that the object from (size bytes, listed with etag) is, or in a
+ * dry run would be, kept under the backup's full key key, and counts it.
  */
 static void
-told(struct push *p, const char *from, const char *key, uint64_t size)
+told(struct push *p, const char *from, const char *key, uint64_t size,
+    const char *etag)
 {
 	const char *bucket = p->run.o->backup.bucket;
+	struct plan_entry kept = {.present = 1, .size = size, .etag = etag};
 	char *to;
 
 	p->run.counts.backed_up++;
-	if ((to = malloc(strlen(bucket) + strlen(key) + 16)) != NULL)
-		sprintf(to, "to s3://%s/%s", bucket, key);
-	output_action(&p->run.out, "backup", from, strlen(from), size, to);
+	if ((to = malloc(strlen(bucket) + strlen(key) + 8)) != NULL)
+		sprintf(to, "s3://%s/%s", bucket, key);
+	output_backup(
+	    &p->run.out, from, strlen(from), 0, size, to ? to : key, &kept);
 	free(to);
 }
 
@@ -89,7 +93,7 @@ on_backup(struct remote_req *q, void *arg)
 	remote_req_free(q);
 	free(etag);
 	if (e == FERRY_OK)
-		told(b->p, b->from, b->key, b->size);
+		told(b->p, b->from, b->key, b->size, b->etag);
 	b->done(b->arg, e);
 	backup_free(b);
 }
@@ -116,7 +120,8 @@ backup_start(struct push *p, const char *fullkey, uint64_t size,
 		backup_free(b);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	*b = (struct backup){p, b->key, b->from, size, done, arg};
+	*b = (struct backup){p, b->key, b->from, size, "", done, arg};
+	snprintf(b->etag, sizeof(b->etag), "%s", etag ? etag : "");
 	/* a server that cannot hold a copy to the ETag (Swift, for an
 	 * object of parts) copies what it has */
 	if (etag && etag[0] && remote_copy_cond_usable(p->run.r, etag))
@@ -245,7 +250,8 @@ backup_keys(struct push *p, char *const *keys, const size_t *lens,
 }
 
 void
-backup_planned(struct push *p, const char *rel, size_t rellen, uint64_t size)
+backup_planned(struct push *p, const char *rel, size_t rellen, uint64_t size,
+    const char *etag)
 {
 	char *full, *key;
 
@@ -254,7 +260,7 @@ backup_planned(struct push *p, const char *rel, size_t rellen, uint64_t size)
 	full = remote_key_join(p->run.loc.prefix, rel, rellen, NULL);
 	key = remote_key_join(p->run.o->backup.prefix, rel, rellen, NULL);
 	if (full && key)
-		told(p, full, key, size);
+		told(p, full, key, size, etag);
 	free(full);
 	free(key);
 }

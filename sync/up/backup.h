@@ -50,9 +50,10 @@ ferry_err backup_xfer(struct xfer *x) FERRY_WUR;
 /*
  * A dry run: tells and counts the backup that overwriting or deleting
  * the object rel (rellen bytes, relative to the destination's prefix;
- * size bytes) would make first; nothing without --backup-dir.
+ * size bytes, listed with etag) would make first; nothing without
+ * --backup-dir.
  */
-void backup_planned(
-    struct push *p, const char *rel, size_t rellen, uint64_t size);
+void backup_planned(struct push *p, const char *rel, size_t rellen,
+    uint64_t size, const char *etag);
 
 #endif

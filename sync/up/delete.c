@@ -444,7 +444,8 @@ run_batches(struct push *p)
 				    .size = b->sizes[i],
 				    .etag = b->etags[i]};
 				backup_planned(p, b->keys[i] + plen,
-				    b->lens[i] - plen, b->sizes[i]);
+				    b->lens[i] - plen, b->sizes[i],
+				    b->etags[i]);
 				output_planned(&p->run.out, "delete",
 				    b->keys[i], b->lens[i], 0, "not in source",
 				    NULL, &dst);

@@ -43,7 +43,7 @@ dry_run_copy(struct push *p, const struct remote_obj *src,
 	    .etag = dst ? dst->etag : NULL};
 
 	if (dst)
-		backup_planned(p, dst->key, dst->keylen, dst->size);
+		backup_planned(p, dst->key, dst->keylen, dst->size, dst->etag);
 	p->run.counts.copied++;
 	p->run.counts.bytes += src->size;
 	return sync_run_planned(

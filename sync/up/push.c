@@ -73,7 +73,7 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 		if (o) {
 			dst = (struct plan_entry){
 			    .present = 1, .size = o->size, .etag = o->etag};
-			backup_planned(p, key, keylen, o->size);
+			backup_planned(p, key, keylen, o->size, o->etag);
 		}
 		if ((e = sync_run_planned(&p->run, "upload", key, keylen,
 		         l->size, d->reason, &src, &dst)) != FERRY_OK)

@@ -33,7 +33,8 @@ check_differs(struct transfer *t, const char *reason)
 	xfer_planned(x);
 	x->multipart = t->local.size >= p->run.o->multipart_threshold;
 	if (p->run.o->dry_run) {
-		backup_planned(p, t->key, t->keylen, t->listed.size);
+		backup_planned(
+		    p, t->key, t->keylen, t->listed.size, t->listed.etag);
 		transfer_check_dry_run(
 		    t, "upload", reason, 1, &p->run.counts.uploaded);
 		xfer_finish(x);
