@@ -17,7 +17,8 @@ struct backup {
 	char *key;  /* the backup's full key */
 	char *from; /* the object's full key */
 	uint64_t size;
-	char etag[MANIFEST_ETAG_MAX];
+	char etag[MANIFEST_ETAG_MAX]; /* as listed */
+	int cond;                     /* the copy in flight is under it */
 	backup_done_fn done;
 	void *arg;
 };
@@ -74,15 +75,93 @@ told(struct push *p, const char *from, const char *key, uint64_t size,
 	free(to);
 }
 
+static void on_backup(struct remote_req *q, void *arg);
+static void on_head(struct remote_req *q, void *arg);
+
+/*
+ * Sends the copy of b, under its ETag where cond is set and the server
+ * is not known to refuse that condition for it.
+ */
+static ferry_err
+send_copy(struct backup *b, int cond)
+{
+	struct push *p = b->p;
+	struct remote_copy_src src = {p->run.loc.bucket, b->from,
+	    strlen(b->from), NULL, 0, 0, NULL, NULL};
+	struct remote_req *q = NULL;
+	ferry_err e;
+
+	/* a server that cannot hold a copy to the ETag (Swift, for an
+	 * object of parts) copies what it has, just after a HEAD under the
+	 * ETag found it (on_head()) */
+	b->cond =
+	    cond && b->etag[0] && remote_copy_cond_usable(p->run.r, b->etag);
+	if (b->cond)
+		src.if_match = b->etag;
+	if ((e = remote_copy_object(p->run.r, p->run.o->backup.bucket, b->key,
+	         strlen(b->key), &src, &q)) == FERRY_OK &&
+	    (e = remote_req_submit(q, on_backup, b)) == FERRY_OK)
+		return FERRY_OK;
+	remote_req_free(q);
+	return e;
+}
+
+/* The end of b: told and counted when made, then done. */
+static void
+backup_end(struct backup *b, ferry_err e)
+{
+	if (e == FERRY_OK)
+		told(b->p, b->from, b->key, b->size, b->etag);
+	b->done(b->arg, e);
+	backup_free(b);
+}
+
+/*
+ * The HEAD under the ETag after the copy's 412: the object as listed has
+ * the server's refusal contradicted, and is copied without the condition;
+ * else it changed, and is left as it is.
+ */
+static void
+on_head(struct remote_req *q, void *arg)
+{
+	struct backup *b = arg;
+	ferry_err e = remote_req_result(q, 0);
+
+	if (e == FERRY_OK && strcmp(remote_req_resp(q)->etag, b->etag) == 0) {
+		remote_cond_contradicted(
+		    b->p->run.r, REMOTE_COND_COPY_IF_MATCH);
+		remote_req_free(q);
+		if ((e = send_copy(b, 0)) != FERRY_OK)
+			backup_end(b, e);
+		return;
+	}
+	remote_req_free(q);
+	backup_end(b, ferry_fail(FERRY_ECHANGED,
+	                  "changed since it was listed: not backed up, so "
+	                  "left as it is"));
+}
+
 static void
 on_backup(struct remote_req *q, void *arg)
 {
 	struct backup *b = arg;
 	char *etag = NULL;
 	ferry_err e = remote_copy_reply(q, &etag);
+	struct remote_req *h = NULL;
+	int refused = e != FERRY_OK &&
+	              remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED;
 
-	if (e != FERRY_OK &&
-	    remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED)
+	remote_req_free(q);
+	free(etag);
+	/* a 412: changed, or a server that compares another ETag */
+	if (refused && b->cond &&
+	    remote_head_object(b->p->run.r, b->p->run.loc.bucket, b->from,
+	        strlen(b->from), b->etag, &h) == FERRY_OK) {
+		if (remote_req_submit(h, on_head, b) == FERRY_OK)
+			return;
+		remote_req_free(h);
+	}
+	if (refused)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "changed since it was listed: not backed up, so left as "
 		    "it is");
@@ -90,23 +169,14 @@ on_backup(struct remote_req *q, void *arg)
 		e = ferry_fail(e,
 		    "backup copy to %s failed (%s): left as it is", b->key,
 		    ferry_errmsg());
-	remote_req_free(q);
-	free(etag);
-	if (e == FERRY_OK)
-		told(b->p, b->from, b->key, b->size, b->etag);
-	b->done(b->arg, e);
-	backup_free(b);
+	backup_end(b, e);
 }
 
 ferry_err
 backup_start(struct push *p, const char *fullkey, uint64_t size,
     const char *etag, backup_done_fn done, void *arg)
 {
-	struct remote_copy_src src = {p->run.loc.bucket, fullkey,
-	    strlen(fullkey), NULL, 0, 0, NULL, NULL};
-	struct remote_req *q = NULL;
 	struct backup *b;
-	size_t len;
 	ferry_err e;
 
 	if (size > REMOTE_MAX_COPY)
@@ -116,22 +186,17 @@ backup_start(struct push *p, const char *fullkey, uint64_t size,
 		    size);
 	if ((b = calloc(1, sizeof(*b))) == NULL ||
 	    (b->from = strdup(fullkey)) == NULL ||
-	    (b->key = backup_key(p, fullkey, &len)) == NULL) {
+	    (b->key = backup_key(p, fullkey, NULL)) == NULL) {
 		backup_free(b);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	*b = (struct backup){p, b->key, b->from, size, "", done, arg};
+	b->p = p;
+	b->size = size;
+	b->done = done;
+	b->arg = arg;
 	snprintf(b->etag, sizeof(b->etag), "%s", etag ? etag : "");
-	/* a server that cannot hold a copy to the ETag (Swift, for an
-	 * object of parts) copies what it has */
-	if (etag && etag[0] && remote_copy_cond_usable(p->run.r, etag))
-		src.if_match = etag;
-	if ((e = remote_copy_object(p->run.r, p->run.o->backup.bucket, b->key,
-	         len, &src, &q)) == FERRY_OK &&
-	    (e = remote_req_submit(q, on_backup, b)) == FERRY_OK)
-		return FERRY_OK;
-	remote_req_free(q);
-	backup_free(b);
+	if ((e = send_copy(b, 1)) != FERRY_OK)
+		backup_free(b);
 	return e;
 }
 
