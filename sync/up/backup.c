@@ -148,6 +148,7 @@ on_backup(struct remote_req *q, void *arg)
 	char *etag = NULL;
 	ferry_err e = remote_copy_reply(q, &etag);
 	struct remote_req *h = NULL;
+	char why[512];
 	int refused = e != FERRY_OK &&
 	              remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED;
 
@@ -161,14 +162,16 @@ on_backup(struct remote_req *q, void *arg)
 			return;
 		remote_req_free(h);
 	}
-	if (refused)
+	if (refused && b->cond)
 		e = ferry_fail(FERRY_ECHANGED,
 		    "changed since it was listed: not backed up, so left as "
 		    "it is");
-	else if (e != FERRY_OK)
+	else if (e != FERRY_OK) {
+		snprintf(why, sizeof(why), "%s", ferry_errmsg());
 		e = ferry_fail(e,
 		    "backup copy to %s failed (%s): left as it is", b->key,
-		    ferry_errmsg());
+		    why);
+	}
 	backup_end(b, e);
 }
 

@@ -26,39 +26,35 @@ echo "a, first" >"$T/a.txt"
 echo "b, first" >"$T/d/b.txt"
 echo "c, first" >"$T/c.txt"
 echo "same" >"$T/same.txt"
-head -c "$(mib 9 9)M" /dev/urandom >"$T/big.bin"
 cp "$T/a.txt" "$WORK/a1"
 cp "$T/c.txt" "$WORK/c1"
-cp "$T/big.bin" "$WORK/big1"
 "$FERRY" sync "$T" "s3://$B/p" --quiet
 is "$?" 0 "the first push exits 0"
 
 echo "a, second" >"$T/a.txt"
-head -c 1M /dev/urandom >>"$T/big.bin"
 rm "$T/c.txt"
 "$FERRY" sync "$T" "s3://$B/p" --delete --max-delete 100% \
 	--backup-dir "s3://$B/old" --json >"$WORK/push.json" 2>"$WORK/err"
-is "$?" 0 "a push with --backup-dir exits 0"
-is "$(summary "$WORK/push.json" backed_up)" 3 \
-	"... the summary counts 3 backed up (2 overwritten, 1 deleted)"
+rc=$?
+is "$rc" 0 "a push with --backup-dir exits 0"
+[ "$rc" = 0 ] || grep -h error "$WORK/push.json" "$WORK/err" | sed "s/^/# /"
+is "$(summary "$WORK/push.json" backed_up)" 2 \
+	"... the summary counts 2 backed up (1 overwritten, 1 deleted)"
 D=$(the_date old/)
 like "$D" "^$DATE\$" "... under one folder named for the run's date"
 is "$(s3 ls "$B" old/ | cut -f2 | sort | tr '\n' ' ')" \
-	"old/$D/a.txt old/$D/big.bin old/$D/c.txt " \
+	"old/$D/a.txt old/$D/c.txt " \
 	"... holding the overwritten and deleted keys, and no other"
 s3 get "$B" "old/$D/a.txt" "$WORK/got"
 check "... the overwritten object's old bytes" cmp -s "$WORK/got" "$WORK/a1"
-s3 get "$B" "old/$D/big.bin" "$WORK/got"
-check "... the overwritten multipart object's old bytes" \
-	cmp -s "$WORK/got" "$WORK/big1"
 s3 get "$B" "old/$D/c.txt" "$WORK/got"
 check "... the deleted object's old bytes" cmp -s "$WORK/got" "$WORK/c1"
 s3 get "$B" p/a.txt "$WORK/got"
 check "... and the destination has the new bytes" cmp -s "$WORK/got" "$T/a.txt"
 is "$(s3 ls "$B" p/ | cut -f2 | sort | tr '\n' ' ')" \
-	"p/a.txt p/big.bin p/d/b.txt p/same.txt " "... and the deleted key gone"
+	"p/a.txt p/d/b.txt p/same.txt " "... and the deleted key gone"
 is "$(pick "$WORK/push.json" 'd["key"] for d in L if d["type"] == "backup"')" \
-	"p/a.txt p/big.bin p/c.txt" "... one backup event for each"
+	"p/a.txt p/c.txt" "... one backup event for each"
 like "$(pick "$WORK/push.json" 'd["to"] for d in L if d["type"] == "backup"')" \
 	"s3://$B/old/$D/a.txt" "... naming where it went"
 json_valid "$WORK/push.json"
@@ -161,26 +157,59 @@ is "$(cat "$WORK/got")" "a, sixth" "... then copies the new one"
 
 # --- pull: old files moved to a local folder ------------------------------
 P=$WORK/pull
+echo "z" >"$WORK/z"
+s3 put "$B" p/d/z.txt "$WORK/z"
 "$FERRY" sync "s3://$B/p" "$P" --quiet
 is "$?" 0 "a first pull exits 0"
 cp "$P/a.txt" "$WORK/pa1"
 echo "a, seventh" >"$WORK/a7"
 s3 put "$B" p/a.txt "$WORK/a7"
-s3 del "$B" p/d/b.txt 2>/dev/null
-s3 del "$B" p/big.bin
-cp "$P/big.bin" "$WORK/pbig"
+s3 del "$B" p/d/z.txt
+"$FERRY" sync "s3://$B/p" "$P" --delete --max-delete 100% -n \
+	--backup-dir "$WORK/keep" --json >"$WORK/pdry.json" 2>/dev/null
+is "$(pick "$WORK/pdry.json" 'd["path"] for d in L if d.get("action") == "backup"')" \
+	"a.txt d/z.txt" "a pull's dry run plans the backups"
+check "... and moves nothing" test ! -e "$WORK/keep" -a -e "$P/d/z.txt"
+json_valid "$WORK/pdry.json"
+is "$?" 0 "... its lines valid against the schema"
 "$FERRY" sync "s3://$B/p" "$P" --delete --max-delete 100% \
 	--backup-dir "$WORK/keep" --json >"$WORK/pull.json" 2>"$WORK/err"
 is "$?" 0 "a pull with a local --backup-dir exits 0"
 PD=$(ls "$WORK/keep")
 like "$PD" "^$DATE\$" "... keeps under one folder named for the run's date"
 check "... the overwritten file's old bytes" cmp -s "$WORK/keep/$PD/a.txt" "$WORK/pa1"
-check "... the deleted file, moved" cmp -s "$WORK/keep/$PD/big.bin" "$WORK/pbig"
-check "... and gone from the folder" test ! -e "$P/big.bin"
+check "... the deleted file, moved with its folder" \
+	cmp -s "$WORK/keep/$PD/d/z.txt" "$WORK/z"
+check "... and gone from the folder" test ! -e "$P/d/z.txt"
 is "$(cat "$P/a.txt")" "a, seventh" "... the new file in place"
 is "$(summary "$WORK/pull.json" backed_up)" 2 "... counted"
 is "$(pick "$WORK/pull.json" 'd["path"] for d in L if d["type"] == "backup"')" \
-	"a.txt big.bin" "... one backup event for each, naming its path"
+	"a.txt d/z.txt" "... one backup event for each, naming its path"
 json_valid "$WORK/pull.json"
 is "$?" 0 "... valid against the schema"
+
+# --- an object sent in parts ---------------------------------------------
+M=$WORK/mp
+mkdir -p "$M"
+head -c "$(mib 9 9)M" /dev/urandom >"$M/big.bin"
+cp "$M/big.bin" "$WORK/big1"
+"$FERRY" sync "$M" "s3://$B/mp" --quiet
+head -c 1M /dev/urandom >>"$M/big.bin"
+"$FERRY" sync "$M" "s3://$B/mp" --backup-dir "s3://$B/mpold" \
+	--json >"$WORK/mp.json" 2>/dev/null
+rc=$?
+if [ "${FERRY_TEST_SERVER:-ceph}" = swift ]; then
+	# Swift's s3api answers a server-side copy of a multipart (SLO)
+	# object 412, under the listed ETag and without a condition alike
+	is "$rc" 1 "a multipart object that cannot be copied: the push exits 1"
+	s3 get "$B" mp/big.bin "$WORK/got"
+	check "... and the object keeps its bytes" cmp -s "$WORK/got" "$WORK/big1"
+	skip_on swift "s3api refuses a server-side copy of a multipart object (412)"
+else
+	is "$rc" 0 "an overwritten multipart object: the push exits 0"
+	s3 get "$B" "mpold/$(the_date mpold/)/big.bin" "$WORK/got"
+	check "... its old bytes kept" cmp -s "$WORK/got" "$WORK/big1"
+	s3 get "$B" mp/big.bin "$WORK/got"
+	check "... and the new ones sent" cmp -s "$WORK/got" "$M/big.bin"
+fi
 done_testing
