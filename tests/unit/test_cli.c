@@ -93,6 +93,19 @@ same(const char *a, const char *b)
 	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
 }
 
+/* "ferry" and args (NULL-terminated) into argv; returns argc. */
+static int
+argv_of(const char *const *args, char **argv)
+{
+	int argc;
+
+	argv[0] = "ferry";
+	for (argc = 1; args[argc - 1] != NULL; argc++)
+		argv[argc] = (char *)args[argc - 1];
+	argv[argc] = NULL;
+	return argc;
+}
+
 static void
 test_cli_parse(void **state)
 {
@@ -105,10 +118,7 @@ test_cli_parse(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct cli_case *c = &cases[i];
 
-		argv[0] = "ferry";
-		for (argc = 1; c->args[argc - 1] != NULL; argc++)
-			argv[argc] = (char *)c->args[argc - 1];
-		argv[argc] = NULL;
+		argc = argv_of(c->args, argv);
 		rc = cli_parse(argc, argv, &o);
 		if (rc != c->rc)
 			fail_msg("case %zu (%s ...): got %d, want %d", i,
@@ -220,10 +230,7 @@ test_cli_backup(void **state)
 	for (i = 0; i < sizeof(backup_cases) / sizeof(backup_cases[0]); i++) {
 		const struct backup_case *c = &backup_cases[i];
 
-		argv[0] = "ferry";
-		for (argc = 1; c->args[argc - 1] != NULL; argc++)
-			argv[argc] = (char *)c->args[argc - 1];
-		argv[argc] = NULL;
+		argc = argv_of(c->args, argv);
 		rc = cli_parse(argc, argv, &o);
 		if (rc != c->rc)
 			fail_msg(
