@@ -3,7 +3,9 @@
  * a pull (bucket to local tree), the merge that plans it, its downloads
  * (GETs, whole or in ranges, into a temporary file, verified, given
  * their metadata and renamed into place), the safe resolution of keys
- * into paths under the target folder, and the deletes of local files.
+ * into paths under the target folder, and the deletes of local files;
+ * with --backup-dir, what is overwritten or deleted moved aside first
+ * (keep.c).
  * Includes sync/engine/ and the wings below it, never sync/up/.
  */
 #ifndef FERRY_PULL_H

@@ -4,8 +4,9 @@
  * plans them, their transfers (xfer.h: PUT, multipart, server-side or
  * streamed copy; an object's new metadata copied onto itself,
  * metadata.c), the multipart uploads that outlive a run (resume.h), and
- * the deletes of objects.  Includes sync/engine/ and the wings below
- * it, never sync/down/.
+ * the deletes of objects, and with --backup-dir the server-side copies
+ * of what is overwritten or deleted, made first (backup.h).  Includes
+ * sync/engine/ and the wings below it, never sync/down/.
  */
 #ifndef FERRY_PUSH_H
 #define FERRY_PUSH_H
