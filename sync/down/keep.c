@@ -173,12 +173,23 @@ pull_keep_planned(
 	    .size = l->size,
 	    .mtime_ns = l->mtime_ns,
 	    .hash = l->hash};
+	char name[NAME_MAX + 1], last[NAME_MAX + 1], fs[MANIFEST_KEY_MAX + 1];
+	size_t dirlen = len;
 	char *path;
 
-	if (p->run.o->backup_path == NULL ||
-	    (path = keep_path(p, rel, len)) == NULL)
+	if (p->run.o->backup_path == NULL)
+		return;
+	/* the entry's path in the folder: a link's name, not its key's */
+	while (dirlen > 0 && rel[dirlen - 1] != '/')
+		dirlen--;
+	if (len - dirlen > NAME_MAX || len > MANIFEST_KEY_MAX)
+		return;
+	snprintf(last, sizeof(last), "%.*s", (int)(len - dirlen), rel + dirlen);
+	posix_fs_name(last, l, name, sizeof(name));
+	snprintf(fs, sizeof(fs), "%.*s%s", (int)dirlen, rel, name);
+	if ((path = keep_path(p, fs, strlen(fs))) == NULL)
 		return;
 	p->run.counts.backed_up++;
-	output_backup(&p->run.out, rel, len, 1, l->size, path, &kept);
+	output_backup(&p->run.out, fs, strlen(fs), 1, l->size, path, &kept);
 	free(path);
 }

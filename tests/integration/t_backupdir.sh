@@ -159,20 +159,24 @@ is "$(cat "$WORK/got")" "a, sixth" "... then copies the new one"
 P=$WORK/pull
 echo "z" >"$WORK/z"
 s3 put "$B" p/d/z.txt "$WORK/z"
-"$FERRY" sync "s3://$B/p" "$P" --quiet
+printf 'a.txt' >"$WORK/t1"
+s3 put "$B" p/ln.rclonelink "$WORK/t1" "x-amz-meta-mode:120777"
+"$FERRY" sync "s3://$B/p" "$P" --links --quiet
 is "$?" 0 "a first pull exits 0"
 cp "$P/a.txt" "$WORK/pa1"
 echo "a, seventh" >"$WORK/a7"
 s3 put "$B" p/a.txt "$WORK/a7"
 s3 del "$B" p/d/z.txt
-"$FERRY" sync "s3://$B/p" "$P" --delete --max-delete 100% -n \
+printf 'd/other' >"$WORK/t2"
+s3 put "$B" p/ln.rclonelink "$WORK/t2" "x-amz-meta-mode:120777"
+"$FERRY" sync "s3://$B/p" "$P" --links --delete --max-delete 100% -n \
 	--backup-dir "$WORK/keep" --json >"$WORK/pdry.json" 2>/dev/null
 is "$(pick "$WORK/pdry.json" 'd["path"] for d in L if d.get("action") == "backup"')" \
-	"a.txt d/z.txt" "a pull's dry run plans the backups"
+	"a.txt d/z.txt ln" "a pull's dry run plans the backups"
 check "... and moves nothing" test ! -e "$WORK/keep" -a -e "$P/d/z.txt"
 json_valid "$WORK/pdry.json"
 is "$?" 0 "... its lines valid against the schema"
-"$FERRY" sync "s3://$B/p" "$P" --delete --max-delete 100% \
+"$FERRY" sync "s3://$B/p" "$P" --links --delete --max-delete 100% \
 	--backup-dir "$WORK/keep" --json >"$WORK/pull.json" 2>"$WORK/err"
 is "$?" 0 "a pull with a local --backup-dir exits 0"
 PD=$(ls "$WORK/keep")
@@ -182,9 +186,11 @@ check "... the deleted file, moved with its folder" \
 	cmp -s "$WORK/keep/$PD/d/z.txt" "$WORK/z"
 check "... and gone from the folder" test ! -e "$P/d/z.txt"
 is "$(cat "$P/a.txt")" "a, seventh" "... the new file in place"
-is "$(summary "$WORK/pull.json" backed_up)" 2 "... counted"
+is "$(readlink "$WORK/keep/$PD/ln")" "a.txt" "... the replaced symlink, moved"
+is "$(readlink "$P/ln")" "d/other" "... the new one in place"
+is "$(summary "$WORK/pull.json" backed_up)" 3 "... counted"
 is "$(pick "$WORK/pull.json" 'd["path"] for d in L if d["type"] == "backup"')" \
-	"a.txt d/z.txt" "... one backup event for each, naming its path"
+	"a.txt d/z.txt ln" "... one backup event for each, naming its path"
 json_valid "$WORK/pull.json"
 is "$?" 0 "... valid against the schema"
 
