@@ -91,9 +91,9 @@ send_copy(struct backup *b, int cond)
 	struct remote_req *q = NULL;
 	ferry_err e;
 
-	/* a server that cannot hold a copy to the ETag (Swift, for an
-	 * object of parts) copies what it has, just after a HEAD under the
-	 * ETag found it (on_head()) */
+	/* a server that refuses the condition (one that compares another
+	 * ETag) copies what it has, just after a HEAD under the ETag found
+	 * it (on_head()); Swift refuses an object of parts either way */
 	b->cond =
 	    cond && b->etag[0] && remote_copy_cond_usable(p->run.r, b->etag);
 	if (b->cond)
