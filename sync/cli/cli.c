@@ -61,7 +61,8 @@ enum {
 	OPT_SPLIT_PREFIX,
 	OPT_SHARD_RANGES,
 	OPT_RANGES,
-	OPT_METRICS_FILE
+	OPT_METRICS_FILE,
+	OPT_BACKUP_DIR
 };
 
 static const char shortopts[] = "ncj:qvhLH";
@@ -126,6 +127,7 @@ static const struct option longopts[] = {
     {"versions", no_argument, NULL, OPT_VERSIONS},
     {"at", required_argument, NULL, OPT_AT},
     {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+    {"backup-dir", required_argument, NULL, OPT_BACKUP_DIR},
     CLI_STORE_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -137,6 +139,9 @@ static const char help_what[] =
     "  --max-delete N|N%        most deletes allowed (default 50%)\n"
     "  --force                  delete beyond that, or from an empty "
     "source\n"
+    "  --backup-dir PLACE       first keep what is overwritten or deleted\n"
+    "                           in PLACE, under the run's date: s3://B/P\n"
+    "                           (push, mirror) or a folder (pull)\n"
     "  --exclude GLOB           leave out matching paths (repeatable)\n"
     "  --include GLOB           keep matching paths (first match wins)\n"
     "  --exclude-from FILE      --exclude each pattern in FILE, one a line\n"
@@ -499,6 +504,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_METRICS_FILE:
 		o->metrics_file = arg;
 		return *arg ? -1 : cli_bad("%s", "--metrics-file needs a PATH");
+	case OPT_BACKUP_DIR:
+		o->backup_dir = arg;
+		return *arg ? -1 : cli_bad("%s", "--backup-dir needs a place");
 	case OPT_JSON:
 		o->json = 1;
 		return -1;
@@ -849,6 +857,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		return cli_bad("%s", ferry_errmsg());
 	if ((rc = take_operands(o, argc, argv, optind)) >= 0)
 		return rc;
+	if ((rc = cli_check_backup(o)) >= 0)
+		return rc;
 	return cli_store_check(o) == FERRY_OK ? -1
 	                                      : cli_bad("%s", ferry_errmsg());
 }
@@ -860,4 +870,7 @@ cli_clear(struct sync_opts *o)
 	o->filter = NULL;
 	remote_store_clear(&o->store);
 	shard_clear(&o->shard);
+	remote_loc_clear(&o->backup);
+	free(o->backup_path);
+	o->backup_path = NULL;
 }

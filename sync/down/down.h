@@ -4,7 +4,8 @@
  * (GETs, whole or in ranges, into a temporary file, verified, given
  * their metadata and renamed into place), the safe resolution of keys
  * into paths under the target folder, the hard links a marker asks for
- * (-H, pulllink.c), and the deletes of local files.
+ * (-H, pulllink.c), and the deletes of local files; with --backup-dir,
+ * what is overwritten or deleted moved aside first (keep.c).
  * Includes sync/engine/ and the wings below it, never sync/up/.
  */
 #ifndef FERRY_PULL_H
@@ -181,6 +182,22 @@ void pull_dir_put(struct pull_dir *dir);
  * relative to a prefix), or NULL.
  */
 const char *pull_key_refused(const char *key, size_t keylen, int prefixed);
+/* keep.c */
+/*
+ * With --backup-dir, moves the entry name of the folder dirfd, the path
+ * rel[0..len) of the destination, to its place in the backup folder of
+ * the run (its folders made): *kept 1 when it was, told and counted;
+ * FERRY_OK and *kept 0 when there is no backup folder or nothing at the
+ * name.  On failure (recorded) the entry stays where it was.
+ */
+ferry_err pull_keep(struct pull *p, int dirfd, const char *name,
+    const char *rel, size_t len, int *kept) FERRY_WUR;
+/*
+ * A dry run: tells and counts the move pull_keep() would make of the
+ * file l, as scanned.
+ */
+void pull_keep_planned(struct pull *p, const char *rel, size_t len,
+    const struct manifest_local *l);
 /*
  * Removes the local file at key if its inode, size and mtime are those
  * of l, reporting and counting the outcome.

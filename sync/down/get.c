@@ -461,6 +461,13 @@ dl_record_remote(struct dl *d, const char *etag, uint64_t size,
 static ferry_err
 publish(struct dl *d)
 {
+	ferry_err e;
+	int kept;
+
+	/* --backup-dir: what is at the name is moved there first */
+	if ((e = pull_keep(d->p, d->dirfd, d->name, d->t.key, d->t.keylen,
+	         &kept)) != FERRY_OK)
+		return e;
 	if (d->unnamed && link_unnamed(d, d->name) == 0) {
 		d->unnamed = 0;
 		return FERRY_OK;

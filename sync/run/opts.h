@@ -151,6 +151,15 @@ struct sync_opts {
 	unsigned ranges;
 	/* --metrics-file PATH: a sync's or an apply's metrics (metrics.h) */
 	const char *metrics_file;
+	/* --backup-dir: what a sync overwrites or deletes is kept there
+	 * first, under the run's date; NULL: not kept (backup.h, cli.c) */
+	const char *backup_dir;
+	/* resolved from it: a push's or mirror's bucket and prefix, the
+	 * date's folder ending it ("old/2026-12-06T023000Z/"), on the
+	 * destination's endpoint */
+	struct remote_loc backup;
+	/* a pull's: the absolute path of the date's folder (malloc'd) */
+	char *backup_path;
 };
 
 /* manifest.c */

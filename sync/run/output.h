@@ -17,6 +17,8 @@ struct sync_counts {
 	 * made links to it (pull) */
 	uint64_t linked;
 	uint64_t left_out; /* local entries neither files nor folders */
+	/* what was overwritten or deleted, kept first (--backup-dir) */
+	uint64_t backed_up;
 	uint64_t bytes;
 };
 
@@ -113,6 +115,14 @@ void output_written(struct output *o, const char *type, const char *key,
 void output_planned(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason,
     const struct plan_entry *src, const struct plan_entry *dst);
+/*
+ * What --backup-dir kept before the run overwrote or deleted it (or, in
+ * a dry run, would keep, kept being what the plan saw of it): the object
+ * name[0..len), or with local the file at that path in the folder (a
+ * pull's), size bytes, gone to to (an s3:// URL or a local path).
+ */
+void output_backup(struct output *o, const char *name, size_t len, int local,
+    uint64_t size, const char *to, const struct plan_entry *kept);
 /*
  * The same for a local file named by rel[0..len), its path in the folder
  * (a pull's deletes): the JSON line's key is the prefix followed by rel,

@@ -5,8 +5,10 @@
  * streamed copy; an object's new metadata copied onto itself,
  * metadata.c; an object copied from another of the bucket, keycopy.c),
  * the names of one inode sent once (-H, hardlink.c), the multipart
- * uploads that outlive a run (resume.h), and the deletes of objects.
- * Includes sync/engine/ and the wings below it, never sync/down/.
+ * uploads that outlive a run (resume.h), the deletes of objects, and
+ * with --backup-dir the server-side copies of what is overwritten or
+ * deleted, made first (backup.h).  Includes sync/engine/ and the wings
+ * below it, never sync/down/.
  */
 #ifndef FERRY_PUSH_H
 #define FERRY_PUSH_H

@@ -17,6 +17,7 @@
 #include "sync/up/mime.h"
 #include "sync/engine/engine.h"
 #include "sync/up/xfer.h"
+#include "sync/up/backup.h"
 
 void
 xfer_free(struct xfer *x)
@@ -69,6 +70,9 @@ put_off(struct transfer *t, ferry_err e)
 {
 	struct xfer *x = xfer_of(t);
 
+	/* the object it would replace could not be kept: it stays */
+	if (x->backup_failed)
+		return 0;
 	/* the server answered a metadata copy in parts with a refusal */
 	if (x->metadata && (e == FERRY_EHTTP || e == FERRY_ES3)) {
 		metadata_parts_refused(x);
@@ -287,6 +291,8 @@ xfer_new(struct push *p, const char *key, size_t keylen,
 	x->p = p;
 	x->fd = -1;
 	x->state = XF_PUT_READY;
+	/* no object listed: nothing to keep before writing */
+	x->backed_up = dst == NULL;
 	return x;
 }
 
@@ -555,7 +561,9 @@ advance_one(struct transfer *t)
 	ferry_err e = FERRY_OK;
 	unsigned n = 1;
 
-	if (x->state == XF_PUT_READY && x->multipart) {
+	if (x->state == XF_PUT_READY && backup_due(x)) {
+		e = backup_xfer(x);
+	} else if (x->state == XF_PUT_READY && x->multipart) {
 		if (x->source != XS_FILE && !x->have_src_head)
 			e = start_src_head(x);
 		else

@@ -25,7 +25,8 @@ enum xfer_state {
 	XF_MP_RESUME_SENT, /* ListParts, or the abort of an earlier upload */
 	XF_SRC_HEAD_SENT,  /* mirror: HEAD of the source for its metadata */
 	XF_GET_SENT,       /* streamed mirror: the source object coming in */
-	XF_RETRY_LATER     /* the file changed while read: again at the end */
+	XF_RETRY_LATER,    /* the file changed while read: again at the end */
+	XF_BACKUP_SENT     /* the object to replace, copied to --backup-dir */
 };
 
 /* One object on its way: a single PUT, a multipart upload or a check. */
@@ -88,6 +89,9 @@ struct xfer {
 	/* the version written, in a versioned bucket: what the reply of
 	 * the PUT, copy or Complete named; "": none */
 	char version_id[MANIFEST_VERSION_ID_MAX];
+	/* --backup-dir: the listed object is kept (backup.h), or could
+	 * not be, and is left as it is */
+	int backed_up, backup_failed;
 };
 
 /* The xfer whose engine part is t (its first member). */
