@@ -134,6 +134,16 @@ ferry_err remote_copy_metadata(struct remote *r, const char *bucket,
     const char *key, size_t keylen, const char *if_match,
     const struct remote_put *o, struct remote_req **out) FERRY_WUR;
 /*
+ * CopyObject of src (whole, only while it has src->if_match) to
+ * bucket/key, its metadata replaced by what o says, as for
+ * remote_copy_metadata(): the bytes of one key under another, with the
+ * metadata of the file they now stand for.  Read the reply with
+ * remote_copy_reply().
+ */
+ferry_err remote_copy_replace(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const struct remote_copy_src *src,
+    const struct remote_put *o, struct remote_req **out) FERRY_WUR;
+/*
  * The reply of a completed CopyObject or UploadPartCopy: FERRY_OK with
  * *etag (malloc'd, quoted; NULL or "" when the server sent none), or the
  * failure, an <Error> in a 200 among them.

@@ -288,11 +288,20 @@ remote_copy_metadata(struct remote *r, const char *bucket, const char *key,
 {
 	struct remote_copy_src src = {
 	    bucket, key, keylen, if_match, 0, 0, NULL, NULL};
+
+	return remote_copy_replace(r, bucket, key, keylen, &src, o, out);
+}
+
+ferry_err
+remote_copy_replace(struct remote *r, const char *bucket, const char *key,
+    size_t keylen, const struct remote_copy_src *src,
+    const struct remote_put *o, struct remote_req **out)
+{
 	ferry_err e;
 
 	e = ops_new(r, REMOTE_PUT, "PUT", bucket, key, keylen, out);
 	if (e == FERRY_OK)
-		e = ops_copy_source(*out, &src);
+		e = ops_copy_source(*out, src);
 	/* a copy onto itself is refused unless it replaces the metadata;
 	 * the store's tags, when it has any, replace the object's */
 	if (e == FERRY_OK)

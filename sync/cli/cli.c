@@ -55,6 +55,7 @@ enum {
 	OPT_LINKS,
 	OPT_LINKS_OUTSIDE,
 	OPT_KEEP_DIRS,
+	OPT_TRACK_RENAMES,
 	OPT_VERSIONS,
 	OPT_AT,
 	OPT_SPLIT,
@@ -122,6 +123,7 @@ static const struct option longopts[] = {
     {"links", no_argument, NULL, OPT_LINKS},
     {"links-outside", no_argument, NULL, OPT_LINKS_OUTSIDE},
     {"keep-dirs", no_argument, NULL, OPT_KEEP_DIRS},
+    {"track-renames", no_argument, NULL, OPT_TRACK_RENAMES},
     {"versions", no_argument, NULL, OPT_VERSIONS},
     {"at", required_argument, NULL, OPT_AT},
     {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
@@ -154,6 +156,8 @@ static const char help_what[] =
     "                           (name.rclonelink), made again on pull\n"
     "  --links-outside          a pull makes links that leave the folder\n"
     "  --keep-dirs              a push keeps empty folders (dir/)\n"
+    "  --track-renames          a push copies a new key from a key it\n"
+    "                           deletes that holds the same content\n"
     "  --preserve               a pull restores mode, owner (as root)\n"
     "                           and atime\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
@@ -476,6 +480,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case OPT_KEEP_DIRS:
 		o->keep_dirs = 1;
+		return -1;
+	case OPT_TRACK_RENAMES:
+		o->track_renames = 1;
 		return -1;
 	case OPT_VERSIONS:
 		o->versions = 1;

@@ -192,5 +192,10 @@ cli_check_posix(const struct sync_opts *o)
 		return cli_bad("%s", "--keep-dirs: only a push from a folder "
 		                     "sends empty folders (a pull makes the "
 		                     "folders its markers name)");
+	if (o->track_renames &&
+	    (o->way != SYNC_WAY_PUSH || o->cmd != SYNC_CMD_SYNC))
+		return cli_bad("%s", "--track-renames: only a sync from a "
+		                     "folder to a bucket (a pull, a mirror "
+		                     "and a plan do not track renames)");
 	return -1;
 }

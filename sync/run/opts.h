@@ -103,6 +103,9 @@ struct sync_opts {
 	int links;         /* --links: symlinks go as objects (posix.h) */
 	int links_outside; /* --links-outside: a pull makes any target */
 	int keep_dirs;     /* --keep-dirs: empty folders go as "dir/" */
+	/* --track-renames: a push's new key whose content a key it deletes
+	 * holds is a server-side copy of it (sync/up/rename.c) */
+	int track_renames;
 	int json;
 	int quiet;
 	int verbose;

@@ -13,6 +13,8 @@ struct sync_counts {
 	uint64_t uploaded, downloaded, copied, deleted, skipped, failed;
 	uint64_t checked;
 	uint64_t metadata; /* objects given new metadata, no byte sent */
+	/* objects copied from a key the run deletes (--track-renames) */
+	uint64_t renamed;
 	uint64_t left_out; /* local entries neither files nor folders */
 	uint64_t bytes;
 };

@@ -34,6 +34,7 @@ xfer_free(struct xfer *x)
 	free(x->src_key);
 	free(x->meta);
 	free(x->src_version);
+	free(x->same_key);
 	free(x);
 }
 
@@ -260,8 +261,7 @@ static const struct transfer_ops xfer_ops = {.advance = advance_one,
     .stop = stop,
     .free = free_one};
 
-/* A new transfer for key, appended to the active list. */
-static struct xfer *
+struct xfer *
 xfer_new(struct push *p, const char *key, size_t keylen,
     const struct remote_obj *dst)
 {
@@ -372,6 +372,11 @@ retry_changed(struct xfer *x)
 		x->have_src_head = 0;
 	}
 	x->metadata = 0;
+	if (x->same_key) {
+		x->p->run.eng.planned_bytes += x->t.local.size;
+		free(x->same_key);
+		x->same_key = NULL;
+	}
 	x->t.next_part = x->t.parts_done = x->hashed = 0;
 	x->early = 0;
 	free(x->upload_id);
@@ -499,6 +504,8 @@ start_single(struct push *p, struct xfer *x)
 	}
 	if (x->metadata)
 		return start_metadata(x);
+	if (x->same_key)
+		return samecopy_start(x);
 	if (!put_streams(x) &&
 	    !transfer_engine_memory(&p->run.eng, x->t.local.size))
 		return FERRY_OK;
