@@ -38,26 +38,13 @@ on_copied(struct remote_req *q, void *arg)
 {
 	struct xfer *x = arg;
 	struct push *p = x->p;
-	char *etag = NULL;
-	ferry_err e;
+	int changed, done;
 
-	e = xfer_copy_reply(x, q, &etag);
-	remote_req_free(q);
-	/* the server answered, and refused: the condition or the copy */
-	if (e == FERRY_EHTTP || e == FERRY_ES3) {
-		free(etag);
+	done = xfer_copy_settle(x, q, x->same_part_size, &changed);
+	if (done == 0)
 		upload_instead(x, ferry_errmsg());
+	if (done != 1)
 		return;
-	}
-	if (e != FERRY_OK) {
-		free(etag);
-		xfer_fail(x, e);
-		return;
-	}
-	xfer_record(x, x->t.local.size, etag, x->t.local.hash,
-	    x->t.local.mtime_ns,
-	    remote_etag_multipart(etag) ? x->same_part_size : 0);
-	free(etag);
 	if (x->same_copied)
 		(*x->same_copied)++;
 	p->run.counts.renamed++;

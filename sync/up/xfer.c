@@ -201,6 +201,30 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 		sync_manifest_warn();
 }
 
+int
+xfer_copy_settle(
+    struct xfer *x, struct remote_req *q, uint64_t part_size, int *changed)
+{
+	char *etag = NULL;
+	ferry_err e;
+
+	e = xfer_copy_reply(x, q, &etag);
+	*changed = remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED;
+	remote_req_free(q);
+	if (e == FERRY_OK)
+		xfer_record(x, x->t.local.size, etag, x->t.local.hash,
+		    x->t.local.mtime_ns,
+		    remote_etag_multipart(etag) ? part_size : 0);
+	free(etag);
+	if (e == FERRY_OK)
+		return 1;
+	/* the server answered, and refused */
+	if (e == FERRY_EHTTP || e == FERRY_ES3)
+		return 0;
+	xfer_fail(x, e);
+	return -1;
+}
+
 void
 xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
     struct remote_put *o)

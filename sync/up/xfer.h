@@ -218,6 +218,15 @@ ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
  */
 ferry_err xfer_copy_reply(
     struct xfer *x, struct remote_req *q, char **etag) FERRY_WUR;
+/*
+ * The reply q (freed here) of a single copy that makes the object of x
+ * from bytes the server holds, x's file as scanned (metadata.c,
+ * samecopy.c).  1: the object made and recorded, part_size its part
+ * size should its ETag be a multipart one; 0: the server refused (*changed
+ * set when it refused the condition), x left to its caller; -1: x failed.
+ */
+int xfer_copy_settle(
+    struct xfer *x, struct remote_req *q, uint64_t part_size, int *changed);
 /* Request builders for the source side of a mirror (copy.c). */
 ferry_err start_copy_object(struct xfer *x) FERRY_WUR;
 ferry_err start_stream_get(struct xfer *x) FERRY_WUR;

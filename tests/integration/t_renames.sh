@@ -29,22 +29,8 @@ push() {
 	"$FERRY" sync "$T" "s3://$B/p" --endpoint-url "$PROXY" --delete \
 		--json "$@"
 }
-at() {
-	tail -n "+$(($1 + 1))" "$LOG" | grep '^hdr '
-}
-lines() {
-	wc -l <"$LOG"
-}
-copies() {
-	at "$1" | grep -c '^hdr PUT .* x-amz-copy-source=[^-]'
-}
-uploads() {
-	at "$1" | grep '^hdr PUT ' | grep -c 'x-amz-copy-source=-'
-}
 meta() {
-	s3 head "$B" "$1" | python3 -c '
-import json, sys
-print(json.load(sys.stdin).get(sys.argv[1], ""))' "$2"
+	head_field "$B" "$1" "$2"
 }
 # same DIR PREFIX: whether the objects under PREFIX are the files of DIR,
 # byte for byte, and no more
@@ -61,12 +47,12 @@ is "$(summary "$WORK/1.json" uploaded)" 101 "... uploading the 101 files"
 # --- a renamed folder of 100 files: 100 copies, no upload, no byte
 mv "$T/old" "$T/new"
 chmod 0600 "$T/new/f007.bin"
-l=$(lines)
+l=$(proxy_lines)
 push --track-renames >"$WORK/2.json" 2>"$WORK/2.err"
 is "$?" 0 "a push after the folder's rename exits 0"
-is "$(uploads "$l")" 0 "... no PUT without x-amz-copy-source"
-is "$(copies "$l")" 100 "... 100 PUTs with one"
-is "$(at "$l" | grep -c "^hdr PUT /$B/p/new/f\([0-9]*\)\.bin x-amz-copy-source=/\?$B/p/old/f\1\.bin x-amz-metadata-directive=REPLACE")" \
+is "$(proxy_uploads "$l")" 0 "... no PUT without x-amz-copy-source"
+is "$(proxy_copies "$l")" 100 "... 100 PUTs with one"
+is "$(proxy_at "$l" | grep -c "^hdr PUT /$B/p/new/f\([0-9]*\)\.bin x-amz-copy-source=/\?$B/p/old/f\1\.bin x-amz-metadata-directive=REPLACE")" \
 	100 "... each new key copied from its old key, its metadata replaced"
 is "$(summary "$WORK/2.json" renamed):$(summary "$WORK/2.json" uploaded):$(summary "$WORK/2.json" bytes_sent)" \
 	100:0:0 "... counted as renamed, no byte sent"
@@ -78,21 +64,21 @@ check "the bucket holds the renamed folder's bytes" same "$T/new" p/new/
 is "$(s3 ls "$B" p/old | wc -l)" 0 "... and nothing under the old name"
 is "$(meta p/new/f007.bin x-amz-meta-mode)" 100600 \
 	"a copy carries its own file's mode"
-l=$(lines)
+l=$(proxy_lines)
 push --track-renames >"$WORK/3.json"
-is "$(at "$l" | grep -c '^hdr \(PUT\|POST\|DELETE\) ')" 0 \
+is "$(proxy_at "$l" | grep -c '^hdr \(PUT\|POST\|DELETE\) ')" 0 \
 	"the next run sends nothing"
 
 # --- without --track-renames, the same rename is uploaded again
 mv "$T/new" "$T/again"
-l=$(lines)
+l=$(proxy_lines)
 push --force >"$WORK/4.json"
-is "$(uploads "$l"):$(copies "$l")" 100:0 \
+is "$(proxy_uploads "$l"):$(proxy_copies "$l")" 100:0 \
 	"without --track-renames: 100 uploads, no copy"
 
 # --- the guard without --track-renames still refuses the mass delete
 mv "$T/again" "$T/new"
-l=$(lines)
+l=$(proxy_lines)
 push >"$WORK/5.json" 2>"$WORK/5.err"
 is "$(grep -c 'refusing 100 deletes' "$WORK/5.err")" 1 \
 	"without renames, 100 of 102 keys deleted is refused"
@@ -103,10 +89,10 @@ push --force >/dev/null
 # --- two new names of one old key: both copy it, then it is deleted
 mv "$T/new/f001.bin" "$T/new/g1.bin"
 cp "$T/new/g1.bin" "$T/new/g2.bin"
-l=$(lines)
+l=$(proxy_lines)
 push --track-renames >"$WORK/6.json"
-is "$(uploads "$l"):$(copies "$l")" 0:2 "one old key, two new names: two copies"
-is "$(at "$l" | grep -c "x-amz-copy-source=/\?$B/p/new/f001\.bin ")" 2 \
+is "$(proxy_uploads "$l"):$(proxy_copies "$l")" 0:2 "one old key, two new names: two copies"
+is "$(proxy_at "$l" | grep -c "x-amz-copy-source=/\?$B/p/new/f001\.bin ")" 2 \
 	"... both from it"
 is "$(summary "$WORK/6.json" renamed):$(summary "$WORK/6.json" deleted)" \
 	2:1 "... then it is deleted"
@@ -116,20 +102,20 @@ check "... the bytes under both" same "$T/new" p/new/
 mv "$T/new/f002.bin" "$T/new/h2.bin"
 head -c 500 /dev/urandom >"$WORK/other"
 s3 put "$B" p/new/f002.bin "$WORK/other" >/dev/null
-l=$(lines)
+l=$(proxy_lines)
 push --track-renames >"$WORK/7.json"
-is "$(uploads "$l"):$(copies "$l")" 1:0 \
+is "$(proxy_uploads "$l"):$(proxy_copies "$l")" 1:0 \
 	"an old key rewritten by another client: uploaded, not copied"
 check "... the bytes right" same "$T/new" p/new/
 
 # --- a dry run shows the rename and sends nothing
 mv "$T/new/f003.bin" "$T/new/i3.bin"
-l=$(lines)
+l=$(proxy_lines)
 push --track-renames --dry-run >"$WORK/8.json"
 is "$(pick "$WORK/8.json" 'l["action"] + ":" + l["key"] for l in L if l.get("type") == "plan"')" \
 	"delete:p/new/f003.bin rename:p/new/i3.bin" "a dry run shows the rename"
 is "$(summary "$WORK/8.json" renamed)" 1 "... counts it"
-is "$(at "$l" | grep -c '^hdr \(PUT\|DELETE\|POST\) ')" 0 "... and sends nothing"
+is "$(proxy_at "$l" | grep -c '^hdr \(PUT\|DELETE\|POST\) ')" 0 "... and sends nothing"
 push --track-renames >/dev/null
 
 # --- a server that refuses the copy: uploaded instead, nothing lost.
@@ -144,7 +130,7 @@ LOG=$WORK/f.log
 mv "$T/new/f004.bin" "$T/new/j4.bin"
 push --track-renames >"$WORK/9.json" 2>"$WORK/9.err"
 is "$?" 0 "a push whose copy is refused exits 0"
-is "$(uploads 0):$(copies 0)" 1:1 "... the refused copy, then an upload"
+is "$(proxy_uploads 0):$(proxy_copies 0)" 1:1 "... the refused copy, then an upload"
 is "$(summary "$WORK/9.json" uploaded):$(summary "$WORK/9.json" renamed)" \
 	1:0 "... counted as an upload"
 check "... the bytes right" same "$T/new" p/new/
@@ -167,7 +153,7 @@ head -c "$n" /dev/urandom >"$WORK/k6"
 cat "$WORK/k6" >"$T/new/k6.bin"
 wait "$pid"
 is "$?" 0 "a push whose file changes before its copy exits 0"
-is "$(at 0 | grep -c "^hdr PUT /$B/p/new/k6\.bin x-amz-copy-source=-")" 1 \
+is "$(proxy_at 0 | grep -c "^hdr PUT /$B/p/new/k6\.bin x-amz-copy-source=-")" 1 \
 	"... that file uploaded, not copied"
 is "$(summary "$WORK/10.json" renamed)" 1 "... the other copied"
 check "... the bytes right" same "$T/new" p/new/
