@@ -163,7 +163,8 @@ ferry_err remote_copy_metadata(struct remote *r, const char *bucket,
 /*
  * The same, from the object src (whole; its bucket, key and condition)
  * to bucket/key: a copy of another object of the bucket that carries the
- * metadata o says, not the source's.
+ * metadata o says, not the source's.  Read the reply
+ * with remote_copy_reply().
  */
 ferry_err remote_copy_replace(struct remote *r, const char *bucket,
     const char *key, size_t keylen, const struct remote_copy_src *src,

@@ -55,6 +55,7 @@ enum {
 	OPT_LINKS,
 	OPT_LINKS_OUTSIDE,
 	OPT_KEEP_DIRS,
+	OPT_TRACK_RENAMES,
 	OPT_VERSIONS,
 	OPT_AT,
 	OPT_SPLIT,
@@ -124,6 +125,7 @@ static const struct option longopts[] = {
     {"links-outside", no_argument, NULL, OPT_LINKS_OUTSIDE},
     {"keep-dirs", no_argument, NULL, OPT_KEEP_DIRS},
     {"hard-links", no_argument, NULL, 'H'},
+    {"track-renames", no_argument, NULL, OPT_TRACK_RENAMES},
     {"versions", no_argument, NULL, OPT_VERSIONS},
     {"at", required_argument, NULL, OPT_AT},
     {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
@@ -162,6 +164,8 @@ static const char help_what[] =
     "  --keep-dirs              a push keeps empty folders (dir/)\n"
     "  -H, --hard-links         keep hard links: one upload per file, its\n"
     "                           other names copied; a pull links them\n"
+    "  --track-renames          a push copies renamed files on the server\n"
+    "                           (from the deleted key of the same content)\n"
     "  --preserve               a pull restores mode, owner (as root)\n"
     "                           and atime\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
@@ -487,6 +491,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case 'H':
 		o->hard_links = 1;
+		return -1;
+	case OPT_TRACK_RENAMES:
+		o->track_renames = 1;
 		return -1;
 	case OPT_VERSIONS:
 		o->versions = 1;

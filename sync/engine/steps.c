@@ -171,7 +171,8 @@ guard(const struct sync_run *run, const struct sync_run_guard *g,
 		return NULL;
 	if (nsource == 0)
 		return g->empty;
-	return sync_over_max_delete(run->o, run->ndeletes, ndest);
+	return sync_over_max_delete(
+	    run->o, run->ndeletes - run->ndeletes_kept, ndest);
 }
 
 int

@@ -32,6 +32,9 @@ struct sync_run {
 	FILE *deletes;
 	uint64_t ndeletes;
 	uint64_t ndeletes_read; /* of them, read back so far */
+	/* of them, those whose bytes stay under another key (the sources
+	 * of renames): no loss, not counted against --max-delete */
+	uint64_t ndeletes_kept;
 	uint64_t scan_errors;
 	int fatal;
 };

@@ -106,6 +106,9 @@ struct sync_opts {
 	 * copies marked with the first key; a pull links them again */
 	int hard_links;
 	int keep_dirs; /* --keep-dirs: empty folders go as "dir/" */
+	/* --track-renames: a push's new key whose content a key it deletes
+	 * holds is a server-side copy of it (sync/up/rename.c) */
+	int track_renames;
 	int json;
 	int quiet;
 	int verbose;

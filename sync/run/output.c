@@ -465,8 +465,8 @@ progress_keys(const struct output *o, const struct sync_counts *c,
     char *eta, size_t n)
 {
 	uint64_t seen = c->skipped + planned, all = o->expect_keys;
-	uint64_t done =
-	    c->uploaded + c->downloaded + c->copied + c->metadata + c->linked;
+	uint64_t done = c->uploaded + c->downloaded + c->copied + c->metadata +
+	                c->linked + c->renamed;
 	double frac, left;
 
 	if (all == 0)
@@ -492,8 +492,8 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
     uint64_t planned_bytes, int planned_all, int force)
 {
 	double secs = (double)(now_mono_ns() - o->started_ns) / 1e9, rate;
-	uint64_t done =
-	    c->uploaded + c->downloaded + c->copied + c->metadata + c->linked;
+	uint64_t done = c->uploaded + c->downloaded + c->copied + c->metadata +
+	                c->linked + c->renamed;
 	char bytes[32], total[32], speed[32], eta[64] = "", keys[64] = "";
 	char line[384];
 	const char *more = planned_all ? "" : "+";
@@ -763,6 +763,7 @@ output_summary(struct output *o, const struct sync_counts *c,
 		cJSON_AddNumberToObject(obj, "copied", (double)c->copied);
 		cJSON_AddNumberToObject(obj, "metadata", (double)c->metadata);
 		cJSON_AddNumberToObject(obj, "linked", (double)c->linked);
+		cJSON_AddNumberToObject(obj, "renamed", (double)c->renamed);
 		cJSON_AddNumberToObject(
 		    obj, "downloaded", (double)c->downloaded);
 		cJSON_AddNumberToObject(obj, "deleted", (double)c->deleted);
@@ -798,6 +799,9 @@ output_summary(struct output *o, const struct sync_counts *c,
 		    stderr, "%llu uploaded, ", (unsigned long long)c->uploaded);
 	if (!c->downloaded && !c->copied && !c->uploaded)
 		fprintf(stderr, "0 %s, ", o->moved);
+	if (c->renamed)
+		fprintf(
+		    stderr, "%llu renamed, ", (unsigned long long)c->renamed);
 	if (c->metadata)
 		fprintf(
 		    stderr, "%llu metadata, ", (unsigned long long)c->metadata);

@@ -16,6 +16,8 @@ struct sync_counts {
 	/* -H: names of one file sent as copies of its first (push), or
 	 * made links to it (pull) */
 	uint64_t linked;
+	/* objects copied from a key the run deletes (--track-renames) */
+	uint64_t renamed;
 	uint64_t left_out; /* local entries neither files nor folders */
 	/* what was overwritten or deleted, kept first (--backup-dir) */
 	uint64_t backed_up;

@@ -473,6 +473,8 @@ push_deletes(struct push *p)
 	    "some source files could not be read", "some transfers failed",
 	    "the source is empty (use --force to delete anyway)"};
 
+	/* a rename's delete loses no byte: they stay under the new key */
+	p->run.ndeletes_kept = renames_sources_copied(p);
 	if (sync_run_deletes_allowed(&p->run, &g, p->run.counts.failed,
 	        p->run.mg.nlocal, p->run.mg.nremote))
 		return run_batches(p);

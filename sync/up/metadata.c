@@ -58,15 +58,14 @@ metadata_parts_refused(struct xfer *x)
 	x->retry_later = 1;
 }
 
-/* The part size to record for an object with ETag etag, as x's was. */
+/* The part size recorded for the object of x, before the copy. */
 static uint64_t
-part_size_of(const struct xfer *x, const char *etag)
+part_size_of(const struct xfer *x)
 {
 	struct manifest_remote rec;
 
-	if (!remote_etag_multipart(etag) ||
-	    manifest_remote_get(x->p->run.m, x->t.key, x->t.keylen, &rec) !=
-	        FERRY_OK)
+	if (manifest_remote_get(x->p->run.m, x->t.key, x->t.keylen, &rec) !=
+	    FERRY_OK)
 		return 0;
 	return rec.part_size;
 }
@@ -75,27 +74,13 @@ static void
 on_metadata(struct remote_req *q, void *arg)
 {
 	struct xfer *x = arg;
-	char *etag = NULL;
-	int changed;
-	ferry_err e;
+	int changed, done;
 
-	e = xfer_copy_reply(x, q, &etag);
-	changed = remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED;
-	remote_req_free(q);
-	/* the server answered, and refused */
-	if (e == FERRY_EHTTP || e == FERRY_ES3) {
-		free(etag);
+	done = xfer_copy_settle(x, q, part_size_of(x), &changed);
+	if (done == 0)
 		upload_instead(x, changed);
+	if (done != 1)
 		return;
-	}
-	if (e != FERRY_OK) {
-		free(etag);
-		xfer_fail(x, e);
-		return;
-	}
-	xfer_record(x, x->t.local.size, etag, x->t.local.hash,
-	    x->t.local.mtime_ns, part_size_of(x, etag));
-	free(etag);
 	xfer_uploaded(x, x->t.local.size);
 	xfer_finish(x);
 }

@@ -50,7 +50,7 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
     size_t keylen, const struct manifest_local *l, const struct remote_obj *o)
 {
 	struct plan_entry src = {.present = 1}, dst = {0};
-	int taken;
+	int taken, kept = 0;
 	ferry_err e;
 
 	if ((e = hardlink_take(p, d, key, keylen, l, o, &taken)) != FERRY_OK ||
@@ -69,6 +69,11 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 		return planned_metadata(p, d, key, keylen, l, o);
 	case PLAN_PUT:
 	case PLAN_MULTIPART_PUT:
+		if (o == NULL && (e = renames_defer(
+		                      p, d, key, keylen, l, &kept)) != FERRY_OK)
+			return e;
+		if (kept)
+			return FERRY_OK;
 		if (!p->run.o->dry_run)
 			break;
 		src.size = l->size;
@@ -91,6 +96,28 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 	return xfer_begin(p, d->action, key, keylen, l, o);
 }
 
+/*
+ * After the merge: starts the next new key held back for --track-renames
+ * (rename.h), a copy or its upload; the run's planning is done with the
+ * last.
+ */
+static ferry_err
+held_step(struct push *p)
+{
+	struct rename_new *n;
+	struct rename_src *src;
+	ferry_err e;
+
+	if (!renames_take(p, &n, &src))
+		return FERRY_OK;
+	if (src)
+		e = renames_start(p, n, src);
+	else
+		e = dispatch(p, &n->d, n->key, n->keylen, &n->l, NULL);
+	p->run.mg.done = p->renames.next >= p->renames.nnew;
+	return e;
+}
+
 /* Plans the smallest key of the two streams and advances past it. */
 static ferry_err
 merge_step(struct push *p)
@@ -101,7 +128,7 @@ merge_step(struct push *p)
 	ferry_err e;
 
 	if (!merge_head(mg, &c))
-		return FERRY_OK;
+		return held_step(p);
 	if ((e = sync_run_plan(&p->run, c, NULL, plan_push, &d)) != FERRY_OK)
 		return e;
 	if (c <= 0)

@@ -17,7 +17,10 @@ ferry_err
 push_gather_delete(struct push *p, const struct remote_obj *o)
 {
 	struct push_delete rec;
+	ferry_err e;
 
+	if ((e = renames_gather(p, o)) != FERRY_OK)
+		return e;
 	/* the listed size and ETag go along, for a plan's guard */
 	memset(&rec, 0, sizeof(rec));
 	rec.size = o->size;
@@ -84,6 +87,7 @@ push_close(struct push *p)
 	remote_free(p->sr);
 	remote_loc_clear(&p->sloc);
 	free(p->root);
+	renames_free(&p->renames);
 	sync_run_close(&p->run);
 }
 

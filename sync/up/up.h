@@ -16,6 +16,7 @@
 #include "sync/run/run.h"
 #include "sync/engine/engine.h"
 #include "sync/up/streams.h"
+#include "sync/up/rename.h"
 
 /* Where the bytes of a transfer come from. */
 enum xfer_source {
@@ -63,6 +64,8 @@ struct push {
 	} pool[XFER_POOL_MAX];
 	unsigned npool;
 	uint64_t pool_bytes;
+	/* --track-renames: new keys held back, deletes as sources */
+	struct renames renames;
 };
 
 /* A delete gathered, after its key: what the listing said of the object. */
@@ -87,6 +90,35 @@ int push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
 /* push.c, mirror.c: the sides and the manifest of a push or a mirror. */
 ferry_err push_open(struct push *p) FERRY_WUR;
 ferry_err mirror_open(struct push *p) FERRY_WUR;
+/* rename.c */
+/*
+ * With --track-renames, keeps the delete of o as a source of renames
+ * when its stored content is known for certain.  FERRY_ENOMEM only.
+ */
+ferry_err renames_gather(struct push *p, const struct remote_obj *o) FERRY_WUR;
+/*
+ * With --track-renames, holds back the new key's upload d (key copied,
+ * its file l), into *kept 1; 0 when it goes now (not new, empty, too
+ * large for one copy, or past the bound).  FERRY_ENOMEM only.
+ */
+ferry_err renames_defer(struct push *p, const struct plan_decision *d,
+    const char *key, size_t keylen, const struct manifest_local *l,
+    int *kept) FERRY_WUR;
+/*
+ * The next new key held back into *n, and into *src the delete of the
+ * same content and size it is copied from, or NULL: it is uploaded.
+ * Both stay valid until push_close().  0 when none is left.
+ */
+int renames_take(
+    struct push *p, struct rename_new **n, struct rename_src **src);
+/*
+ * Starts the copy of n from src (or, in a dry run, prints it), counted
+ * as renamed.
+ */
+ferry_err renames_start(struct push *p, const struct rename_new *n,
+    struct rename_src *src) FERRY_WUR;
+/* The deletes copied from: their bytes stay under a new key. */
+uint64_t renames_sources_copied(const struct push *p);
 /* delete.c */
 /*
  * Runs the deletes gathered during the merge, if they are allowed; a

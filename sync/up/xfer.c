@@ -37,6 +37,7 @@ xfer_free(struct xfer *x)
 	free(x->src_version);
 	free(x->from_key);
 	free(x->marker);
+	free(x->same_key);
 	free(x);
 }
 
@@ -204,6 +205,30 @@ xfer_record(struct xfer *x, uint64_t size, const char *etag,
 	if (manifest_remote_put(p->run.m, x->t.key, x->t.keylen, &rec) !=
 	    FERRY_OK)
 		sync_manifest_warn();
+}
+
+int
+xfer_copy_settle(
+    struct xfer *x, struct remote_req *q, uint64_t part_size, int *changed)
+{
+	char *etag = NULL;
+	ferry_err e;
+
+	e = xfer_copy_reply(x, q, &etag);
+	*changed = remote_req_resp(q)->outcome == REMOTE_PRECONDITION_FAILED;
+	remote_req_free(q);
+	if (e == FERRY_OK)
+		xfer_record(x, x->t.local.size, etag, x->t.local.hash,
+		    x->t.local.mtime_ns,
+		    remote_etag_multipart(etag) ? part_size : 0);
+	free(etag);
+	if (e == FERRY_OK)
+		return 1;
+	/* the server answered, and refused */
+	if (e == FERRY_EHTTP || e == FERRY_ES3)
+		return 0;
+	xfer_fail(x, e);
+	return -1;
 }
 
 void
@@ -394,6 +419,11 @@ retry_changed(struct xfer *x)
 	/* a copy of another object: the file may hold other bytes now */
 	free(x->from_key);
 	x->from_key = NULL;
+	if (x->same_key) {
+		x->p->run.eng.planned_bytes += x->t.local.size;
+		free(x->same_key);
+		x->same_key = NULL;
+	}
 	x->t.next_part = x->t.parts_done = x->hashed = 0;
 	x->early = 0;
 	free(x->upload_id);
@@ -523,6 +553,8 @@ start_single(struct push *p, struct xfer *x)
 	}
 	if (x->metadata)
 		return start_metadata(x);
+	if (x->same_key)
+		return samecopy_start(x);
 	if (!put_streams(x) &&
 	    !transfer_engine_memory(&p->run.eng, x->t.local.size))
 		return FERRY_OK;

@@ -86,6 +86,14 @@ struct xfer {
 	char from_etag[MANIFEST_ETAG_MAX];
 	/* the hard link marker the object carries (-H); NULL: none */
 	char *marker;
+	/* an upload made a server-side copy of another key of the bucket
+	 * holding the same bytes (samecopy.c): its full key, the ETag it
+	 * must still have, its recorded part size, and a count of the
+	 * copies made from it; same_key NULL: none */
+	char *same_key;
+	char same_etag[MANIFEST_ETAG_MAX];
+	uint64_t same_part_size;
+	uint64_t *same_copied;
 	/* the version written, in a versioned bucket: what the reply of
 	 * the PUT, copy or Complete named; "": none */
 	char version_id[MANIFEST_VERSION_ID_MAX];
@@ -199,6 +207,29 @@ ferry_err metadata_read(struct xfer *x) FERRY_WUR;
  * its file is uploaded instead, at the end, said once.
  */
 void metadata_parts_refused(struct xfer *x);
+/* A new transfer for key, appended to the active list; NULL: no memory. */
+struct xfer *xfer_new(struct push *p, const char *key, size_t keylen,
+    const struct remote_obj *dst);
+/*
+ * samecopy.c: a file's upload made a server-side copy of another key of
+ * the same bucket whose object holds the same bytes, with the file's own
+ * metadata (REPLACE).  src names that key (relative to the prefix), the
+ * ETag it must still have, its recorded part size, and where to count
+ * the copies made from it (NULL: nowhere).  Up to REMOTE_MAX_COPY bytes:
+ * one CopyObject.  A file changed since the scan, or a copy the server
+ * refuses (its condition among them), is uploaded instead.
+ */
+struct samecopy_src {
+	const char *key;
+	size_t keylen;
+	const char *etag;
+	uint64_t part_size;
+	uint64_t *copied;
+};
+ferry_err samecopy_begin(struct push *p, const char *key, size_t keylen,
+    const struct manifest_local *l, const struct samecopy_src *src) FERRY_WUR;
+/* Sends the copy of x (its state XF_PUT_READY, x->same_key set). */
+ferry_err samecopy_start(struct xfer *x) FERRY_WUR;
 /* A copy or streamed transfer of the source object src (mirror). */
 ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
     const struct remote_obj *src, const struct remote_obj *dst) FERRY_WUR;
@@ -208,6 +239,15 @@ ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
  */
 ferry_err xfer_copy_reply(
     struct xfer *x, struct remote_req *q, char **etag) FERRY_WUR;
+/*
+ * The reply q (freed here) of a single copy that makes the object of x
+ * from bytes the server holds, x's file as scanned (metadata.c,
+ * samecopy.c).  1: the object made and recorded, part_size its part
+ * size should its ETag be a multipart one; 0: the server refused (*changed
+ * set when it refused the condition), x left to its caller; -1: x failed.
+ */
+int xfer_copy_settle(
+    struct xfer *x, struct remote_req *q, uint64_t part_size, int *changed);
 /* Request builders for the source side of a mirror (copy.c). */
 ferry_err start_copy_object(struct xfer *x) FERRY_WUR;
 ferry_err start_stream_get(struct xfer *x) FERRY_WUR;

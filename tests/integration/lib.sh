@@ -308,6 +308,31 @@ held() {
 	done
 }
 
+# With a proxy started with --log-headers x-amz-copy-source (its log in
+# $LOG): proxy_lines, the length of the log; proxy_at LINE, the request
+# lines after line LINE; proxy_copies LINE and proxy_uploads LINE, the
+# PUTs since LINE with and without a copy source.
+proxy_lines() {
+	wc -l <"$LOG"
+}
+proxy_at() {
+	tail -n "+$(($1 + 1))" "$LOG" | grep '^hdr '
+}
+proxy_copies() {
+	proxy_at "$1" | grep -c '^hdr PUT .* x-amz-copy-source=[^-]'
+}
+proxy_uploads() {
+	proxy_at "$1" | grep '^hdr PUT ' | grep -c 'x-amz-copy-source=-'
+}
+
+# head_field BUCKET KEY HEADER: a header of the object's HEAD reply (""
+# when absent).
+head_field() {
+	s3 head "$1" "$2" | python3 -c '
+import json, sys
+print(json.load(sys.stdin).get(sys.argv[1], ""))' "$3"
+}
+
 stop_proxy() {
 	if [ -n "$PROXY_PID" ]; then
 		kill "$PROXY_PID" 2>/dev/null

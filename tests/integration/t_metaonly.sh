@@ -29,25 +29,8 @@ LOG=$WORK/p.log
 push() {
 	"$FERRY" sync "$T" "s3://$B/p" --endpoint-url "$PROXY" --json "$@"
 }
-# at LINE: the proxy's request lines after line LINE of its log
-at() {
-	tail -n "+$(($1 + 1))" "$LOG" | grep '^hdr '
-}
-lines() {
-	wc -l <"$LOG"
-}
-# copies LINE / uploads LINE: PUTs with and without a copy source
-copies() {
-	at "$1" | grep -c '^hdr PUT .* x-amz-copy-source=[^-]'
-}
-uploads() {
-	at "$1" | grep '^hdr PUT ' | grep -c 'x-amz-copy-source=-'
-}
-# meta KEY HEADER: a header of the object's HEAD reply ("" when absent)
 meta() {
-	s3 head "$B" "$1" | python3 -c '
-import json, sys
-print(json.load(sys.stdin).get(sys.argv[1], ""))' "$2"
+	head_field "$B" "$1" "$2"
 }
 # pulled NAME: a fresh pull --preserve of the prefix into $WORK/NAME
 pulled() {
@@ -61,13 +44,13 @@ is "$(summary "$WORK/1.json" uploaded)" 4 "... uploading the 4 files"
 # --- chmod alone: one copy, no byte
 chmod 0600 "$T/a.txt"
 m=$(mark)
-l=$(lines)
+l=$(proxy_lines)
 push >"$WORK/2.json"
 is "$?" 0 "a push after a chmod exits 0"
 is "$(requests "$m" put)" 1 "... the gateway sees one PUT"
-is "$(copies "$l")" 1 "... a copy (x-amz-copy-source)"
-is "$(uploads "$l")" 0 "... and no upload"
-is "$(at "$l" | grep -c "^hdr PUT /$B/p/a.txt x-amz-copy-source=/\?$B/p/a.txt x-amz-metadata-directive=REPLACE")" \
+is "$(proxy_copies "$l")" 1 "... a copy (x-amz-copy-source)"
+is "$(proxy_uploads "$l")" 0 "... and no upload"
+is "$(proxy_at "$l" | grep -c "^hdr PUT /$B/p/a.txt x-amz-copy-source=/\?$B/p/a.txt x-amz-metadata-directive=REPLACE")" \
 	1 "... of p/a.txt onto itself, its metadata replaced"
 is "$(summary "$WORK/2.json" metadata)" 1 "... counted as metadata"
 is "$(summary "$WORK/2.json" uploaded):$(summary "$WORK/2.json" bytes_sent)" \
@@ -84,10 +67,10 @@ is "$(cat "$WORK/r1/a.txt")" one "... and the same bytes"
 # --- touch -m alone: one copy with the new mtime
 touch -m -d '2020-01-02 03:04:05.5 UTC' "$T/b.txt"
 m=$(mark)
-l=$(lines)
+l=$(proxy_lines)
 push >"$WORK/3.json"
 is "$?" 0 "a push after a touch -m exits 0"
-is "$(requests "$m" put):$(copies "$l"):$(uploads "$l")" 1:1:0 \
+is "$(requests "$m" put):$(proxy_copies "$l"):$(proxy_uploads "$l")" 1:1:0 \
 	"... one PUT, a copy, no upload"
 is "$(meta p/b.txt x-amz-meta-mtime)" 1577934245.500000000 \
 	"the object carries the new mtime"
@@ -98,9 +81,9 @@ is "$(stat -c %.9Y "$WORK/r2/b.txt")" 1577934245.500000000 \
 # --- chown alone (as root): one copy with the new owner
 if [ "$root" = 1 ]; then
 	chown nobody:nogroup "$T/d.txt"
-	l=$(lines)
+	l=$(proxy_lines)
 	push >"$WORK/4.json"
-	is "$(copies "$l"):$(uploads "$l")" 1:0 "a chown alone is a copy"
+	is "$(proxy_copies "$l"):$(proxy_uploads "$l")" 1:0 "a chown alone is a copy"
 	is "$(meta p/d.txt x-amz-meta-uid)" "$(id -u nobody)" \
 		"... the object carries the new owner"
 else
@@ -112,9 +95,9 @@ fi
 echo THREE >"$T/sub/c.txt"
 chmod 0640 "$T/sub/c.txt"
 m=$(mark)
-l=$(lines)
+l=$(proxy_lines)
 push >"$WORK/5.json"
-is "$(requests "$m" put):$(copies "$l"):$(uploads "$l")" 1:0:1 \
+is "$(requests "$m" put):$(proxy_copies "$l"):$(proxy_uploads "$l")" 1:0:1 \
 	"chmod with new content: one upload, no copy"
 is "$(summary "$WORK/5.json" uploaded):$(summary "$WORK/5.json" metadata)" \
 	1:0 "... counted as an upload"
@@ -122,16 +105,16 @@ is "$(meta p/sub/c.txt x-amz-meta-mode)" 100640 "... with the new mode"
 
 # --- unchanged: nothing but the listing
 m=$(mark)
-l=$(lines)
+l=$(proxy_lines)
 push >"$WORK/6.json"
 is "$(requests "$m" total)" "$(requests "$m" list)" \
 	"an unchanged run sends only the listing"
-is "$(at "$l" | grep -vc '^hdr GET /[^/]*?\|^hdr GET /[^/]*/\?$')" 0 \
+is "$(proxy_at "$l" | grep -vc '^hdr GET /[^/]*?\|^hdr GET /[^/]*/\?$')" 0 \
 	"... and the proxy saw nothing else"
 
 # --- dry run and plan: the action shown, nothing sent
 chmod 0604 "$T/b.txt"
-l=$(lines)
+l=$(proxy_lines)
 push --dry-run >"$WORK/7.json"
 is "$(pick "$WORK/7.json" 'l["action"] + ":" + l["key"] for l in L if l.get("type") == "plan"')" \
 	"metadata:p/b.txt" "a dry run shows the metadata action"
@@ -141,16 +124,16 @@ is "$?" 0 "... in output valid against the event schema"
 "$FERRY" plan "$T" "s3://$B/p" --endpoint-url "$PROXY" >"$WORK/plan.jsonl"
 is "$(pick "$WORK/plan.jsonl" 'l["action"] + ":" + l["reason"] for l in L if l.get("type") == "plan"')" \
 	"upload:metadata changed" "a plan names an upload, for the metadata"
-is "$(at "$l" | grep -c '^hdr PUT ')" 0 "... and neither sends a PUT"
+is "$(proxy_at "$l" | grep -c '^hdr PUT ')" 0 "... and neither sends a PUT"
 
 # --- --size-only compares no metadata
-l=$(lines)
+l=$(proxy_lines)
 push --size-only >"$WORK/8.json"
-is "$(at "$l" | grep -c '^hdr PUT '):$(summary "$WORK/8.json" metadata)" 0:0 \
+is "$(proxy_at "$l" | grep -c '^hdr PUT '):$(summary "$WORK/8.json" metadata)" 0:0 \
 	"--size-only: a chmod alone is nothing to do"
-l=$(lines)
+l=$(proxy_lines)
 push >"$WORK/9.json"
-is "$(copies "$l"):$(summary "$WORK/9.json" metadata)" 1:1 \
+is "$(proxy_copies "$l"):$(summary "$WORK/9.json" metadata)" 1:1 \
 	"... which the next push sends"
 
 # --- at or above the multipart threshold, as a mirror copies: a
@@ -162,15 +145,15 @@ is "$(summary "$WORK/11.json" uploaded)" 1 "a file over the threshold is uploade
 etag=$(meta p/big.bin etag)
 chmod 0600 "$T/big.bin"
 m=$(mark)
-l=$(lines)
+l=$(proxy_lines)
 push --multipart-threshold 8M --part-size 5M >"$WORK/12.json" 2>"$WORK/12.err"
 is "$?" 0 "a push after its chmod exits 0"
-parts=$(at "$l" | grep -c "^hdr PUT /$B/p/big.bin?.* x-amz-copy-source=/\?$B/p/big.bin ")
+parts=$(proxy_at "$l" | grep -c "^hdr PUT /$B/p/big.bin?.* x-amz-copy-source=/\?$B/p/big.bin ")
 if [ "${FERRY_TEST_SERVER:-ceph}" = swift ]; then
 	# Swift's s3api compares another ETag than it lists for a multipart
 	# object: the parts' copy condition fails, the file is uploaded
 	check "... its parts' copy tried ($parts)" test "$parts" -ge 1
-	is "$(uploads "$l")" 3 "... refused: its 3 parts uploaded instead"
+	is "$(proxy_uploads "$l")" 3 "... refused: its 3 parts uploaded instead"
 	is "$(summary "$WORK/12.json" uploaded):$(summary "$WORK/12.json" metadata)" \
 		1:0 "... counted as an upload"
 	is "$(grep -c "refused to copy the object's parts onto itself" "$WORK/12.err")" \
@@ -179,7 +162,7 @@ if [ "${FERRY_TEST_SERVER:-ceph}" = swift ]; then
 	ok "# SKIP swift: the ETag of a copy in parts (none was made)"
 else
 	is "$parts" 3 "... its 3 parts copied from the object itself"
-	is "$(uploads "$l"):$(requests "$m" post)" 0:2 \
+	is "$(proxy_uploads "$l"):$(requests "$m" post)" 0:2 \
 		"... no byte uploaded, a create and a complete"
 	is "$(summary "$WORK/12.json" metadata):$(summary "$WORK/12.json" bytes_sent)" \
 		1:0 "... counted as metadata"
@@ -187,9 +170,9 @@ else
 	is "$(meta p/big.bin x-amz-meta-mode)" 100600 "the object carries mode 600"
 	is "$(meta p/big.bin etag)" "$etag" "... and the ETag it had"
 fi
-l=$(lines)
+l=$(proxy_lines)
 push --multipart-threshold 8M --part-size 5M >"$WORK/13.json"
-is "$(at "$l" | grep -c '^hdr \(PUT\|POST\) ')" 0 "the next run sends nothing"
+is "$(proxy_at "$l" | grep -c '^hdr \(PUT\|POST\) ')" 0 "the next run sends nothing"
 
 # --- a server that refuses the copy (501, as one without it would): the
 # file is uploaded instead, said once, nothing lost.  The proxy comes
@@ -201,11 +184,11 @@ start_proxy f --port "$port" --always --kinds 501 --only-methods PUT \
 	--log-headers x-amz-copy-source,x-amz-metadata-directive
 LOG=$WORK/f.log
 chmod 0640 "$T/a.txt" "$T/d.txt"
-l=$(lines)
+l=$(proxy_lines)
 # one request at a time: d.txt's copy is not sent before a.txt's refusal
 push --jobs 1 >"$WORK/10.json" 2>"$WORK/10.err"
 is "$?" 0 "a push whose copy is refused exits 0"
-is "$(copies "$l"):$(uploads "$l")" 1:2 \
+is "$(proxy_copies "$l"):$(proxy_uploads "$l")" 1:2 \
 	"... the refused copy, then both files uploaded instead"
 is "$(summary "$WORK/10.json" uploaded):$(summary "$WORK/10.json" metadata)" \
 	2:0 "... counted as uploads"
