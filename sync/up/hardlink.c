@@ -218,6 +218,7 @@ start_copies(struct push *p, struct hl_group *g)
 	const char *src = g->lead ? g->names[0].key : g->stored;
 	size_t srclen = g->lead ? g->names[0].keylen : g->storedlen;
 	char marker[REMOTE_HARDLINK_MAX], etag[MANIFEST_ETAG_MAX];
+	struct keycopy_from from;
 	struct hl_name *n;
 	struct xfer *x;
 	ferry_err e;
@@ -231,8 +232,10 @@ start_copies(struct push *p, struct hl_group *g)
 	for (i = g->lead ? 1 : 0; i < g->n; i++) {
 		n = &g->names[i];
 		if (holds(p, src, srclen, &n->l, etag)) {
-			e = xfer_begin_keycopy(p, n->key, n->keylen, &n->l, src,
-			    srclen, etag, marker);
+			from = (struct keycopy_from){
+			    src, srclen, etag, 0, NULL, marker, KEYCOPY_LINK};
+			e = xfer_begin_keycopy(
+			    p, n->key, n->keylen, &n->l, &from);
 			if (e != FERRY_OK)
 				return e;
 			continue;

@@ -4,9 +4,13 @@
  * file whose bytes that object holds already: no byte of the file is
  * sent, and the copy carries the file's own metadata (type, hash, mtime,
  * mode, owner) and, for a hard link (-H), the marker naming the first
- * name.  A copy past what one CopyObject copies, or one the server
- * refuses, is an upload of the file instead (with the marker), the
- * refusal said once.
+ * name.  Two callers: -H's other names of a file (hardlink.c, counted as
+ * linked) and --track-renames' new keys whose content a key the run
+ * deletes holds (rename.c, counted as renamed).  A copy past what one
+ * CopyObject copies, or one the server refuses, is an upload of the file
+ * instead (with the marker): a refused condition (the source changed)
+ * for that file alone, any other refusal for the rest of the run, said
+ * once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,18 +20,21 @@
 
 ferry_err
 xfer_begin_keycopy(struct push *p, const char *key, size_t keylen,
-    const struct manifest_local *l, const char *from, size_t fromlen,
-    const char *from_etag, const char *marker)
+    const struct manifest_local *l, const struct keycopy_from *from)
 {
 	struct xfer *x;
 
 	if ((x = xfer_new(p, key, keylen, NULL)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	x->t.local = *l;
-	snprintf(x->from_etag, sizeof(x->from_etag), "%s", from_etag);
-	x->from_key = remote_key_join(p->run.loc.prefix, from, fromlen, NULL);
+	snprintf(x->from_etag, sizeof(x->from_etag), "%s", from->etag);
+	x->from_part_size = from->part_size;
+	x->from_copied = from->copied;
+	x->from_kind = (int)from->kind;
+	x->from_key =
+	    remote_key_join(p->run.loc.prefix, from->key, from->keylen, NULL);
 	if (x->from_key == NULL ||
-	    (marker && (x->marker = strdup(marker)) == NULL)) {
+	    (from->marker && (x->marker = strdup(from->marker)) == NULL)) {
 		x->t.done = 1;
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
@@ -43,19 +50,27 @@ xfer_begin_keycopy(struct push *p, const char *key, size_t keylen,
 	return FERRY_OK;
 }
 
-/* The copy was refused: x goes as an upload of its file, marker kept. */
+/*
+ * The copy was refused: x goes as an upload of its file, marker kept.
+ * changed: the refusal was of its condition, for x alone.
+ */
 static void
-upload_instead(struct xfer *x)
+upload_instead(struct xfer *x, int changed)
 {
 	struct push *p = x->p;
 
-	if (!p->keycopy_refused)
+	if (changed)
+		log_info("%s: not copied from %s (%s); uploaded instead",
+		    x->t.fullkey, x->from_key, ferry_errmsg());
+	else if (!p->keycopy_refused)
 		log_warn("%s: the server refused to copy %s to it (%s): such "
 		         "files are uploaded instead",
 		    x->t.fullkey, x->from_key, ferry_errmsg());
-	p->keycopy_refused = 1;
+	if (!changed)
+		p->keycopy_refused = 1;
 	free(x->from_key);
 	x->from_key = NULL;
+	x->from_copied = NULL;
 	xfer_upload_instead(x);
 }
 
@@ -64,29 +79,21 @@ on_keycopy(struct remote_req *q, void *arg)
 {
 	struct xfer *x = arg;
 	struct push *p = x->p;
-	char *etag = NULL;
-	ferry_err e;
+	int changed, done, rename = x->from_kind == KEYCOPY_RENAME;
 
-	e = xfer_copy_reply(x, q, &etag);
-	remote_req_free(q);
-	/* the server answered, and refused: a condition that failed
-	 * included, since the source changed since it was stored */
-	if (e == FERRY_EHTTP || e == FERRY_ES3) {
-		free(etag);
-		upload_instead(x);
+	done = xfer_copy_settle(x, q, x->from_part_size, &changed);
+	if (done == 0)
+		upload_instead(x, changed);
+	if (done != 1)
 		return;
-	}
-	if (e != FERRY_OK) {
-		free(etag);
-		xfer_fail(x, e);
-		return;
-	}
-	xfer_record(
-	    x, x->t.local.size, etag, x->t.local.hash, x->t.local.mtime_ns, 0);
-	free(etag);
-	p->run.counts.linked++;
-	output_written(&p->run.out, "link", x->t.fullkey, strlen(x->t.fullkey),
-	    x->t.local.size, x->version_id);
+	if (x->from_copied)
+		(*x->from_copied)++;
+	if (rename)
+		p->run.counts.renamed++;
+	else
+		p->run.counts.linked++;
+	output_written(&p->run.out, rename ? "rename" : "link", x->t.fullkey,
+	    strlen(x->t.fullkey), x->t.local.size, x->version_id);
 	xfer_finish(x);
 }
 
@@ -100,7 +107,7 @@ start_keycopy(struct xfer *x)
 	ferry_err e;
 
 	if (p->keycopy_refused) {
-		upload_instead(x);
+		upload_instead(x, 0);
 		return FERRY_OK;
 	}
 	/* the file's metadata as it is now, while it is the file scanned */

@@ -4,7 +4,7 @@
  * order, the new key perhaps first.  So new keys are held back until the
  * merge is done, the deletes whose content is known for certain kept by
  * hash meanwhile; then each new key held back is copied from a delete of
- * the same content and size (samecopy.c), or uploaded.  Two new keys may
+ * the same content and size (keycopy.c), or uploaded.  Two new keys may
  * copy from one delete: the deletes run after every transfer.
  */
 #include <stdio.h>
@@ -150,8 +150,8 @@ ferry_err
 renames_start(
     struct push *p, const struct rename_new *n, struct rename_src *src)
 {
-	struct samecopy_src sc = {
-	    src->key, src->keylen, src->etag, src->part_size, &src->copied};
+	struct keycopy_from kc = {src->key, src->keylen, src->etag,
+	    src->part_size, &src->copied, NULL, KEYCOPY_RENAME};
 	struct plan_entry from = {.present = 1,
 	    .size = n->l.size,
 	    .mtime_ns = n->l.mtime_ns,
@@ -161,7 +161,7 @@ renames_start(
 	ferry_err e;
 
 	if (!p->run.o->dry_run)
-		return samecopy_begin(p, n->key, n->keylen, &n->l, &sc);
+		return xfer_begin_keycopy(p, n->key, n->keylen, &n->l, &kc);
 	snprintf(reason, sizeof(reason), "same content as %.*s, deleted",
 	    (int)src->keylen, src->key);
 	if ((e = sync_run_planned(&p->run, "rename", n->key, n->keylen,

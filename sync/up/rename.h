@@ -5,7 +5,7 @@
  * manifest's record of the object, with the ETag the listing shows) are
  * kept by their content hash.  When the merge is done, each new key
  * held back whose file has the content of such a delete is copied from
- * it on the server (samecopy.c); the others are uploaded.  The deletes
+ * it on the server (keycopy.c); the others are uploaded.  The deletes
  * run after, as always.
  *
  * Memory is bounded: at most RENAMES_MAX new keys are held back and at

@@ -37,7 +37,6 @@ xfer_free(struct xfer *x)
 	free(x->src_version);
 	free(x->from_key);
 	free(x->marker);
-	free(x->same_key);
 	free(x);
 }
 
@@ -417,12 +416,10 @@ retry_changed(struct xfer *x)
 	}
 	x->metadata = 0;
 	/* a copy of another object: the file may hold other bytes now */
-	free(x->from_key);
-	x->from_key = NULL;
-	if (x->same_key) {
+	if (x->from_key) {
 		x->p->run.eng.planned_bytes += x->t.local.size;
-		free(x->same_key);
-		x->same_key = NULL;
+		free(x->from_key);
+		x->from_key = NULL;
 	}
 	x->t.next_part = x->t.parts_done = x->hashed = 0;
 	x->early = 0;
@@ -553,8 +550,6 @@ start_single(struct push *p, struct xfer *x)
 	}
 	if (x->metadata)
 		return start_metadata(x);
-	if (x->same_key)
-		return samecopy_start(x);
 	if (!put_streams(x) &&
 	    !transfer_engine_memory(&p->run.eng, x->t.local.size))
 		return FERRY_OK;

@@ -81,19 +81,16 @@ struct xfer {
 	char *meta; /* the source's headers to carry (remote_resp.meta) */
 	char *src_version; /* the source's version to copy (--at); NULL */
 	/* a copy of another object of this bucket (keycopy.c): its full
-	 * key and its ETag, the copy's condition; NULL: none */
+	 * key, its ETag (the copy's condition), its recorded part size, and
+	 * where to count the copies made from it (NULL: nowhere); from_key
+	 * NULL: none */
 	char *from_key;
 	char from_etag[MANIFEST_ETAG_MAX];
+	uint64_t from_part_size;
+	uint64_t *from_copied;
+	int from_kind; /* enum keycopy_kind: what the copy is counted as */
 	/* the hard link marker the object carries (-H); NULL: none */
 	char *marker;
-	/* an upload made a server-side copy of another key of the bucket
-	 * holding the same bytes (samecopy.c): its full key, the ETag it
-	 * must still have, its recorded part size, and a count of the
-	 * copies made from it; same_key NULL: none */
-	char *same_key;
-	char same_etag[MANIFEST_ETAG_MAX];
-	uint64_t same_part_size;
-	uint64_t *same_copied;
 	/* the version written, in a versioned bucket: what the reply of
 	 * the PUT, copy or Complete named; "": none */
 	char version_id[MANIFEST_VERSION_ID_MAX];
@@ -207,29 +204,6 @@ ferry_err metadata_read(struct xfer *x) FERRY_WUR;
  * its file is uploaded instead, at the end, said once.
  */
 void metadata_parts_refused(struct xfer *x);
-/* A new transfer for key, appended to the active list; NULL: no memory. */
-struct xfer *xfer_new(struct push *p, const char *key, size_t keylen,
-    const struct remote_obj *dst);
-/*
- * samecopy.c: a file's upload made a server-side copy of another key of
- * the same bucket whose object holds the same bytes, with the file's own
- * metadata (REPLACE).  src names that key (relative to the prefix), the
- * ETag it must still have, its recorded part size, and where to count
- * the copies made from it (NULL: nowhere).  Up to REMOTE_MAX_COPY bytes:
- * one CopyObject.  A file changed since the scan, or a copy the server
- * refuses (its condition among them), is uploaded instead.
- */
-struct samecopy_src {
-	const char *key;
-	size_t keylen;
-	const char *etag;
-	uint64_t part_size;
-	uint64_t *copied;
-};
-ferry_err samecopy_begin(struct push *p, const char *key, size_t keylen,
-    const struct manifest_local *l, const struct samecopy_src *src) FERRY_WUR;
-/* Sends the copy of x (its state XF_PUT_READY, x->same_key set). */
-ferry_err samecopy_start(struct xfer *x) FERRY_WUR;
 /* A copy or streamed transfer of the source object src (mirror). */
 ferry_err xfer_begin_copy(struct push *p, enum plan_action a,
     const struct remote_obj *src, const struct remote_obj *dst) FERRY_WUR;
@@ -242,7 +216,7 @@ ferry_err xfer_copy_reply(
 /*
  * The reply q (freed here) of a single copy that makes the object of x
  * from bytes the server holds, x's file as scanned (metadata.c,
- * samecopy.c).  1: the object made and recorded, part_size its part
+ * keycopy.c).  1: the object made and recorded, part_size its part
  * size should its ETag be a multipart one; 0: the server refused (*changed
  * set when it refused the condition), x left to its caller; -1: x failed.
  */
@@ -325,14 +299,29 @@ void apply_put_refused(struct xfer *x);
 /*
  * keycopy.c: an object made from another of the same bucket, server-side.
  * Begins the transfer of the file l under key as a copy of the object
- * from (relative to the prefix) while it has the ETag from_etag, carrying
- * the file's metadata and the hard link marker marker (copied; NULL:
- * none).  A server that refuses such copies has the file uploaded
- * instead, with the marker, said once.
+ * from->key (relative to the prefix) while it has the ETag from->etag,
+ * carrying the file's metadata and the hard link marker from->marker
+ * (copied; NULL: none).  A file changed since the scan is uploaded
+ * instead; so is one whose copy the server refuses: a refused condition
+ * for that file alone, any other refusal for every later such copy of
+ * the run, said once.  A copy made is counted as from->kind says, and in
+ * *from->copied (NULL: nowhere).
  */
+enum keycopy_kind {
+	KEYCOPY_LINK,   /* another name of a file's inode (-H): "link" */
+	KEYCOPY_RENAME, /* a key the run deletes (--track-renames): "rename" */
+};
+struct keycopy_from {
+	const char *key;
+	size_t keylen;
+	const char *etag;
+	uint64_t part_size; /* the object's recorded part size; 0: none */
+	uint64_t *copied;
+	const char *marker;
+	enum keycopy_kind kind;
+};
 ferry_err xfer_begin_keycopy(struct push *p, const char *key, size_t keylen,
-    const struct manifest_local *l, const char *from, size_t fromlen,
-    const char *from_etag, const char *marker) FERRY_WUR;
+    const struct manifest_local *l, const struct keycopy_from *from) FERRY_WUR;
 /* Sends the copy of x begun by xfer_begin_keycopy(). */
 ferry_err start_keycopy(struct xfer *x) FERRY_WUR;
 

@@ -159,4 +159,17 @@ is "$(summary "$WORK/10.json" renamed)" 1 "... the other copied"
 check "... the bytes right" same "$T/new" p/new/
 stop_proxy
 
+# --- -H with --track-renames is refused before anything is sent: a
+# renamed file's copy would not carry its hard link marker
+s3 ls "$B" p/ | sort >"$WORK/h.before"
+mv "$T/new/k5.bin" "$T/new/h5.bin"
+ln "$T/new/h5.bin" "$T/new/h5b.bin"
+"$FERRY" sync "$T" "s3://$B/p" --endpoint-url "$FERRY_TEST_ENDPOINT" \
+	--delete -H --track-renames >"$WORK/h.out" 2>"$WORK/h.err"
+is "$?" 2 "-H with --track-renames exits 2"
+like "$(cat "$WORK/h.err")" "--track-renames and -H, --hard-links cannot be used together" \
+	"... saying the two cannot be used together"
+s3 ls "$B" p/ | sort >"$WORK/h.after"
+check "... the bucket as it was" cmp -s "$WORK/h.before" "$WORK/h.after"
+
 done_testing
