@@ -153,9 +153,9 @@ static ferry_err
 objects(struct buf *b, const char *labels, const struct sync_counts *c)
 {
 	const char *kinds[] = {"uploaded", "downloaded", "copied", "metadata",
-	    "deleted", "skipped"};
+	    "renamed", "deleted", "skipped"};
 	uint64_t v[] = {c->uploaded, c->downloaded, c->copied, c->metadata,
-	    c->deleted, c->skipped};
+	    c->renamed, c->deleted, c->skipped};
 	char n[32];
 	size_t i;
 	ferry_err e = family_head(b, &f_objects);

@@ -117,6 +117,7 @@ test_format(void **state)
 	    .skipped = 2,
 	    .deleted = 1,
 	    .failed = 1,
+	    .renamed = 7,
 	    .checked = 4,
 	    .left_out = 5,
 	    .bytes = 12345678901ULL};
@@ -145,6 +146,7 @@ test_format(void **state)
 	    "ferry_run_objects{" L ",kind=\"uploaded\"} 3",
 	    "ferry_run_objects{" L ",kind=\"downloaded\"} 0",
 	    "ferry_run_objects{" L ",kind=\"copied\"} 0",
+	    "ferry_run_objects{" L ",kind=\"renamed\"} 7",
 	    "ferry_run_objects{" L ",kind=\"deleted\"} 1",
 	    "ferry_run_objects{" L ",kind=\"skipped\"} 2",
 	    "ferry_run_failures{" L "} 1",
