@@ -21,19 +21,6 @@ echo plain >"$T/plain.txt"
 
 start_proxy p --rate 0 --log-headers x-amz-copy-source,x-amz-metadata-directive
 LOG=$WORK/p.log
-lines() {
-	wc -l <"$LOG"
-}
-at() {
-	tail -n "+$(($1 + 1))" "$LOG" | grep '^hdr '
-}
-# copies LINE / uploads LINE: PUTs with and without a copy source
-copies() {
-	at "$1" | grep -c '^hdr PUT .* x-amz-copy-source=[^-]'
-}
-uploads() {
-	at "$1" | grep '^hdr PUT ' | grep -c 'x-amz-copy-source=-'
-}
 push() {
 	local prefix=$1
 	shift
@@ -41,9 +28,7 @@ push() {
 }
 # meta KEY HEADER: a header of the object's HEAD reply ("" when absent)
 meta() {
-	s3 head "$B" "$1" | python3 -c '
-import json, sys
-print(json.load(sys.stdin).get(sys.argv[1], ""))' "$2"
+	head_field "$B" "$1" "$2"
 }
 # inodes DIR NAME...: how many distinct inodes the names have
 inodes() {
@@ -61,10 +46,10 @@ names() {
 }
 
 # --- 10 names of one file: one upload, 9 copies
-l=$(lines)
+l=$(proxy_lines)
 push p -H >"$WORK/1.json"
 is "$?" 0 "a push -H of 10 links exits 0"
-is "$(uploads "$l"):$(copies "$l")" 2:9 \
+is "$(proxy_uploads "$l"):$(proxy_copies "$l")" 2:9 \
 	"... one upload of the file (and one of plain.txt), 9 copies"
 is "$(summary "$WORK/1.json" uploaded):$(summary "$WORK/1.json" linked)" 2:9 \
 	"... counted as 2 uploaded, 9 linked"
@@ -92,37 +77,37 @@ is "$(stat -c %h "$WORK/r2/h/l0"):$(inodes "$WORK/r2" $(names 0 1 2 3 4 5 6 7 8 
 	1:10 "pull without -H: 10 plain files"
 
 # --- an unchanged group sends nothing
-l=$(lines)
+l=$(proxy_lines)
 push p -H >"$WORK/2.json"
-is "$?:$(uploads "$l"):$(copies "$l")" 0:0:0 "an unchanged push -H sends nothing"
+is "$?:$(proxy_uploads "$l"):$(proxy_copies "$l")" 0:0:0 "an unchanged push -H sends nothing"
 is "$(summary "$WORK/2.json" skipped)" 11 "... all 11 unchanged"
 
 # --- a new link to a stored file, its name first in key order: one copy
 ln "$T/h/l0" "$T/h/a-new"
-l=$(lines)
+l=$(proxy_lines)
 push p -H >"$WORK/3.json"
-is "$?:$(uploads "$l"):$(copies "$l")" 0:0:1 "a new link is one copy, no upload"
+is "$?:$(proxy_uploads "$l"):$(proxy_copies "$l")" 0:0:1 "a new link is one copy, no upload"
 is "$(meta p/h/a-new x-amz-meta-ferry-hardlink)" h/l0 \
 	"... from a name stored already"
-l=$(lines)
+l=$(proxy_lines)
 push p -H >/dev/null
-is "$(uploads "$l"):$(copies "$l")" 0:0 "... and the next push sends nothing"
+is "$(proxy_uploads "$l"):$(proxy_copies "$l")" 0:0 "... and the next push sends nothing"
 
 # --- new bytes through one name: every name changed, one upload + copies
 head -c 50000 /dev/urandom >"$WORK/new"
 cat "$WORK/new" >"$T/h/l3"
-l=$(lines)
+l=$(proxy_lines)
 push p -H >"$WORK/4.json"
-is "$?:$(uploads "$l"):$(copies "$l")" 0:1:10 \
+is "$?:$(proxy_uploads "$l"):$(proxy_copies "$l")" 0:1:10 \
 	"new bytes through one name: 1 upload, 10 copies"
 s3 get "$B" p/h/l7 "$WORK/l7"
 check "... the objects hold the new bytes" cmp -s "$WORK/new" "$WORK/l7"
 
 # --- a chmod of the file: every name's metadata, no byte
 chmod 0600 "$T/h/l0"
-l=$(lines)
+l=$(proxy_lines)
 push p -H >"$WORK/4m.json"
-is "$?:$(uploads "$l"):$(copies "$l")" 0:0:11 \
+is "$?:$(proxy_uploads "$l"):$(proxy_copies "$l")" 0:0:11 \
 	"a chmod of the file: 11 copies, no upload"
 is "$(summary "$WORK/4m.json" metadata):$(summary "$WORK/4m.json" linked)" 1:10 \
 	"... one onto itself, 10 from it"
@@ -137,18 +122,18 @@ is "$(stat -c %h "$WORK/r1/h/a-new"):$(inodes "$WORK/r1" h/a-new $(names 0 1 2 3
 check "... holding the new bytes" cmp -s "$WORK/new" "$WORK/r1/h/l0"
 
 # --- a group split by a filter: only the names synced
-l=$(lines)
+l=$(proxy_lines)
 push q -H --exclude 'h/a-new' >"$WORK/5.json"
-is "$?:$(uploads "$l"):$(copies "$l")" 0:2:9 \
+is "$?:$(proxy_uploads "$l"):$(proxy_copies "$l")" 0:2:9 \
 	"--exclude of one name: one upload of the file, 9 copies"
 is "$(meta q/h/l1 x-amz-meta-ferry-hardlink)" h/l0 \
 	"... marked with the first name synced"
 is "$(s3 ls "$B" q/h/a-new | wc -l)" 0 "... the excluded name not sent"
 
 # --- without -H: each name uploaded, as before
-l=$(lines)
+l=$(proxy_lines)
 push n >/dev/null
-is "$(uploads "$l"):$(copies "$l")" 12:0 "without -H: 12 uploads, no copy"
+is "$(proxy_uploads "$l"):$(proxy_copies "$l")" 12:0 "without -H: 12 uploads, no copy"
 stop_proxy
 
 # --- the first name fails to upload: no copy, the run fails
