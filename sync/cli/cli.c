@@ -64,7 +64,7 @@ enum {
 	OPT_METRICS_FILE
 };
 
-static const char shortopts[] = "ncj:qvhL";
+static const char shortopts[] = "ncj:qvhLXA";
 
 static const struct option longopts[] = {
     {"delete", no_argument, NULL, OPT_DELETE},
@@ -119,6 +119,8 @@ static const struct option longopts[] = {
     {"fsync", no_argument, NULL, OPT_FSYNC},
     {"sparse", no_argument, NULL, OPT_SPARSE},
     {"preserve", no_argument, NULL, OPT_PRESERVE},
+    {"xattrs", no_argument, NULL, 'X'},
+    {"acls", no_argument, NULL, 'A'},
     {"links", no_argument, NULL, OPT_LINKS},
     {"links-outside", no_argument, NULL, OPT_LINKS_OUTSIDE},
     {"keep-dirs", no_argument, NULL, OPT_KEEP_DIRS},
@@ -156,6 +158,10 @@ static const char help_what[] =
     "  --keep-dirs              a push keeps empty folders (dir/)\n"
     "  --preserve               a pull restores mode, owner (as root)\n"
     "                           and atime\n"
+    "  -X, --xattrs             user.* extended attributes go as object\n"
+    "                           metadata (rclone's names) and come back\n"
+    "  -A, --acls               POSIX ACLs go as metadata (ferry-acl)\n"
+    "                           and come back\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
     "  --at TIME                the source bucket as it was then\n"
     "                           (2026-11-01T00:00:00Z; versioned buckets)\n"
@@ -467,6 +473,12 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case OPT_PRESERVE:
 		o->preserve = 1;
+		return -1;
+	case 'X':
+		o->xattrs = 1;
+		return -1;
+	case 'A':
+		o->acls = 1;
 		return -1;
 	case OPT_LINKS_OUTSIDE:
 		o->links_outside = 1;

@@ -33,6 +33,7 @@ xfer_free(struct xfer *x)
 	free(x->given_etag);
 	free(x->src_key);
 	free(x->meta);
+	free(x->xmeta);
 	free(x->src_version);
 	free(x);
 }
@@ -116,12 +117,22 @@ stop(struct transfer *t)
 ferry_err
 xfer_open_local(struct xfer *x, int *fd, struct stat *st)
 {
+	const struct sync_opts *o = x->p->run.o;
 	ferry_err e;
 
 	e = manifest_local_open(x->p->run.rootfd, x->t.key, &x->t.local,
-	    x->p->run.o->follow_symlinks, fd, st);
-	if (e == FERRY_OK)
-		posix_from_stat(st, ts_ns(&st->st_mtim), &x->posix);
+	    o->follow_symlinks, fd, st);
+	if (e != FERRY_OK)
+		return e;
+	posix_from_stat(st, ts_ns(&st->st_mtim), &x->posix);
+	free(x->xmeta);
+	x->xmeta = NULL;
+	if ((o->xattrs || o->acls) &&
+	    (e = xattr_read_fd(*fd, x->t.key, o->xattrs, o->acls, &x->xmeta)) !=
+	        FERRY_OK) {
+		close(*fd);
+		*fd = -1;
+	}
 	return e;
 }
 
@@ -214,6 +225,15 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
 	o->hash = hash;
 	o->mtime_ns = mtime_ns;
 	o->posix = x->posix.mode[0] ? &x->posix : NULL;
+	/* never a cut value: over S3's bound, none of them goes */
+	o->xmeta = x->xmeta;
+	if (x->xmeta && remote_put_meta_size(o) > REMOTE_USER_META_MAX) {
+		log_warn("%s: its extended attributes and ACL with ferry's "
+		         "own metadata come to %zu bytes, more than the %d "
+		         "an object keeps: sent without them",
+		    x->t.key, remote_put_meta_size(o), REMOTE_USER_META_MAX);
+		o->xmeta = NULL;
+	}
 }
 
 void

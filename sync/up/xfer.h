@@ -45,6 +45,9 @@ struct xfer {
 	int64_t sent_mtime_ns;
 	/* a file's POSIX metadata, as opened (xfer_open_local()) */
 	struct remote_posix posix;
+	/* -X, -A: its extended attributes and ACL as metadata lines, as
+	 * opened (xattr_read_fd()); NULL: none */
+	char *xmeta;
 	/* multipart */
 	int fd;
 	char *upload_id;
@@ -108,7 +111,9 @@ void xfer_fail(struct xfer *x, ferry_err e);
 /*
  * Opens the file of x to read, where the scan found it and only while it
  * is the file scanned (x->local): manifest_local_open(), whose returns it
- * has.  *fd is the caller's to close.  Thread-safe.
+ * has, and what it carries read into x->posix and, with -X or -A, its
+ * attributes into x->xmeta (a failure to read them is this one's, the
+ * file closed).  *fd is the caller's to close.  Thread-safe.
  */
 ferry_err xfer_open_local(struct xfer *x, int *fd, struct stat *st) FERRY_WUR;
 int64_t ts_ns(const struct timespec *t);
