@@ -184,6 +184,28 @@ record_posix(const struct xfer *x, struct manifest_remote *rec)
 	rec->meta_mode = a.mode;
 	rec->meta_uid = a.uid;
 	rec->meta_gid = a.gid;
+	/* -X, -A: what they were read as, sent or not (too large) */
+	if (x->p->run.o->xattrs || x->p->run.o->acls) {
+		rec->has_xattr = 1;
+		rec->xattr_ctime_ns = x->t.local.ctime_ns;
+		rec->xattr_hash = xfer_xattr_hash(x);
+	}
+}
+
+uint64_t
+xfer_xattr_hash(const struct xfer *x)
+{
+	uint8_t h[16];
+	uint64_t v = 0;
+	int i;
+
+	if (x->xmeta == NULL)
+		return 0;
+	manifest_hash_buf(x->xmeta, strlen(x->xmeta), h);
+	for (i = 0; i < 8; i++)
+		v = v << 8 | h[i];
+	/* 0 stands for none */
+	return v ? v : 1;
 }
 
 /* Writes the record of what is now under the key. */

@@ -137,6 +137,8 @@ void xfer_digest_buf(struct xfer *x);
  * (mime.h), hash (16 bytes, borrowed) and mtime; for a source object, its
  * headers, as the source's HEAD or GET gave them.
  */
+/* The hash of x->xmeta a record keeps (0: none).  Pure. */
+uint64_t xfer_xattr_hash(const struct xfer *x);
 void xfer_put_opts(const struct xfer *x, const uint8_t hash[16],
     int64_t mtime_ns, struct remote_put *o);
 void xfer_uploaded(struct xfer *x, uint64_t size);

@@ -102,6 +102,35 @@ is "$(attrs "$WORK/r1/big.txt")" "" "... big.txt none, as sent"
 is "$(acl_of "$WORK/r1/b.txt")" "$(acl_of "$T/b.txt")" "... b.txt has its ACL back"
 is "$(grep -v ' downloaded, ' "$WORK/pull.err")" "" "... and nothing said but the summary"
 
+# --- a setfattr alone: the object copied onto itself, no byte sent
+python3 -c 'import os,sys; os.setxattr(sys.argv[1], "user.color", b"green")' "$T/a.txt"
+setfacl -m u:1235:rwx "$T/b.txt"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" -X -A --multipart-threshold 5M --json \
+	>"$WORK/set.json" 2>"$WORK/set.err"
+is "$?" 0 "a push after a setfattr and a setfacl exits 0"
+is "$(summary "$WORK/set.json" metadata):$(summary "$WORK/set.json" uploaded):$(summary "$WORK/set.json" bytes_sent)" \
+	2:0:0 "... sends the metadata of the 2 files, no byte"
+is "$(requests "$m" put)" 2 "... in 2 PUTs (copies onto themselves)"
+is "$(meta p/a.txt x-amz-meta-color)" green "... a.txt carries the new value"
+like "$(meta p/b.txt x-amz-meta-ferry-acl)" "u:1235:rwx" "... b.txt the new ACL"
+"$FERRY" sync "s3://$B/p" "$WORK/r5" -X -A -q
+is "$(attrs "$WORK/r5/a.txt")" "$(attrs "$T/a.txt")" "... pulled with it"
+
+# --- a ctime moved alone (a hard link made): no request but the listing
+ln "$T/plain.txt" "$WORK/plain.link"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" -X -A --multipart-threshold 5M --json \
+	>"$WORK/ctime.json"
+is "$?:$(summary "$WORK/ctime.json" metadata):$(summary "$WORK/ctime.json" uploaded)" \
+	0:0:0 "a push after a ctime moved alone sends nothing"
+is "$(requests "$m" put)" 0 "... no PUT"
+m=$(mark)
+"$FERRY" sync "$T" "s3://$B/p" -X -A --multipart-threshold 5M --json \
+	>"$WORK/again.json"
+is "$?:$(summary "$WORK/again.json" metadata):$(requests "$m" put)" 0:0:0 \
+	"... nor does the run after it"
+
 # --- without -X, no attribute; without -A, no ACL
 "$FERRY" sync "s3://$B/p" "$WORK/r2" -q
 is "$(attrs "$WORK/r2/a.txt")" "" "a pull without -X gives no attribute"
