@@ -153,7 +153,7 @@ is "$?" 0 "rclone copy -M of the bucket exits 0"
 like " $(attrs "$WORK/rc/sub/c.txt") " " $(attrs "$T/sub/c.txt") " \
 	"... rclone gives sub/c.txt user.project"
 is "$(python3 -c 'import os,sys; print(os.getxattr(sys.argv[1], "user.color").decode())' "$WORK/rc/a.txt")" \
-	blue "... and a.txt user.color"
+	green "... and a.txt user.color"
 
 # --- ferry reads rclone's
 mkdir -p "$WORK/rsrc"
