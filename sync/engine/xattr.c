@@ -2,11 +2,14 @@
  * xattr.c: the names and values of user.* extended attributes as object
  * metadata (xattr.h says the form).  Pure.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "remote/digest.h"
 #include "sync/engine/xattr.h"
 
+/* what a base64 byte stands for, by its place (RFC 4648) */
 static const char B64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -114,28 +117,20 @@ plain(const uint8_t *v, size_t n)
 ferry_err
 xattr_value_encode(const uint8_t *v, size_t n, struct buf *out)
 {
-	char q[4];
-	uint32_t w;
-	size_t i;
+	char *b64;
 	ferry_err e;
 
 	if (plain(v, n))
 		return buf_append(out, v, n);
-	e = buf_puts(out, utf8_text(v, n) ? "=?UTF-8?B?" : "=?X-BINARY?B?");
-	for (i = 0; i < n && e == FERRY_OK; i += 3) {
-		w = (uint32_t)v[i] << 16;
-		if (i + 1 < n)
-			w |= (uint32_t)v[i + 1] << 8;
-		if (i + 2 < n)
-			w |= v[i + 2];
-		q[0] = B64[w >> 18 & 63];
-		q[1] = B64[w >> 12 & 63];
-		q[2] = i + 1 < n ? B64[w >> 6 & 63] : '=';
-		q[3] = i + 2 < n ? B64[w & 63] : '=';
-		e = buf_append(out, q, 4);
-	}
-	if (e == FERRY_OK)
+	if ((b64 = malloc(4 * ((n + 2) / 3) + 1)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	remote_base64(v, n, b64);
+	if ((e = buf_puts(
+	         out, utf8_text(v, n) ? "=?UTF-8?B?" : "=?X-BINARY?B?")) ==
+	        FERRY_OK &&
+	    (e = buf_puts(out, b64)) == FERRY_OK)
 		e = buf_puts(out, "?=");
+	free(b64);
 	return e;
 }
 
