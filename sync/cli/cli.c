@@ -65,7 +65,7 @@ enum {
 	OPT_BACKUP_DIR
 };
 
-static const char shortopts[] = "ncj:qvhLH";
+static const char shortopts[] = "ncj:qvhLHXA";
 
 static const struct option longopts[] = {
     {"delete", no_argument, NULL, OPT_DELETE},
@@ -120,6 +120,8 @@ static const struct option longopts[] = {
     {"fsync", no_argument, NULL, OPT_FSYNC},
     {"sparse", no_argument, NULL, OPT_SPARSE},
     {"preserve", no_argument, NULL, OPT_PRESERVE},
+    {"xattrs", no_argument, NULL, 'X'},
+    {"acls", no_argument, NULL, 'A'},
     {"links", no_argument, NULL, OPT_LINKS},
     {"links-outside", no_argument, NULL, OPT_LINKS_OUTSIDE},
     {"keep-dirs", no_argument, NULL, OPT_KEEP_DIRS},
@@ -164,6 +166,8 @@ static const char help_what[] =
     "                           other names copied; a pull links them\n"
     "  --preserve               a pull restores mode, owner (as root)\n"
     "                           and atime\n"
+    "  -X, --xattrs             keep user.* xattrs (as rclone names them)\n"
+    "  -A, --acls               keep POSIX ACLs (as x-amz-meta-ferry-acl)\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
     "  --at TIME                the source bucket as it was then\n"
     "                           (2026-11-01T00:00:00Z; versioned buckets)\n"
@@ -475,6 +479,12 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case OPT_PRESERVE:
 		o->preserve = 1;
+		return -1;
+	case 'X':
+		o->xattrs = 1;
+		return -1;
+	case 'A':
+		o->acls = 1;
 		return -1;
 	case OPT_LINKS_OUTSIDE:
 		o->links_outside = 1;

@@ -65,6 +65,9 @@ struct dl_meta {
 	int etag_opaque; /* remote_resp_etag_opaque(): no MD5 to check */
 	struct remote_posix posix; /* mode, owner, times (sync/posix.h) */
 	char hardlink[REMOTE_HARDLINK_MAX]; /* -H: its marker, as sent */
+	/* -X, -A: the object's x-amz-meta-* lines, from the first GET's
+	 * reply (malloc'd; NULL: none yet) */
+	char *xmeta;
 };
 
 /*
@@ -124,6 +127,7 @@ struct pull {
 	mode_t umask;         /* the process's, read once at the start */
 	int owner_warned;     /* --preserve: an owner not given, said once */
 	int setid_warned;     /* set-id bits left off, said once */
+	struct xattr_warned xattr_warned; /* -X, -A: said once */
 	/* plans the next key: the merge, or the next action of a plan */
 	ferry_err (*merge_step)(struct pull *p);
 	/* -H: downloaded files to be made links (pulllink.c) */

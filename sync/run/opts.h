@@ -100,6 +100,10 @@ struct sync_opts {
 	/* --preserve: a pull gives files the mode, owner and atime their
 	 * objects carry (sync/posix.h) */
 	int preserve;
+	/* -X, --xattrs and -A, --acls: a file's user.* extended attributes
+	 * and its access ACL go with its object and come back on a pull
+	 * (sync/engine/xattr.h) */
+	int xattrs, acls;
 	int links;         /* --links: symlinks go as objects (posix.h) */
 	int links_outside; /* --links-outside: a pull makes any target */
 	/* -H: a push sends the names of one inode once, the others as
