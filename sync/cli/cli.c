@@ -61,7 +61,10 @@ enum {
 	OPT_SPLIT_PREFIX,
 	OPT_SHARD_RANGES,
 	OPT_RANGES,
-	OPT_METRICS_FILE
+	OPT_METRICS_FILE,
+	OPT_WATCH,
+	OPT_WATCH_SETTLE,
+	OPT_WATCH_RESCAN
 };
 
 static const char shortopts[] = "ncj:qvhL";
@@ -125,6 +128,9 @@ static const struct option longopts[] = {
     {"versions", no_argument, NULL, OPT_VERSIONS},
     {"at", required_argument, NULL, OPT_AT},
     {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+    {"watch", no_argument, NULL, OPT_WATCH},
+    {"watch-settle", required_argument, NULL, OPT_WATCH_SETTLE},
+    {"watch-rescan", required_argument, NULL, OPT_WATCH_RESCAN},
     CLI_STORE_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -162,6 +168,10 @@ static const char help_what[] =
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
     "  --shard-ranges FILE      shards by key range, cut as in FILE\n"
+    "  --watch                  a push goes on: sends what changes, as\n"
+    "                           it changes, until SIGTERM or SIGINT\n"
+    "  --watch-settle AGE       quiet time before changes go (default 2s)\n"
+    "  --watch-rescan AGE       full run that often (default 1h; 0: off)\n"
     "\n";
 static const char help_how[] =
     "How:\n"
@@ -493,6 +503,13 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_METRICS_FILE:
 		o->metrics_file = arg;
 		return *arg ? -1 : cli_bad("%s", "--metrics-file needs a PATH");
+	case OPT_WATCH:
+		o->watch = 1;
+		return -1;
+	case OPT_WATCH_SETTLE:
+		return cli_take_age(arg, &o->watch_settle);
+	case OPT_WATCH_RESCAN:
+		return cli_take_age(arg, &o->watch_rescan);
 	case OPT_JSON:
 		o->json = 1;
 		return -1;
@@ -536,6 +553,30 @@ check_sizes(struct sync_opts *o)
 	/* auto parts are SYNC_AUTO_PART_MIN at least */
 	if (o->memory < (o->part_size ? o->part_size : SYNC_AUTO_PART_MIN))
 		return cli_bad("%s", "--memory must hold at least one part");
+	return -1;
+}
+
+/* --watch and its options against the command and the way: -1 or a status. */
+static int
+check_watch(const struct sync_opts *o)
+{
+	if (!o->watch)
+		return o->watch_settle != 2 || o->watch_rescan != 3600
+		           ? cli_bad("%s", "--watch-settle and --watch-rescan "
+		                           "go with --watch")
+		           : -1;
+#ifndef __linux__
+	return cli_bad("%s", "--watch needs Linux's inotify");
+#endif
+	if (o->cmd != SYNC_CMD_SYNC || o->way != SYNC_WAY_PUSH)
+		return cli_bad("%s",
+		    "--watch: only sync from a folder to a "
+		    "bucket watches (pulls and mirrors not yet)");
+	if (o->dry_run)
+		return cli_bad("%s", "--watch sends what changes: not with "
+		                     "--dry-run");
+	if (o->watch_settle < 1)
+		return cli_bad("%s", "--watch-settle must be at least 1s");
 	return -1;
 }
 
@@ -769,6 +810,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->max_delete_pct = 50;
 	o->max_size = UINT64_MAX;
 	o->min_age = o->max_age = -1;
+	o->watch_settle = 2;
+	o->watch_rescan = 3600;
 	cli_usage_json = json_asked(argc, argv);
 	if (argc >= 2)
 		command_first(argc, argv);
@@ -841,7 +884,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		                     "which transfer, write metrics");
 	if (shard_ranges_load(&o->shard, o->shard_ranges_arg) != FERRY_OK)
 		return cli_bad("%s", ferry_errmsg());
-	if ((rc = take_operands(o, argc, argv, optind)) >= 0)
+	if ((rc = take_operands(o, argc, argv, optind)) >= 0 ||
+	    (rc = check_watch(o)) >= 0)
 		return rc;
 	return cli_store_check(o) == FERRY_OK ? -1
 	                                      : cli_bad("%s", ferry_errmsg());

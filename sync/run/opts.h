@@ -148,6 +148,11 @@ struct sync_opts {
 	unsigned ranges;
 	/* --metrics-file PATH: a sync's or an apply's metrics (metrics.h) */
 	const char *metrics_file;
+	/* --watch: a push goes on after its run, sending what changes
+	 * (sync/watch/); --watch-settle and --watch-rescan in seconds */
+	int watch;
+	int64_t watch_settle;
+	int64_t watch_rescan; /* 0: no periodic full run */
 };
 
 /* manifest.c */
