@@ -31,7 +31,7 @@
 
 #define NS 1000000000LL
 /* a "watch" heartbeat line this often (seconds) */
-#define WATCH_BEAT_S 30
+#define WATCH_BEAT_S 10
 /* a full run this often where some folder has no watch (seconds) */
 #define WATCH_POLL_S 60
 /* a window still busy after this many settle times is run anyway */
@@ -256,6 +256,8 @@ run_once(struct watcher *w, const char *why)
 	w->full = NULL;
 	w->status = sync_push(&ro);
 	w->runs++;
+	/* its lines whole, as they happen, for whoever follows them */
+	fflush(stdout);
 	after_run(w, now_mono_ns());
 }
 
