@@ -35,7 +35,7 @@
 /* a full run this often where some folder has no watch (seconds) */
 #define WATCH_POLL_S 60
 /* a window still busy after this many settle times is run anyway */
-#define WATCH_SETTLE_CAP 30
+#define WATCH_SETTLE_CAP 10
 /* the longest wait before a failed run is tried again (seconds) */
 #define WATCH_BACKOFF_MAX 60
 
@@ -77,8 +77,12 @@ struct watcher {
 	int64_t rescan_ns, beat_ns, poll_ns, retry_ns;
 	int64_t backoff_s;
 	uint64_t runs, reads;
-	unsigned test_overflow; /* FERRY_WATCH_TEST_OVERFLOW: see tell_news */
-	int status;             /* the last run's, or -1 */
+	unsigned test_overflow;  /* FERRY_WATCH_TEST_OVERFLOW: see tell_news */
+	int status;              /* the last run's, or -1 */
+	struct sync_counts last; /* what it did */
+	/* --max-delete N counts per hour too: the deletes of this hour */
+	int64_t hour_ns;
+	uint64_t hour_deleted;
 };
 
 /* Writes a "watch" line with --json; the text, when any, on stderr. */
@@ -215,6 +219,10 @@ after_run(struct watcher *w, int64_t now)
 		w->backoff_s = 0;
 		return;
 	}
+	/* a run that changed the bucket may have cleared what held it (the
+	 * delete guard counts the destination): the next comes soon */
+	if (w->last.uploaded + w->last.deleted + w->last.metadata > 0)
+		w->backoff_s = 0;
 	w->backoff_s = w->backoff_s ? w->backoff_s * 2 : w->o->watch_settle;
 	if (w->backoff_s > WATCH_BACKOFF_MAX)
 		w->backoff_s = WATCH_BACKOFF_MAX;
@@ -224,6 +232,27 @@ after_run(struct watcher *w, int64_t now)
 	                           : "the run did not end synced",
 	    (long long)w->backoff_s);
 	tell(w, "held", why, 1);
+}
+
+/*
+ * --max-delete N (a count) holds per hour as well as per run: a run may
+ * delete what the hour has left of N, or its deletes are refused as over
+ * --max-delete.  A percentage is of each run's destination.
+ */
+static void
+hour_budget(struct watcher *w, struct sync_opts *ro)
+{
+	int64_t now = now_mono_ns();
+
+	if (w->hour_ns == 0 || now - w->hour_ns >= 3600 * NS) {
+		w->hour_ns = now;
+		w->hour_deleted = 0;
+	}
+	if (ro->max_delete_pct >= 0 || ro->force)
+		return;
+	ro->max_delete = w->hour_deleted >= w->o->max_delete
+	                     ? 0
+	                     : w->o->max_delete - w->hour_deleted;
 }
 
 /* A whole push, held where the source folder is gone or empty. */
@@ -250,12 +279,14 @@ run_once(struct watcher *w, const char *why)
 		tell(w, "held",
 		    "the source folder is empty: its deletes are held", 1);
 	}
+	hour_budget(w, &ro);
 	tell(w, "run", why, w->full != NULL);
 	w->first_ns = w->last_ns = 0;
 	w->pending = 0;
 	w->full = NULL;
-	w->status = sync_push(&ro);
+	w->status = sync_push_counted(&ro, &w->last);
 	w->runs++;
+	w->hour_deleted += w->last.deleted;
 	/* its lines whole, as they happen, for whoever follows them */
 	fflush(stdout);
 	after_run(w, now_mono_ns());

@@ -97,9 +97,12 @@ for i in $(seq 100); do
 	[ "$(grep -c '"event":"run"' "$WORK/w.json")" -gt "$runs" ] && break
 	sleep 0.1
 done
+echo "# SIGTERM at $(($(date +%s) - t0)) s"
 kill -TERM "$wpid"
 wait "$wpid"
 is "$?" 0 "SIGTERM during a run: the watcher exits 0"
+grep -o '"type":"watch","event":"[a-z]*"\(,"reason":"[^"]*"\)\?\|"type":"summary".*' \
+	"$WORK/w.json" | grep -v heartbeat | cut -c1-150 | tail -40 | sed 's/^/# /' 
 check "... having said it stops" grep -q '"event":"stop"' "$WORK/w.json"
 check "... and the run it was in ended: the bucket equals the tree" \
 	wait_equal 1
