@@ -89,9 +89,9 @@ check "heartbeats were written" grep -q '"event":"heartbeat"' "$WORK/w.json"
 
 # SIGTERM while a run is going on: it ends, then the watcher exits 0
 runs=$(grep -c '"event":"run"' "$WORK/w.json")
-for i in $(seq 300); do
-	head -c 2000 /dev/urandom >"$T/last-$i"
-done
+python3 -c 'import os, sys
+for i in range(300):
+    open(os.path.join(sys.argv[1], "last-%d" % i), "wb").write(os.urandom(2000))' "$T"
 runs=$(grep -c '"event":"run"' "$WORK/w.json")
 for i in $(seq 100); do
 	[ "$(grep -c '"event":"run"' "$WORK/w.json")" -gt "$runs" ] && break
@@ -140,5 +140,24 @@ is "$(s3 ls "$B" w/ | wc -l)" "$nobj" "... and no object is deleted"
 kill -TERM "$wpid"
 wait "$wpid"
 is "$?" 0 "SIGTERM at rest: exit 0"
+# --max-delete 3 counts per hour: 2 deletes go, the next 2 are refused
+T2=$WORK/tree2
+mkdir -p "$T2"
+for i in 1 2 3 4 5 6; do echo "$i" >"$T2/f$i"; done
+"$FERRY" sync "$T2" "s3://$B/h" --watch --watch-settle 1 --delete \
+	--max-delete 3 --json >"$WORK/h.json" 2>"$WORK/h.err" &
+hpid=$!
+wait_line "$WORK/h.json" 20 '"event":"watching"' >/dev/null
+wait_line "$WORK/h.json" 20 '"type":"summary"' >/dev/null
+rm "$T2/f1" "$T2/f2"
+check "a window's 2 deletes within --max-delete 3 go" \
+	wait_line "$WORK/h.json" 15 '"deleted":2,'
+rm "$T2/f3" "$T2/f4"
+check "... the next window's 2 are refused: 3 an hour" \
+	wait_line "$WORK/h.json" 15 'refusing 2 deletes: more deletes than'
+is "$(s3 ls "$B" h/ | wc -l)" 4 "... and the bucket keeps those 2"
+kill -TERM "$hpid"
+wait "$hpid"
+is "$?" 0 "... SIGTERM: exit 0"
 echo "# wall time $(($(date +%s) - t0)) s"
 done_testing
