@@ -4,8 +4,8 @@
 # in 10 folders (FAR_SET=small) or 8 files of 64 MiB (FAR_SET=large),
 # pushed into a new prefix, pulled into an empty folder and mirrored
 # (bucket to bucket on the same endpoint: server-side copies), straight
-# to the gateway (0 ms) and through tests/faultproxy.py --latency MS (MS
-# each way; bandwidth not limited), by ferry with its defaults, ferry -j
+# to the gateway (0 ms) and through a latency proxy (MS each way;
+# bandwidth not limited; see proxy() below), by ferry with its defaults, ferry -j
 # 16 (the old default), rclone --transfers 64, aws s3 sync (its own
 # default, 10 in flight) and s3cmd sync (one at a time).  Every run
 # visits every latency in turn (near and far interleaved), the tools in
@@ -17,7 +17,8 @@
 #
 # Environment (all optional): BENCH_RUNS (3), FAR_LATENCIES (ms each way,
 # "0 10 40"), FAR_TOOLS ("ferry ferry-j16 rclone aws s3cmd"), FAR_OPS
-# ("push pull mirror"), FAR_SET (small), FAR_FILES (1000, small only).
+# ("push pull mirror"), FAR_SET (small), FAR_FILES (1000, small only),
+# FAR_PROXY (c or py), FAR_NEAR (gateway or proxy).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,9 +47,16 @@ trap bye EXIT
 
 [ -x "$TOP/ferry" ] || make -C "$TOP" ferry >/dev/null || die "no ferry"
 cp "$TOP/ferry" "$W/ferry"
+PROXY_KIND=${FAR_PROXY:-c}
+case $PROXY_KIND in
+c) cc -O2 -Wall -Wextra -o "$W/delayproxy" "$TOP/bench/delayproxy.c" ||
+	die "cannot build bench/delayproxy.c" ;;
+py) ;;
+*) die "FAR_PROXY is c or py, not $PROXY_KIND" ;;
+esac
 command -v rclone >/dev/null || die "rclone is needed"
 [ -x /usr/bin/aws ] || die "Debian's awscli (/usr/bin/aws) is needed"
-command -v s3cmd >/dev/null || die "s3cmd is needed"
+case " $TOOLS " in *" s3cmd "*) command -v s3cmd >/dev/null || die "s3cmd is needed" ;; esac
 
 if [ -z "${FAR_ENV:-}" ]; then
 	"$TOP/tests/server/s3server" start "$W/s3" >/dev/null ||
@@ -95,14 +103,27 @@ rclone copy "$W/data" "X:$B/seed" --s3-endpoint "$EP" --transfers 32 \
 	>/dev/null 2>&1 || die "cannot seed the bucket"
 
 # proxy MS: starts the endpoint MS away each way into URLS[MS]: the
-# gateway itself at 0, else a latency proxy
+# gateway itself at 0, else a latency proxy: bench/delayproxy.c (the
+# default, FAR_PROXY=c: bytes held MS each way, next to no CPU;
+# FAR_HANDSHAKE=1 has each new connection's first bytes wait a round
+# trip more, as a real handshake would) or FAR_PROXY=py,
+# tests/faultproxy.py --latency (each request held, parsed in Python:
+# its CPU on a 2-core machine weighs on the client's run).  FAR_NEAR=proxy
+# puts the 0 ms runs through the same proxy at no delay.
 proxy() {
 	URLS[$1]=$EP
-	[ "$1" = 0 ] && return
+	[ "$1" = 0 ] && [ "${FAR_NEAR:-gateway}" != proxy ] && return
 	rm -f "$W/proxy.port"
-	python3 "$TOP/tests/faultproxy.py" --upstream "$EP" --rate 0 \
-		--latency "$1" --log /dev/null --port-file "$W/proxy.port" \
-		--lifetime 7200 >/dev/null 2>&1 &
+	if [ "$PROXY_KIND" = c ]; then
+		"$W/delayproxy" --upstream "${EP#http://}" --delay "$1" \
+			${FAR_HANDSHAKE:+--handshake} \
+			--port-file "$W/proxy.port" >/dev/null 2>&1 &
+	else
+		python3 "$TOP/tests/faultproxy.py" --upstream "$EP" --rate 0 \
+			--latency "$1" --log /dev/null \
+			--port-file "$W/proxy.port" \
+			--lifetime 7200 >/dev/null 2>&1 &
+	fi
 	PIDS[$1]=$!
 	for _ in $(seq 100); do
 		[ -s "$W/proxy.port" ] && break

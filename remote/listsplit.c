@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "remote/list.h"
+#include "remote/remote.h"
 #include "remote/listsplit.h"
 
 #define DIGITS_MAX 16

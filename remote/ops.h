@@ -34,6 +34,31 @@
  */
 #define REMOTE_META_HASH "x-amz-meta-ferry-xxh128"
 #define REMOTE_META_MTIME "x-amz-meta-ferry-mtime"
+/*
+ * The marker of a hard link (-H): an object copied from the first name of
+ * its file's inode names that name's key, relative to the prefix and
+ * percent-encoded as remote_hardlink_encode() does.
+ */
+#define REMOTE_META_HARDLINK "x-amz-meta-ferry-hardlink"
+
+/*
+ * The marker's value for the key rel[0..n) (relative to the prefix) into
+ * out (outlen bytes, REMOTE_HARDLINK_MAX is enough for any key of up to
+ * 1024 bytes): every byte but A-Z a-z 0-9 - _ . ~ and '/' as %XX.
+ * FERRY_EPARSE when it does not fit, or n is 0.
+ */
+ferry_err remote_hardlink_encode(
+    const char *rel, size_t n, char *out, size_t outlen) FERRY_WUR;
+/*
+ * The key a marker's value names, decoded into out (outcap bytes, NUL
+ * ended; its length to *outlen).  FERRY_EPARSE, naming the fault, for a
+ * value that is empty, malformed (a '%' not followed by two hex digits,
+ * a byte outside the encoding's alphabet), decodes to a NUL byte, or to
+ * more than 1024 bytes.  It says nothing of whether the key is a path
+ * inside a folder: the caller asks that.
+ */
+ferry_err remote_hardlink_decode(
+    const char *value, char *out, size_t outcap, size_t *outlen) FERRY_WUR;
 
 /* Conditions and a range on reading an object. */
 struct remote_get {
@@ -75,6 +100,8 @@ struct remote_put {
 	/* the file's POSIX metadata, its fields that are not "" sent under
 	 * their names (remote/posixmeta.h); NULL: none */
 	const struct remote_posix *posix;
+	/* the hard link marker's value (REMOTE_META_HARDLINK); NULL: none */
+	const char *hardlink;
 	/* or a source object's headers, as its reply's resp.meta holds
 	 * them (remote_req_keep_meta()), carried to the copy; NULL: none */
 	const char *meta;
@@ -132,6 +159,14 @@ ferry_err remote_copy_object(struct remote *r, const char *bucket,
  */
 ferry_err remote_copy_metadata(struct remote *r, const char *bucket,
     const char *key, size_t keylen, const char *if_match,
+    const struct remote_put *o, struct remote_req **out) FERRY_WUR;
+/*
+ * The same, from the object src (whole; its bucket, key and condition)
+ * to bucket/key: a copy of another object of the bucket that carries the
+ * metadata o says, not the source's.
+ */
+ferry_err remote_copy_replace(struct remote *r, const char *bucket,
+    const char *key, size_t keylen, const struct remote_copy_src *src,
     const struct remote_put *o, struct remote_req **out) FERRY_WUR;
 /*
  * The reply of a completed CopyObject or UploadPartCopy: FERRY_OK with

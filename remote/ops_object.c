@@ -198,6 +198,8 @@ ops_object_meta(struct remote_req *q, const struct remote_put *o)
 		e = own_meta(q, o);
 	if (e == FERRY_OK && o->posix)
 		e = posix_meta(q, o->posix);
+	if (e == FERRY_OK && o->hardlink)
+		e = remote_req_header(q, REMOTE_META_HARDLINK, o->hardlink);
 	if (e == FERRY_OK && o->meta)
 		e = remote_req_meta_headers(q, o->meta, given);
 	if (e == FERRY_OK && s)
@@ -282,17 +284,15 @@ remote_copy_object(struct remote *r, const char *bucket, const char *key,
 }
 
 ferry_err
-remote_copy_metadata(struct remote *r, const char *bucket, const char *key,
-    size_t keylen, const char *if_match, const struct remote_put *o,
-    struct remote_req **out)
+remote_copy_replace(struct remote *r, const char *bucket, const char *key,
+    size_t keylen, const struct remote_copy_src *src,
+    const struct remote_put *o, struct remote_req **out)
 {
-	struct remote_copy_src src = {
-	    bucket, key, keylen, if_match, 0, 0, NULL, NULL};
 	ferry_err e;
 
 	e = ops_new(r, REMOTE_PUT, "PUT", bucket, key, keylen, out);
 	if (e == FERRY_OK)
-		e = ops_copy_source(*out, &src);
+		e = ops_copy_source(*out, src);
 	/* a copy onto itself is refused unless it replaces the metadata;
 	 * the store's tags, when it has any, replace the object's */
 	if (e == FERRY_OK)
@@ -304,6 +304,17 @@ remote_copy_metadata(struct remote *r, const char *bucket, const char *key,
 	if (e == FERRY_OK)
 		e = ops_object_meta(*out, o);
 	return ops_end(out, e);
+}
+
+ferry_err
+remote_copy_metadata(struct remote *r, const char *bucket, const char *key,
+    size_t keylen, const char *if_match, const struct remote_put *o,
+    struct remote_req **out)
+{
+	struct remote_copy_src src = {
+	    bucket, key, keylen, if_match, 0, 0, NULL, NULL};
+
+	return remote_copy_replace(r, bucket, key, keylen, &src, o, out);
 }
 
 ferry_err

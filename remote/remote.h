@@ -165,6 +165,9 @@ enum remote_outcome {
  * ever cut: another too long for its field is left "" with a warning
  * naming the header (posix: see remote/posixmeta.h).
  */
+/* Room for a hard link marker: a key of 1024 bytes, each one as %XX. */
+#define REMOTE_HARDLINK_MAX (3 * 1024 + 1)
+
 struct remote_resp {
 	long status;                 /* HTTP status, 0 if none was received */
 	enum remote_outcome outcome; /* set once the request has ended */
@@ -175,6 +178,8 @@ struct remote_resp {
 	char content_type[128];
 	char meta_hash[40];  /* x-amz-meta-ferry-xxh128 */
 	char meta_mtime[32]; /* x-amz-meta-ferry-mtime */
+	/* x-amz-meta-ferry-hardlink, as sent (ops.h) */
+	char meta_hardlink[REMOTE_HARDLINK_MAX];
 	char bucket_region[64];
 	char sse[32]; /* x-amz-server-side-encryption */
 	/* x-amz-version-id: the version written or read, in a versioned

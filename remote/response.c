@@ -164,6 +164,7 @@ begin_reply(struct remote_resp *s, const char *p, size_t len)
 {
 	s->etag[0] = s->last_modified[0] = s->content_type[0] = '\0';
 	s->meta_hash[0] = s->meta_mtime[0] = s->sse[0] = '\0';
+	s->meta_hardlink[0] = '\0';
 	memset(&s->posix, 0, sizeof(s->posix));
 	s->version_id[0] = '\0';
 	s->has_content_length = s->sse_customer = 0;
@@ -236,6 +237,8 @@ req_on_header(char *p, size_t size, size_t n, void *arg)
 	        sizeof(s->content_type)) ||
 	    take_header(q, p, len, "x-amz-meta-ferry-xxh128", s->meta_hash,
 	        sizeof(s->meta_hash)) ||
+	    take_header(q, p, len, "x-amz-meta-ferry-hardlink",
+	        s->meta_hardlink, sizeof(s->meta_hardlink)) ||
 	    take_posix(p, len, &s->posix))
 		return len;
 	/* any value says the key is the customer's: its length is moot */

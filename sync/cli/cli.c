@@ -67,7 +67,7 @@ enum {
 	OPT_WATCH_RESCAN
 };
 
-static const char shortopts[] = "ncj:qvhL";
+static const char shortopts[] = "ncj:qvhLH";
 
 static const struct option longopts[] = {
     {"delete", no_argument, NULL, OPT_DELETE},
@@ -125,6 +125,7 @@ static const struct option longopts[] = {
     {"links", no_argument, NULL, OPT_LINKS},
     {"links-outside", no_argument, NULL, OPT_LINKS_OUTSIDE},
     {"keep-dirs", no_argument, NULL, OPT_KEEP_DIRS},
+    {"hard-links", no_argument, NULL, 'H'},
     {"versions", no_argument, NULL, OPT_VERSIONS},
     {"at", required_argument, NULL, OPT_AT},
     {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
@@ -160,6 +161,8 @@ static const char help_what[] =
     "                           (name.rclonelink), made again on pull\n"
     "  --links-outside          a pull makes links that leave the folder\n"
     "  --keep-dirs              a push keeps empty folders (dir/)\n"
+    "  -H, --hard-links         keep hard links: one upload per file, its\n"
+    "                           other names copied; a pull links them\n"
     "  --preserve               a pull restores mode, owner (as root)\n"
     "                           and atime\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
@@ -486,6 +489,9 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return -1;
 	case OPT_KEEP_DIRS:
 		o->keep_dirs = 1;
+		return -1;
+	case 'H':
+		o->hard_links = 1;
 		return -1;
 	case OPT_VERSIONS:
 		o->versions = 1;

@@ -192,5 +192,11 @@ cli_check_posix(const struct sync_opts *o)
 		return cli_bad("%s", "--keep-dirs: only a push from a folder "
 		                     "sends empty folders (a pull makes the "
 		                     "folders its markers name)");
+	if (o->hard_links &&
+	    (o->cmd == SYNC_CMD_PLAN || o->cmd == SYNC_CMD_APPLY ||
+	        (o->way != SYNC_WAY_PUSH && o->way != SYNC_WAY_PULL)))
+		return cli_bad("%s", "-H, --hard-links: only a sync from or to "
+		                     "a folder (a mirror copies the marker as "
+		                     "any metadata)");
 	return -1;
 }

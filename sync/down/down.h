@@ -3,7 +3,8 @@
  * a pull (bucket to local tree), the merge that plans it, its downloads
  * (GETs, whole or in ranges, into a temporary file, verified, given
  * their metadata and renamed into place), the safe resolution of keys
- * into paths under the target folder, and the deletes of local files.
+ * into paths under the target folder, the hard links a marker asks for
+ * (-H, pulllink.c), and the deletes of local files.
  * Includes sync/engine/ and the wings below it, never sync/up/.
  */
 #ifndef FERRY_PULL_H
@@ -62,6 +63,7 @@ struct dl_meta {
 	int has_content_length;
 	int etag_opaque; /* remote_resp_etag_opaque(): no MD5 to check */
 	struct remote_posix posix; /* mode, owner, times (sync/posix.h) */
+	char hardlink[REMOTE_HARDLINK_MAX]; /* -H: its marker, as sent */
 };
 
 /*
@@ -123,6 +125,9 @@ struct pull {
 	int setid_warned;     /* set-id bits left off, said once */
 	/* plans the next key: the merge, or the next action of a plan */
 	ferry_err (*merge_step)(struct pull *p);
+	/* -H: downloaded files to be made links (pulllink.c) */
+	struct pull_hardlink *hl;
+	size_t nhl, caphl;
 };
 
 /* download.c */
@@ -191,6 +196,24 @@ int pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *));
 /* The local record of the file at key, from fd (after the rename). */
 void pull_record_local(
     struct pull *p, const char *key, size_t keylen, int fd, const uint8_t *h);
+
+/* pulllink.c */
+/*
+ * -H: the file just installed at key, with content hash, carried the
+ * hard link marker marker: noted, to be made a link to the file the
+ * marker names by pull_hardlinks(); a marker that cannot name a path
+ * inside the folder is warned about and ignored.
+ */
+void pull_hardlink_note(struct pull *p, const char *key, size_t keylen,
+    const char *marker, const uint8_t hash[16]);
+/*
+ * Once the downloads have landed: makes each file noted a link to the
+ * file its marker names, where that file is here with the same bytes;
+ * else warns and leaves it a plain file.  Frees the notes.  FERRY_OK,
+ * or FERRY_ECANCEL when a signal stopped it.
+ */
+ferry_err pull_hardlinks(struct pull *p) FERRY_WUR;
+void pull_hardlinks_free(struct pull *p);
 
 /* pullsource.c */
 /*

@@ -330,6 +330,7 @@ dl_take_meta(struct dl *d, const struct remote_resp *s)
 	m->has_content_length = s->has_content_length;
 	m->etag_opaque = remote_resp_etag_opaque(s);
 	m->posix = s->posix;
+	snprintf(m->hardlink, sizeof(m->hardlink), "%s", s->meta_hardlink);
 }
 
 /* The ETag the bytes came with: the response's, else the listed one. */
@@ -525,6 +526,9 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 		    strerror(errno));
 	pull_record_local(d->p, d->t.key, d->t.keylen, d->fd, xxh);
 	dl_record_remote(d, got_etag(d), d->written, xxh, mt);
+	if (d->p->run.o->hard_links && d->meta.hardlink[0])
+		pull_hardlink_note(
+		    d->p, d->t.key, d->t.keylen, d->meta.hardlink, xxh);
 	return FERRY_OK;
 }
 

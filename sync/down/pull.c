@@ -564,6 +564,7 @@ static void
 pull_close(struct pull *p)
 {
 	transfer_engine_clear(&p->run.eng);
+	pull_hardlinks_free(p);
 	pull_dir_put(p->dir);
 	p->dir = NULL;
 	sync_run_close(&p->run);
@@ -598,6 +599,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		status = sync_exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||
 	           (e = run_loop(p)) != FERRY_OK ||
+	           (e = pull_hardlinks(p)) != FERRY_OK ||
 	           (e = pull_deletes(p)) != FERRY_OK) {
 		/* an object named as the source is a usage error */
 		status = e == FERRY_EUSAGE ? EXIT_USAGE : EXIT_ABORTED;

@@ -102,7 +102,10 @@ struct sync_opts {
 	int preserve;
 	int links;         /* --links: symlinks go as objects (posix.h) */
 	int links_outside; /* --links-outside: a pull makes any target */
-	int keep_dirs;     /* --keep-dirs: empty folders go as "dir/" */
+	/* -H: a push sends the names of one inode once, the others as
+	 * copies marked with the first key; a pull links them again */
+	int hard_links;
+	int keep_dirs; /* --keep-dirs: empty folders go as "dir/" */
 	int json;
 	int quiet;
 	int verbose;

@@ -432,7 +432,8 @@ progress_keys(const struct output *o, const struct sync_counts *c,
     char *eta, size_t n)
 {
 	uint64_t seen = c->skipped + planned, all = o->expect_keys;
-	uint64_t done = c->uploaded + c->downloaded + c->copied + c->metadata;
+	uint64_t done =
+	    c->uploaded + c->downloaded + c->copied + c->metadata + c->linked;
 	double frac, left;
 
 	if (all == 0)
@@ -458,7 +459,8 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
     uint64_t planned_bytes, int planned_all, int force)
 {
 	double secs = (double)(now_mono_ns() - o->started_ns) / 1e9, rate;
-	uint64_t done = c->uploaded + c->downloaded + c->copied + c->metadata;
+	uint64_t done =
+	    c->uploaded + c->downloaded + c->copied + c->metadata + c->linked;
 	char bytes[32], total[32], speed[32], eta[64] = "", keys[64] = "";
 	char line[384];
 	const char *more = planned_all ? "" : "+";
@@ -746,6 +748,7 @@ output_summary(struct output *o, const struct sync_counts *c,
 		cJSON_AddNumberToObject(obj, "uploaded", (double)c->uploaded);
 		cJSON_AddNumberToObject(obj, "copied", (double)c->copied);
 		cJSON_AddNumberToObject(obj, "metadata", (double)c->metadata);
+		cJSON_AddNumberToObject(obj, "linked", (double)c->linked);
 		cJSON_AddNumberToObject(
 		    obj, "downloaded", (double)c->downloaded);
 		cJSON_AddNumberToObject(obj, "deleted", (double)c->deleted);
@@ -783,6 +786,8 @@ output_summary(struct output *o, const struct sync_counts *c,
 	if (c->metadata)
 		fprintf(
 		    stderr, "%llu metadata, ", (unsigned long long)c->metadata);
+	if (c->linked)
+		fprintf(stderr, "%llu linked, ", (unsigned long long)c->linked);
 	fprintf(stderr, "%s moved, %llu deleted, %llu unchanged, %llu failed",
 	    size, (unsigned long long)c->deleted,
 	    (unsigned long long)c->skipped, (unsigned long long)c->failed);

@@ -13,6 +13,9 @@ struct sync_counts {
 	uint64_t uploaded, downloaded, copied, deleted, skipped, failed;
 	uint64_t checked;
 	uint64_t metadata; /* objects given new metadata, no byte sent */
+	/* -H: names of one file sent as copies of its first (push), or
+	 * made links to it (pull) */
+	uint64_t linked;
 	uint64_t left_out; /* local entries neither files nor folders */
 	uint64_t bytes;
 };

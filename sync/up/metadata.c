@@ -40,10 +40,7 @@ upload_instead(struct xfer *x, int changed)
 	if (!changed)
 		p->metadata_refused = 1;
 	x->metadata = 0;
-	x->multipart = x->t.local.size >= p->run.o->multipart_threshold;
-	x->state = XF_PUT_READY;
-	/* counted as planned already, its bytes now */
-	p->run.eng.planned_bytes += x->t.local.size;
+	xfer_upload_instead(x);
 }
 
 void

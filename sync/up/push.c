@@ -49,8 +49,12 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
     size_t keylen, const struct manifest_local *l, const struct remote_obj *o)
 {
 	struct plan_entry src = {.present = 1}, dst = {0};
+	int taken;
 	ferry_err e;
 
+	if ((e = hardlink_take(p, d, key, keylen, l, o, &taken)) != FERRY_OK ||
+	    taken)
+		return e;
 	switch (d->action) {
 	case PLAN_SKIP:
 		if (l)

@@ -78,6 +78,7 @@ push_close(struct push *p)
 	transfer_engine_reads_stop(&p->run.eng);
 	transfer_engine_clear(&p->run.eng);
 	xfer_pool_free(p);
+	hardlink_free(p->hl);
 	merge_list_close(&p->src);
 	/* the source client runs on the destination's loop: free it first */
 	remote_free(p->sr);
@@ -243,6 +244,7 @@ push_execute_counted(const struct sync_opts *o,
 	status = EXIT_ABORTED;
 	if ((e = clean_after_crash(&p)) != FERRY_OK ||
 	    (e = start(&p)) != FERRY_OK || (e = push_run(&p)) != FERRY_OK ||
+	    (e = hardlink_run(&p)) != FERRY_OK ||
 	    (e = push_deletes(&p)) != FERRY_OK)
 		goto fatal;
 	resume_sweep(&p);

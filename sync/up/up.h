@@ -3,9 +3,10 @@
  * (from a local tree) and a mirror (from another bucket), the merge that
  * plans them, their transfers (xfer.h: PUT, multipart, server-side or
  * streamed copy; an object's new metadata copied onto itself,
- * metadata.c), the multipart uploads that outlive a run (resume.h), and
- * the deletes of objects.  Includes sync/engine/ and the wings below
- * it, never sync/down/.
+ * metadata.c; an object copied from another of the bucket, keycopy.c),
+ * the names of one inode sent once (-H, hardlink.c), the multipart
+ * uploads that outlive a run (resume.h), and the deletes of objects.
+ * Includes sync/engine/ and the wings below it, never sync/down/.
  */
 #ifndef FERRY_PUSH_H
 #define FERRY_PUSH_H
@@ -48,6 +49,10 @@ struct push {
 	int metadata_refused;
 	/* and a copy of its parts onto itself: said once */
 	int metadata_parts_refused;
+	/* and a copy of another of its objects (keycopy.c): said once */
+	int keycopy_refused;
+	/* -H: the names of one inode (hardlink.c); NULL without */
+	struct hardlinks *hl;
 	/* idle part buffers, kept for the next parts: run.eng.mem_used +
 	 * pool_bytes stays within --memory */
 	struct pool_buf {
@@ -92,6 +97,25 @@ ferry_err mirror_open(struct push *p) FERRY_WUR;
  * must end with that error.
  */
 ferry_err push_deletes(struct push *p) FERRY_WUR;
+
+/* hardlink.c */
+/*
+ * -H: whether the file l under key (o: the object listed there, or NULL),
+ * planned as d says, is one name of an inode with others whose transfer
+ * waits for hardlink_run() (*taken 1), else 0 and the caller acts on d.
+ * A name planned unchanged becomes the source its inode's other names
+ * are copied from.
+ */
+ferry_err hardlink_take(struct push *p, const struct plan_decision *d,
+    const char *key, size_t keylen, const struct manifest_local *l,
+    const struct remote_obj *o, int *taken) FERRY_WUR;
+/*
+ * After the merge's transfers: sends the names taken, per inode one
+ * upload (unless a name is stored already) and then copies of it marked
+ * with its key; a name whose source was not stored fails, not copied.
+ */
+ferry_err hardlink_run(struct push *p) FERRY_WUR;
+void hardlink_free(struct hardlinks *hl);
 
 /* push.c: local tree to bucket.  Returns the exit status. */
 int sync_push(const struct sync_opts *opts);

@@ -34,6 +34,8 @@ xfer_free(struct xfer *x)
 	free(x->src_key);
 	free(x->meta);
 	free(x->src_version);
+	free(x->from_key);
+	free(x->marker);
 	free(x);
 }
 
@@ -211,9 +213,21 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
 		return;
 	}
 	o->content_type = mime_type(x->t.key, x->t.keylen);
+	o->hardlink = x->marker;
 	o->hash = hash;
 	o->mtime_ns = mtime_ns;
 	o->posix = x->posix.mode[0] ? &x->posix : NULL;
+}
+
+void
+xfer_upload_instead(struct xfer *x)
+{
+	struct push *p = x->p;
+
+	x->multipart = x->t.local.size >= p->run.o->multipart_threshold;
+	x->state = XF_PUT_READY;
+	/* counted as planned already, its bytes now */
+	p->run.eng.planned_bytes += x->t.local.size;
 }
 
 void
@@ -260,8 +274,7 @@ static const struct transfer_ops xfer_ops = {.advance = advance_one,
     .stop = stop,
     .free = free_one};
 
-/* A new transfer for key, appended to the active list. */
-static struct xfer *
+struct xfer *
 xfer_new(struct push *p, const char *key, size_t keylen,
     const struct remote_obj *dst)
 {
@@ -372,6 +385,9 @@ retry_changed(struct xfer *x)
 		x->have_src_head = 0;
 	}
 	x->metadata = 0;
+	/* a copy of another object: the file may hold other bytes now */
+	free(x->from_key);
+	x->from_key = NULL;
 	x->t.next_part = x->t.parts_done = x->hashed = 0;
 	x->early = 0;
 	free(x->upload_id);
@@ -487,6 +503,8 @@ xfer_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
 static ferry_err
 start_single(struct push *p, struct xfer *x)
 {
+	if (x->from_key)
+		return start_keycopy(x);
 	switch (x->source) {
 	case XS_COPY:
 		return start_copy_object(x);

@@ -79,6 +79,12 @@ struct xfer {
 	int have_src_head;
 	char *meta; /* the source's headers to carry (remote_resp.meta) */
 	char *src_version; /* the source's version to copy (--at); NULL */
+	/* a copy of another object of this bucket (keycopy.c): its full
+	 * key and its ETag, the copy's condition; NULL: none */
+	char *from_key;
+	char from_etag[MANIFEST_ETAG_MAX];
+	/* the hard link marker the object carries (-H); NULL: none */
+	char *marker;
 	/* the version written, in a versioned bucket: what the reply of
 	 * the PUT, copy or Complete named; "": none */
 	char version_id[MANIFEST_VERSION_ID_MAX];
@@ -135,6 +141,17 @@ void xfer_digest_buf(struct xfer *x);
 void xfer_put_opts(const struct xfer *x, const uint8_t hash[16],
     int64_t mtime_ns, struct remote_put *o);
 void xfer_uploaded(struct xfer *x, uint64_t size);
+/*
+ * A copy planned for x (its bytes not counted) goes as an upload of its
+ * file instead, the next time the engine advances it.
+ */
+void xfer_upload_instead(struct xfer *x);
+/*
+ * A new transfer of key (copied; dst the listed object or NULL), in the
+ * engine's active list, ready to start; NULL when out of memory.
+ */
+struct xfer *xfer_new(struct push *p, const char *key, size_t keylen,
+    const struct remote_obj *dst);
 /* Starts the work for a planned action on key (copied). */
 ferry_err xfer_begin(struct push *p, enum plan_action a, const char *key,
     size_t keylen, const struct manifest_local *local,
@@ -260,6 +277,20 @@ void apply_put_cond(const struct xfer *x, struct remote_put *o);
  * (else x fails, changed).
  */
 void apply_put_refused(struct xfer *x);
+
+/*
+ * keycopy.c: an object made from another of the same bucket, server-side.
+ * Begins the transfer of the file l under key as a copy of the object
+ * from (relative to the prefix) while it has the ETag from_etag, carrying
+ * the file's metadata and the hard link marker marker (copied; NULL:
+ * none).  A server that refuses such copies has the file uploaded
+ * instead, with the marker, said once.
+ */
+ferry_err xfer_begin_keycopy(struct push *p, const char *key, size_t keylen,
+    const struct manifest_local *l, const char *from, size_t fromlen,
+    const char *from_etag, const char *marker) FERRY_WUR;
+/* Sends the copy of x begun by xfer_begin_keycopy(). */
+ferry_err start_keycopy(struct xfer *x) FERRY_WUR;
 
 /* put.c */
 /*

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Hard links (-H): the names of one inode go up once; the others are
+# server-side copies of the first (PUT with x-amz-copy-source, no byte
+# sent), each marked with the first name's key (x-amz-meta-ferry-hardlink,
+# relative to the prefix); a pull -H makes them links again, inside the
+# folder only.  Without -H, names are files as before.  Copies and
+# uploads are counted at a proxy in front of the gateway.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+B=hardlinks-$$
+T=$WORK/tree
+mkbucket "$B"
+
+mkdir -p "$T/h"
+head -c 100000 /dev/urandom >"$T/h/l0"
+for i in 1 2 3 4 5 6 7 8 9; do
+	ln "$T/h/l0" "$T/h/l$i"
+done
+echo plain >"$T/plain.txt"
+
+start_proxy p --rate 0 --log-headers x-amz-copy-source,x-amz-metadata-directive
+LOG=$WORK/p.log
+lines() {
+	wc -l <"$LOG"
+}
+at() {
+	tail -n "+$(($1 + 1))" "$LOG" | grep '^hdr '
+}
+# copies LINE / uploads LINE: PUTs with and without a copy source
+copies() {
+	at "$1" | grep -c '^hdr PUT .* x-amz-copy-source=[^-]'
+}
+uploads() {
+	at "$1" | grep '^hdr PUT ' | grep -c 'x-amz-copy-source=-'
+}
+push() {
+	local prefix=$1
+	shift
+	"$FERRY" sync "$T" "s3://$B/$prefix" --endpoint-url "$PROXY" --json "$@"
+}
+# meta KEY HEADER: a header of the object's HEAD reply ("" when absent)
+meta() {
+	s3 head "$B" "$1" | python3 -c '
+import json, sys
+print(json.load(sys.stdin).get(sys.argv[1], ""))' "$2"
+}
+# inodes DIR NAME...: how many distinct inodes the names have
+inodes() {
+	local d=$1
+	shift
+	(cd "$d" && stat -c %i "$@") | sort -u | wc -l
+}
+pull() {
+	"$FERRY" sync "s3://$B/$1" "$WORK/$2" --endpoint-url "$FERRY_TEST_ENDPOINT" \
+		--json "${@:3}"
+}
+names() {
+	local n
+	for n in "$@"; do echo "h/l$n"; done
+}
+
+# --- 10 names of one file: one upload, 9 copies
+l=$(lines)
+push p -H >"$WORK/1.json"
+is "$?" 0 "a push -H of 10 links exits 0"
+is "$(uploads "$l"):$(copies "$l")" 2:9 \
+	"... one upload of the file (and one of plain.txt), 9 copies"
+is "$(summary "$WORK/1.json" uploaded):$(summary "$WORK/1.json" linked)" 2:9 \
+	"... counted as 2 uploaded, 9 linked"
+is "$(summary "$WORK/1.json" bytes_sent)" 100006 "... the file's bytes sent once"
+json_valid "$WORK/1.json"
+is "$?" 0 "... its output valid against the event schema"
+is "$(meta p/h/l5 x-amz-meta-ferry-hardlink)" h/l0 \
+	"a link's object is marked with the first name, relative to the prefix"
+is "$(meta p/h/l0 x-amz-meta-ferry-hardlink)" "" "... the first name is not"
+like "$(meta p/h/l5 x-amz-meta-ferry-xxh128)" '^[0-9a-f]{32}$' \
+	"... the copy carries the file's content hash"
+
+# --- pull -H: 10 names of one inode
+pull p r1 -H >"$WORK/r1.json"
+is "$?" 0 "pull -H exits 0"
+is "$(stat -c %h "$WORK/r1/h/l0"):$(inodes "$WORK/r1" $(names 0 1 2 3 4 5 6 7 8 9))" \
+	10:1 "... the 10 names are links of one inode"
+is "$(summary "$WORK/r1.json" linked)" 9 "... 9 counted as linked"
+check "... with the file's bytes" cmp -s "$T/h/l0" "$WORK/r1/h/l9"
+is "$(stat -c %h "$WORK/r1/plain.txt")" 1 "... a plain file stays one"
+
+# --- pull without -H: plain files
+pull p r2 >/dev/null
+is "$(stat -c %h "$WORK/r2/h/l0"):$(inodes "$WORK/r2" $(names 0 1 2 3 4 5 6 7 8 9))" \
+	1:10 "pull without -H: 10 plain files"
+
+# --- an unchanged group sends nothing
+l=$(lines)
+push p -H >"$WORK/2.json"
+is "$?:$(uploads "$l"):$(copies "$l")" 0:0:0 "an unchanged push -H sends nothing"
+is "$(summary "$WORK/2.json" skipped)" 11 "... all 11 unchanged"
+
+# --- a new link to a stored file, its name first in key order: one copy
+ln "$T/h/l0" "$T/h/a-new"
+l=$(lines)
+push p -H >"$WORK/3.json"
+is "$?:$(uploads "$l"):$(copies "$l")" 0:0:1 "a new link is one copy, no upload"
+is "$(meta p/h/a-new x-amz-meta-ferry-hardlink)" h/l0 \
+	"... from a name stored already"
+l=$(lines)
+push p -H >/dev/null
+is "$(uploads "$l"):$(copies "$l")" 0:0 "... and the next push sends nothing"
+
+# --- new bytes through one name: every name changed, one upload + copies
+head -c 50000 /dev/urandom >"$WORK/new"
+cat "$WORK/new" >"$T/h/l3"
+l=$(lines)
+push p -H >"$WORK/4.json"
+is "$?:$(uploads "$l"):$(copies "$l")" 0:1:10 \
+	"new bytes through one name: 1 upload, 10 copies"
+s3 get "$B" p/h/l7 "$WORK/l7"
+check "... the objects hold the new bytes" cmp -s "$WORK/new" "$WORK/l7"
+
+# --- a chmod of the file: every name's metadata, no byte
+chmod 0600 "$T/h/l0"
+l=$(lines)
+push p -H >"$WORK/4m.json"
+is "$?:$(uploads "$l"):$(copies "$l")" 0:0:11 \
+	"a chmod of the file: 11 copies, no upload"
+is "$(summary "$WORK/4m.json" metadata):$(summary "$WORK/4m.json" linked)" 1:10 \
+	"... one onto itself, 10 from it"
+is "$(meta p/h/l7 x-amz-meta-mode):$(meta p/h/a-new x-amz-meta-mode)" 100600:100600 \
+	"... each name's object with the new mode"
+
+# --- pull -H again: the first name replaced in the same run
+pull p r1 -H >"$WORK/r1b.json"
+is "$?" 0 "pull -H of the changed group exits 0"
+is "$(stat -c %h "$WORK/r1/h/a-new"):$(inodes "$WORK/r1" h/a-new $(names 0 1 2 3 4 5 6 7 8 9))" \
+	11:1 "... its 11 names one inode"
+check "... holding the new bytes" cmp -s "$WORK/new" "$WORK/r1/h/l0"
+
+# --- a group split by a filter: only the names synced
+l=$(lines)
+push q -H --exclude 'h/a-new' >"$WORK/5.json"
+is "$?:$(uploads "$l"):$(copies "$l")" 0:2:9 \
+	"--exclude of one name: one upload of the file, 9 copies"
+is "$(meta q/h/l1 x-amz-meta-ferry-hardlink)" h/l0 \
+	"... marked with the first name synced"
+is "$(s3 ls "$B" q/h/a-new | wc -l)" 0 "... the excluded name not sent"
+
+# --- without -H: each name uploaded, as before
+l=$(lines)
+push n >/dev/null
+is "$(uploads "$l"):$(copies "$l")" 12:0 "without -H: 12 uploads, no copy"
+stop_proxy
+
+# --- the first name fails to upload: no copy, the run fails
+start_proxy f --always --kinds 500 --only-methods PUT --match "/f/h/a-new"
+LOG=$WORK/f.log
+"$FERRY" sync "$T" "s3://$B/f" --endpoint-url "$PROXY" --json -H \
+	--retries 1 >"$WORK/6.json" 2>"$WORK/6.err"
+is "$?" 1 "a push -H whose first name fails exits 1"
+is "$(s3 ls "$B" f/h/ | wc -l)" 0 "... and no name of the file is copied"
+is "$(summary "$WORK/6.json" failed):$(summary "$WORK/6.json" linked)" 11:0 \
+	"... all 11 names failed, none linked"
+like "$(cat "$WORK/6.json" "$WORK/6.err")" "not copied: h/a-new, the first name of its file, was not stored" \
+	"... saying why"
+stop_proxy
+
+# --- markers that name no file here, or a path outside the folder
+echo secret >"$WORK/outside"
+echo x >"$WORK/x"
+s3 put "$B" m/inside "$WORK/x" >/dev/null
+s3 put "$B" m/up "$WORK/x" "x-amz-meta-ferry-hardlink:..%2Foutside" >/dev/null
+s3 put "$B" m/dots "$WORK/x" "x-amz-meta-ferry-hardlink:../outside" >/dev/null
+s3 put "$B" m/abs "$WORK/x" "x-amz-meta-ferry-hardlink:%2Fetc%2Fpasswd" >/dev/null
+s3 put "$B" m/gone "$WORK/x" "x-amz-meta-ferry-hardlink:missing" >/dev/null
+s3 put "$B" m/bad "$WORK/x" "x-amz-meta-ferry-hardlink:a%zz" >/dev/null
+s3 put "$B" m/other "$WORK/x" "x-amz-meta-ferry-hardlink:inside" >/dev/null
+mkdir -p "$WORK/r3"
+pull m r3/d -H >"$WORK/r3.json" 2>"$WORK/r3.err"
+is "$?" 0 "pull -H of objects with bad markers exits 0"
+is "$(stat -c %h "$WORK/r3/d/up"):$(stat -c %h "$WORK/r3/d/dots"):$(stat -c %h "$WORK/r3/d/abs"):$(stat -c %h "$WORK/r3/d/gone"):$(stat -c %h "$WORK/r3/d/bad")" \
+	1:1:1:1:1 "... each a plain file"
+is "$(cat "$WORK/r3/d/up" "$WORK/r3/d/dots" "$WORK/r3/d/gone" "$WORK/r3/d/bad")" \
+	"x
+x
+x
+x" "... with its own bytes"
+is "$(stat -c %h "$WORK/outside"):$(cat "$WORK/outside")" 1:secret \
+	"... nothing outside the folder linked or touched"
+is "$(grep -c 'kept as a plain file' "$WORK/r3.err")" 5 "... each warned about"
+is "$(stat -c %h "$WORK/r3/d/inside"):$(inodes "$WORK/r3/d" inside other)" 2:1 \
+	"... a good marker beside them makes a link"
+
+# --- a mirror carries the marker as metadata
+"$FERRY" sync "s3://$B/p" "s3://$B/mir" --endpoint-url "$FERRY_TEST_ENDPOINT" -q
+is "$(meta mir/h/l5 x-amz-meta-ferry-hardlink)" "$(meta p/h/l5 x-amz-meta-ferry-hardlink)" \
+	"a mirror copies the marker along"
+pull mir r4 -H >/dev/null
+is "$(inodes "$WORK/r4" h/a-new $(names 0 1 2 3 4 5 6 7 8 9))" 1 \
+	"... and a pull -H of the mirror makes the links"
+
+done_testing
