@@ -164,6 +164,11 @@ struct sync_opts {
 	struct remote_loc backup;
 	/* a pull's: the absolute path of the date's folder (malloc'd) */
 	char *backup_path;
+	/* --watch: a push goes on after its run, sending what changes
+	 * (sync/watch/); --watch-settle and --watch-rescan in seconds */
+	int watch;
+	int64_t watch_settle;
+	int64_t watch_rescan; /* 0: no periodic full run */
 };
 
 /* manifest.c */
