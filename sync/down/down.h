@@ -4,7 +4,8 @@
  * (GETs, whole or in ranges, into a temporary file, verified, given
  * their metadata and renamed into place), the safe resolution of keys
  * into paths under the target folder, the hard links a marker asks for
- * (-H, pulllink.c), and the deletes of local files.
+ * (-H, pulllink.c; pulldefer.c makes them without a GET where it can),
+ * and the deletes of local files.
  * Includes sync/engine/ and the wings below it, never sync/up/.
  */
 #ifndef FERRY_PULL_H
