@@ -233,6 +233,21 @@ l=$(lines)
 	>"$WORK/r5b.json"
 is "$?:$(objreqs GET big "$l" | wc -l):$(objreqs HEAD big "$l" | wc -l)" 0:0:0 \
 	"... and the next pull -H sends no request for them"
+stop_proxy
+# HEADs refused: the names are downloaded, then linked as their markers say
+start_proxy gh --rate 0 --always --kinds 500 --only-methods HEAD \
+	--log-headers range
+LOG=$WORK/gh.log
+"$FERRY" sync "s3://$B/big" "$WORK/r9" --endpoint-url "$PROXY" --json -H \
+	--retries 1 >"$WORK/r9.json" 2>"$WORK/r9.err"
+is "$?:$(objreqs GET big 0 | wc -l)" 0:10 \
+	"pull -H whose HEADs fail: exits 0, every name downloaded"
+is "$(inodes "$WORK/r9" $(names 0 1 2 3 4 5 6 7 8 9))" 1 \
+	"... and linked after, as the markers say"
+check "... with the file's bytes" cmp -s "$T2/h/l0" "$WORK/r9/h/l4"
+stop_proxy
+start_proxy g2 --rate 0 --log-headers range
+LOG=$WORK/g2.log
 
 # --- two files of equal bytes, not links (two uploads, no marker)
 T3=$WORK/tree3
