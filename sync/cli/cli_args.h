@@ -47,6 +47,13 @@ int cli_take_sample(struct sync_opts *o, const char *arg);
  */
 int cli_check_posix(const struct sync_opts *o);
 /*
+ * cli_backup.c: checks --backup-dir against the command and the run's
+ * sides, and resolves it into o->backup (a push, a mirror) or
+ * o->backup_path (a pull), under the date of now: -1, or EXIT_USAGE
+ * after a message.
+ */
+int cli_check_backup(struct sync_opts *o);
+/*
  * The edit distance between a[0..an) and b, or SUGGEST_MAX + 1 when it is
  * larger or the words are too long to be worth a suggestion.
  */

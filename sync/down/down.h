@@ -5,7 +5,8 @@
  * their metadata and renamed into place), the safe resolution of keys
  * into paths under the target folder, the hard links a marker asks for
  * (-H, pulllink.c; pulldefer.c makes them without a GET where it can),
- * and the deletes of local files.
+ * and the deletes of local files; with --backup-dir, what is overwritten
+ * or deleted moved aside first (keep.c).
  * Includes sync/engine/ and the wings below it, never sync/up/.
  */
 #ifndef FERRY_PULL_H
@@ -65,6 +66,9 @@ struct dl_meta {
 	int etag_opaque; /* remote_resp_etag_opaque(): no MD5 to check */
 	struct remote_posix posix; /* mode, owner, times (sync/posix.h) */
 	char hardlink[REMOTE_HARDLINK_MAX]; /* -H: its marker, as sent */
+	/* -X, -A: the object's x-amz-meta-* lines, from the first GET's
+	 * reply (malloc'd; NULL: none yet) */
+	char *xmeta;
 };
 
 /*
@@ -124,6 +128,7 @@ struct pull {
 	mode_t umask;         /* the process's, read once at the start */
 	int owner_warned;     /* --preserve: an owner not given, said once */
 	int setid_warned;     /* set-id bits left off, said once */
+	struct xattr_warned xattr_warned; /* -X, -A: said once */
 	/* plans the next key: the merge, or the next action of a plan */
 	ferry_err (*merge_step)(struct pull *p);
 	/* -H: downloaded files to be made links (pulllink.c) */
@@ -184,6 +189,22 @@ void pull_dir_put(struct pull_dir *dir);
  * relative to a prefix), or NULL.
  */
 const char *pull_key_refused(const char *key, size_t keylen, int prefixed);
+/* keep.c */
+/*
+ * With --backup-dir, moves the entry name of the folder dirfd, the path
+ * rel[0..len) of the destination, to its place in the backup folder of
+ * the run (its folders made): *kept 1 when it was, told and counted;
+ * FERRY_OK and *kept 0 when there is no backup folder or nothing at the
+ * name.  On failure (recorded) the entry stays where it was.
+ */
+ferry_err pull_keep(struct pull *p, int dirfd, const char *name,
+    const char *rel, size_t len, int *kept) FERRY_WUR;
+/*
+ * A dry run: tells and counts the move pull_keep() would make of the
+ * file l, as scanned.
+ */
+void pull_keep_planned(struct pull *p, const char *rel, size_t len,
+    const struct manifest_local *l);
 /*
  * Removes the local file at key if its inode, size and mtime are those
  * of l, reporting and counting the outcome.

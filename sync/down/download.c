@@ -43,6 +43,7 @@ dl_check_differs(struct transfer *t, const char *reason)
 	d->ranged = t->listed.size > 0 &&
 	            t->listed.size >= p->run.o->multipart_threshold;
 	if (p->run.o->dry_run) {
+		pull_keep_planned(p, t->key, t->keylen, &t->local);
 		transfer_check_dry_run(
 		    t, "download", reason, 0, &p->run.counts.downloaded);
 		dl_finish(d);

@@ -219,6 +219,29 @@ link_record(struct dl *d, const char *name, const uint8_t xxh[16])
 		sync_manifest_warn();
 }
 
+/*
+ * --backup-dir: what is at the link's name (name, in d's folder) moved
+ * aside first, at its path in the folder (pull_keep()).
+ */
+static ferry_err
+keep_link(struct dl *d, const char *name)
+{
+	size_t dirlen = d->t.keylen - strlen(d->name), n;
+	char *rel;
+	ferry_err e;
+	int kept;
+
+	if (d->p->run.o->backup_path == NULL)
+		return FERRY_OK;
+	n = dirlen + strlen(name) + 1;
+	if ((rel = malloc(n)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	snprintf(rel, n, "%.*s%s", (int)dirlen, d->t.key, name);
+	e = pull_keep(d->p, d->dirfd, name, rel, strlen(rel), &kept);
+	free(rel);
+	return e;
+}
+
 ferry_err
 posix_link_install(struct dl *d, const uint8_t xxh[16], int64_t mtime_ns)
 {
@@ -241,6 +264,10 @@ posix_link_install(struct dl *d, const uint8_t xxh[16], int64_t mtime_ns)
 	if (utimensat(d->dirfd, tmp, ts, AT_SYMLINK_NOFOLLOW) != 0)
 		log_warn("%s: cannot set the mtime of the symlink: %s",
 		    d->t.key, strerror(errno));
+	if ((e = keep_link(d, name)) != FERRY_OK) {
+		unlinkat(d->dirfd, tmp, 0);
+		return e;
+	}
 	if (renameat(d->dirfd, tmp, d->dirfd, name) != 0) {
 		e = ferry_fail(FERRY_ESYS,
 		    "cannot rename the symlink into %s: %s", name,

@@ -296,6 +296,8 @@ dry_download(struct pull *p, const struct plan_decision *d, int c)
 	    .mtime_ns = l->mtime_ns,
 	    .hash = l->hash};
 
+	if (c == 0)
+		pull_keep_planned(p, o->key, o->keylen, l);
 	p->run.counts.downloaded++;
 	p->run.counts.bytes += o->size;
 	return sync_run_planned(&p->run, "download", o->key, o->keylen, o->size,
@@ -397,7 +399,7 @@ pull_delete_local(
 	struct manifest_local now;
 	struct stat st;
 	ferry_err e;
-	int dirfd;
+	int dirfd, kept;
 
 	while (dirlen > 0 && key[dirlen - 1] != '/')
 		dirlen--;
@@ -414,6 +416,8 @@ pull_delete_local(
 		    now.mtime_ns != l->mtime_ns)
 			e = ferry_fail(FERRY_ECHANGED,
 			    "changed since it was scanned: not deleted");
+		else if (p->run.o->backup_path)
+			e = pull_keep(p, dirfd, name, key, keylen, &kept);
 		else if (unlinkat(dirfd, name, 0) != 0)
 			e = ferry_fail(
 			    FERRY_ESYS, "delete: %s", strerror(errno));
@@ -462,6 +466,7 @@ pull_deletes(struct pull *p)
 		    .size = l.size,
 		    .mtime_ns = l.mtime_ns,
 		    .hash = l.hash};
+		pull_keep_planned(p, key, keylen, &l);
 		output_planned_path(&p->run.out, "delete", key, keylen, l.size,
 		    "not in source", NULL, &dst);
 		p->run.counts.deleted++;

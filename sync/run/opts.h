@@ -100,6 +100,10 @@ struct sync_opts {
 	/* --preserve: a pull gives files the mode, owner and atime their
 	 * objects carry (sync/posix.h) */
 	int preserve;
+	/* -X, --xattrs and -A, --acls: a file's user.* extended attributes
+	 * and its access ACL go with its object and come back on a pull
+	 * (sync/engine/xattr.h) */
+	int xattrs, acls;
 	int links;         /* --links: symlinks go as objects (posix.h) */
 	int links_outside; /* --links-outside: a pull makes any target */
 	/* -H: a push sends the names of one inode once, the others as
@@ -151,6 +155,20 @@ struct sync_opts {
 	unsigned ranges;
 	/* --metrics-file PATH: a sync's or an apply's metrics (metrics.h) */
 	const char *metrics_file;
+	/* --backup-dir: what a sync overwrites or deletes is kept there
+	 * first, under the run's date; NULL: not kept (backup.h, cli.c) */
+	const char *backup_dir;
+	/* resolved from it: a push's or mirror's bucket and prefix, the
+	 * date's folder ending it ("old/2026-12-06T023000Z/"), on the
+	 * destination's endpoint */
+	struct remote_loc backup;
+	/* a pull's: the absolute path of the date's folder (malloc'd) */
+	char *backup_path;
+	/* --watch: a push goes on after its run, sending what changes
+	 * (sync/watch/); --watch-settle and --watch-rescan in seconds */
+	int watch;
+	int64_t watch_settle;
+	int64_t watch_rescan; /* 0: no periodic full run */
 };
 
 /* manifest.c */

@@ -302,6 +302,39 @@ output_planned(struct output *o, const char *type, const char *key,
 }
 
 void
+output_backup(struct output *o, const char *name, size_t len, int local,
+    uint64_t size, const char *to, const struct plan_entry *kept)
+{
+	struct event_names n = {name, len, NULL, 0};
+	struct plan_entry none = {0};
+	char *full = NULL;
+	cJSON *obj;
+
+	if (o->dry_run && local) {
+		output_planned_path(
+		    o, "backup", name, len, size, to, kept, &none);
+		return;
+	}
+	if (o->dry_run) {
+		output_planned(o, "backup", name, len, size, to, kept, &none);
+		return;
+	}
+	if (!o->json) {
+		planned_text(o, "backup", name, len, to);
+		return;
+	}
+	if (local && names_of_path(o, name, len, &n, &full) != 0)
+		return;
+	if ((obj = event_new("backup")) != NULL) {
+		add_names(obj, &n);
+		cJSON_AddNumberToObject(obj, "size", (double)size);
+		cJSON_AddStringToObject(obj, "to", to);
+		emit(obj);
+	}
+	free(full);
+}
+
+void
 output_planned_path(struct output *o, const char *type, const char *rel,
     size_t len, uint64_t size, const char *reason, const struct plan_entry *src,
     const struct plan_entry *dst)
@@ -592,6 +625,25 @@ output_failure(int json, ferry_err e)
 	log_error("%s", ferry_errmsg());
 }
 
+void
+output_watch(int json, const struct output_watch *w)
+{
+	cJSON *obj;
+
+	if (!json || (obj = event_new("watch")) == NULL)
+		return;
+	cJSON_AddStringToObject(obj, "event", w->event);
+	if (w->reason)
+		cJSON_AddStringToObject(obj, "reason", w->reason);
+	cJSON_AddNumberToObject(obj, "pending", (double)w->pending);
+	cJSON_AddNumberToObject(obj, "runs", (double)w->runs);
+	cJSON_AddNumberToObject(obj, "watched", (double)w->watched);
+	if (w->status >= 0)
+		cJSON_AddNumberToObject(obj, "status", w->status);
+	emit(obj);
+	fflush(stdout);
+}
+
 /*
  * A new event of type told by remote/ as it happens, or NULL: none with
  * --json off or for a plan (which holds what apply reads; the line remote/
@@ -737,6 +789,7 @@ output_summary(struct output *o, const struct sync_counts *c,
 		cJSON_AddNumberToObject(obj, "failed", (double)c->failed);
 		cJSON_AddNumberToObject(obj, "checked", (double)c->checked);
 		cJSON_AddNumberToObject(obj, "left_out", (double)c->left_out);
+		cJSON_AddNumberToObject(obj, "backed_up", (double)c->backed_up);
 		cJSON_AddNumberToObject(obj, "bytes_sent", (double)c->bytes);
 		cJSON_AddNumberToObject(obj, "seconds", secs);
 		add_requests(obj, rs);
@@ -772,6 +825,9 @@ output_summary(struct output *o, const struct sync_counts *c,
 	fprintf(stderr, "%s moved, %llu deleted, %llu unchanged, %llu failed",
 	    size, (unsigned long long)c->deleted,
 	    (unsigned long long)c->skipped, (unsigned long long)c->failed);
+	if (c->backed_up)
+		fprintf(stderr, ", %llu backed up",
+		    (unsigned long long)c->backed_up);
 	if (c->left_out)
 		fprintf(stderr, ", %llu left out (not files or folders%s)",
 		    (unsigned long long)c->left_out,

@@ -17,6 +17,8 @@ struct sync_counts {
 	 * made links to it (pull) */
 	uint64_t linked;
 	uint64_t left_out; /* local entries neither files nor folders */
+	/* what was overwritten or deleted, kept first (--backup-dir) */
+	uint64_t backed_up;
 	uint64_t bytes;
 };
 
@@ -114,6 +116,14 @@ void output_planned(struct output *o, const char *type, const char *key,
     size_t keylen, uint64_t size, const char *reason,
     const struct plan_entry *src, const struct plan_entry *dst);
 /*
+ * What --backup-dir kept before the run overwrote or deleted it (or, in
+ * a dry run, would keep, kept being what the plan saw of it): the object
+ * name[0..len), or with local the file at that path in the folder (a
+ * pull's), size bytes, gone to to (an s3:// URL or a local path).
+ */
+void output_backup(struct output *o, const char *name, size_t len, int local,
+    uint64_t size, const char *to, const struct plan_entry *kept);
+/*
  * The same for a local file named by rel[0..len), its path in the folder
  * (a pull's deletes): the JSON line's key is the prefix followed by rel,
  * its path rel; a plan file keeps rel as the key.
@@ -146,6 +156,17 @@ void output_json_error(ferry_err e, const char *msg);
  * stderr, and with json also as such a line.
  */
 void output_failure(int json, ferry_err e);
+/* What a watcher (sync --watch) tells beside its runs. */
+struct output_watch {
+	const char *event;  /* "watching", "run", "heartbeat", "held", "stop" */
+	const char *reason; /* why, or NULL */
+	uint64_t pending;   /* events seen and not yet run */
+	uint64_t runs;      /* runs done since the watcher began */
+	uint64_t watched;   /* folders watched */
+	int status;         /* the last run's exit status, or -1 */
+};
+/* With json, writes w as a "watch" line on stdout, flushed. */
+void output_watch(int json, const struct output_watch *w);
 /*
  * The run's length in seconds, up to its end: the first call marks the
  * end, so that the summary and the metrics file say the same.

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sync/up/up.h"
+#include "sync/up/backup.h"
 
 #define DELETE_BATCH 1000
 
@@ -373,6 +374,37 @@ read_key(struct push *p, struct batch *b, ferry_err *e)
 	return 1;
 }
 
+/*
+ * With --backup-dir, each key of b copied to the backup first: those
+ * whose copy failed (told and counted) leave the batch, not deleted.
+ */
+static ferry_err
+keep_batch(struct batch *b)
+{
+	struct push *p = b->p;
+	size_t i, n = 0;
+	ferry_err e;
+
+	if (!backup_on(p))
+		return FERRY_OK;
+	e = backup_keys(p, b->keys, b->lens,
+	    (const char(*)[MANIFEST_ETAG_MAX])b->etags, b->sizes, b->n,
+	    b->match);
+	for (i = 0; i < b->n; i++) {
+		if (!b->match[i] || e != FERRY_OK) {
+			free(b->keys[i]);
+			continue;
+		}
+		b->keys[n] = b->keys[i];
+		b->lens[n] = b->lens[i];
+		b->sizes[n] = b->sizes[i];
+		memmove(b->etags[n], b->etags[i], MANIFEST_ETAG_MAX);
+		n++;
+	}
+	b->n = n;
+	return e;
+}
+
 static void
 clear_batch(struct batch *b)
 {
@@ -394,6 +426,7 @@ run_batches(struct push *p)
 {
 	struct batch *b;
 	ferry_err e = FERRY_OK, stop = FERRY_OK;
+	size_t plen = strlen(p->run.loc.prefix);
 	int got = 1;
 
 	if ((b = calloc(1, sizeof(*b))) == NULL)
@@ -410,12 +443,18 @@ run_batches(struct push *p)
 				struct plan_entry dst = {.present = 1,
 				    .size = b->sizes[i],
 				    .etag = b->etags[i]};
+				backup_planned(p, b->keys[i] + plen,
+				    b->lens[i] - plen, b->sizes[i],
+				    b->etags[i]);
 				output_planned(&p->run.out, "delete",
 				    b->keys[i], b->lens[i], 0, "not in source",
 				    NULL, &dst);
 			}
 			p->run.counts.deleted += b->n;
-		} else if ((e = send_batch(b)) != FERRY_OK) {
+		} else if ((stop = keep_batch(b)) != FERRY_OK) {
+			/* a signal: nothing more is deleted */
+			break;
+		} else if (b->n > 0 && (e = send_batch(b)) != FERRY_OK) {
 			/* counted as failed keys: the run goes on */
 			batch_failed(b, e);
 			e = FERRY_OK;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sync/up/xfer.h"
+#include "sync/up/backup.h"
 
 /* The two sides hold the same bytes already: remember it. */
 static void
@@ -41,6 +42,8 @@ dry_run_copy(struct push *p, const struct remote_obj *src,
 	    .size = dst ? dst->size : 0,
 	    .etag = dst ? dst->etag : NULL};
 
+	if (dst)
+		backup_planned(p, dst->key, dst->keylen, dst->size, dst->etag);
 	p->run.counts.copied++;
 	p->run.counts.bytes += src->size;
 	return sync_run_planned(

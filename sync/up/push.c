@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sync/up/xfer.h"
+#include "sync/up/backup.h"
 
 /*
  * A dry run's metadata-only change, of the file l under key whose bytes
@@ -73,9 +74,11 @@ dispatch(struct push *p, const struct plan_decision *d, const char *key,
 		src.size = l->size;
 		src.mtime_ns = l->mtime_ns;
 		src.hash = l->hash;
-		if (o)
+		if (o) {
 			dst = (struct plan_entry){
 			    .present = 1, .size = o->size, .etag = o->etag};
+			backup_planned(p, key, keylen, o->size, o->etag);
+		}
 		if ((e = sync_run_planned(&p->run, "upload", key, keylen,
 		         l->size, d->reason, &src, &dst)) != FERRY_OK)
 			return e;
@@ -151,4 +154,10 @@ int
 sync_push(const struct sync_opts *o)
 {
 	return push_execute(o, push_open, start);
+}
+
+int
+sync_push_counted(const struct sync_opts *o, struct sync_counts *counts)
+{
+	return push_execute_counted(o, push_open, start, counts);
 }

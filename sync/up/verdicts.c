@@ -5,6 +5,7 @@
  * told by content is judged by size and time.
  */
 #include "sync/up/up.h"
+#include "sync/up/backup.h"
 
 /* The object holds the local bytes: noted, and skipped. */
 void
@@ -32,6 +33,8 @@ check_differs(struct transfer *t, const char *reason)
 	xfer_planned(x);
 	x->multipart = t->local.size >= p->run.o->multipart_threshold;
 	if (p->run.o->dry_run) {
+		backup_planned(
+		    p, t->key, t->keylen, t->listed.size, t->listed.etag);
 		transfer_check_dry_run(
 		    t, "upload", reason, 1, &p->run.counts.uploaded);
 		xfer_finish(x);

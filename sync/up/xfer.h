@@ -25,7 +25,8 @@ enum xfer_state {
 	XF_MP_RESUME_SENT, /* ListParts, or the abort of an earlier upload */
 	XF_SRC_HEAD_SENT,  /* mirror: HEAD of the source for its metadata */
 	XF_GET_SENT,       /* streamed mirror: the source object coming in */
-	XF_RETRY_LATER     /* the file changed while read: again at the end */
+	XF_RETRY_LATER,    /* the file changed while read: again at the end */
+	XF_BACKUP_SENT     /* the object to replace, copied to --backup-dir */
 };
 
 /* One object on its way: a single PUT, a multipart upload or a check. */
@@ -45,6 +46,9 @@ struct xfer {
 	int64_t sent_mtime_ns;
 	/* a file's POSIX metadata, as opened (xfer_open_local()) */
 	struct remote_posix posix;
+	/* -X, -A: its extended attributes and ACL as metadata lines, as
+	 * opened (xattr_read_fd()); NULL: none */
+	char *xmeta;
 	/* multipart */
 	int fd;
 	char *upload_id;
@@ -88,6 +92,9 @@ struct xfer {
 	/* the version written, in a versioned bucket: what the reply of
 	 * the PUT, copy or Complete named; "": none */
 	char version_id[MANIFEST_VERSION_ID_MAX];
+	/* --backup-dir: the listed object is kept (backup.h), or could
+	 * not be, and is left as it is */
+	int backed_up, backup_failed;
 };
 
 /* The xfer whose engine part is t (its first member). */
@@ -114,7 +121,9 @@ void xfer_fail(struct xfer *x, ferry_err e);
 /*
  * Opens the file of x to read, where the scan found it and only while it
  * is the file scanned (x->local): manifest_local_open(), whose returns it
- * has.  *fd is the caller's to close.  Thread-safe.
+ * has, and what it carries read into x->posix and, with -X or -A, its
+ * attributes into x->xmeta (a failure to read them is this one's, the
+ * file closed).  *fd is the caller's to close.  Thread-safe.
  */
 ferry_err xfer_open_local(struct xfer *x, int *fd, struct stat *st) FERRY_WUR;
 int64_t ts_ns(const struct timespec *t);
@@ -138,6 +147,8 @@ void xfer_digest_buf(struct xfer *x);
  * (mime.h), hash (16 bytes, borrowed) and mtime; for a source object, its
  * headers, as the source's HEAD or GET gave them.
  */
+/* The hash of x->xmeta a record keeps (0: none).  Pure. */
+uint64_t xfer_xattr_hash(const struct xfer *x);
 void xfer_put_opts(const struct xfer *x, const uint8_t hash[16],
     int64_t mtime_ns, struct remote_put *o);
 void xfer_uploaded(struct xfer *x, uint64_t size);

@@ -1,7 +1,10 @@
 /*
  * test_cli.c: the command line (sync/cli.c): options before the command
- * word, aws's --dryrun, and the refusals that say what was meant.
+ * word, aws's --dryrun, and the refusals that say what was meant;
+ * --backup-dir checked against the sides and resolved.
  */
+#include <ctype.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,6 +93,19 @@ same(const char *a, const char *b)
 	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
 }
 
+/* "ferry" and args (NULL-terminated) into argv; returns argc. */
+static int
+argv_of(const char *const *args, char **argv)
+{
+	int argc;
+
+	argv[0] = "ferry";
+	for (argc = 1; args[argc - 1] != NULL; argc++)
+		argv[argc] = (char *)args[argc - 1];
+	argv[argc] = NULL;
+	return argc;
+}
+
 static void
 test_cli_parse(void **state)
 {
@@ -102,10 +118,7 @@ test_cli_parse(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct cli_case *c = &cases[i];
 
-		argv[0] = "ferry";
-		for (argc = 1; c->args[argc - 1] != NULL; argc++)
-			argv[argc] = (char *)c->args[argc - 1];
-		argv[argc] = NULL;
+		argc = argv_of(c->args, argv);
 		rc = cli_parse(argc, argv, &o);
 		if (rc != c->rc)
 			fail_msg("case %zu (%s ...): got %d, want %d", i,
@@ -124,11 +137,125 @@ test_cli_parse(void **state)
 	}
 }
 
+/* --backup-dir: where it is refused, and what it resolves to. */
+struct backup_case {
+	const char *args[ARGS_MAX];
+	int rc;
+	/* the backup's bucket and prefix before the date, or a pull's
+	 * folder before it; NULL when refused */
+	const char *bucket, *before;
+};
+
+static const struct backup_case backup_cases[] = {
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", "s3://bkt/old"}, -1, "bkt",
+        "old/"},
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", "s3://bkt/pq"}, -1, "bkt",
+        "pq/"},
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", "s3://cbk/p"}, -1, "cbk",
+        "p/"},
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", "s3://cbk"}, -1, "cbk", ""},
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", "s3://bkt/p/old"}, EXIT_USAGE,
+        NULL, NULL},
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", "s3://bkt/p"}, EXIT_USAGE,
+        NULL, NULL},
+    {{"sync", "d", "s3://bkt/p/", "--backup-dir", "s3://bkt/p/"}, EXIT_USAGE,
+        NULL, NULL},
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", "s3://bkt"}, EXIT_USAGE, NULL,
+        NULL},
+    {{"sync", "d", "s3://bkt", "--backup-dir", "s3://bkt/x"}, EXIT_USAGE, NULL,
+        NULL},
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", "keep"}, EXIT_USAGE, NULL,
+        NULL},
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", ""}, EXIT_USAGE, NULL, NULL},
+    {{"sync", "d", "s3://bkt/p", "--backup-dir", "s3://"}, EXIT_USAGE, NULL,
+        NULL},
+    {{"plan", "d", "s3://bkt/p", "--backup-dir", "s3://bkt/old"}, EXIT_USAGE,
+        NULL, NULL},
+    /* a mirror: apart from its source too, on one endpoint */
+    {{"sync", "s3://abk/s", "s3://bkt/p", "--backup-dir", "s3://abk/t"}, -1,
+        "abk", "t/"},
+    {{"sync", "s3://abk/s", "s3://bkt/p", "--backup-dir", "s3://abk/s/x"},
+        EXIT_USAGE, NULL, NULL},
+    {{"sync", "s3://abk/s", "s3://bkt/p", "--backup-dir", "s3://abk"},
+        EXIT_USAGE, NULL, NULL},
+    {{"sync", "s3://abk/s", "s3://bkt/p", "--source-endpoint-url",
+         "http://127.0.0.2:1", "--backup-dir", "s3://abk/s/x"},
+        -1, "abk", "s/x/"},
+    /* a pull: a local folder outside the destination */
+    {{"sync", "s3://bkt/p", "/tmp/x", "--backup-dir", "/tmp/y"}, -1, NULL,
+        "/tmp/y/"},
+    {{"sync", "s3://bkt/p", "/tmp/x", "--backup-dir", "/tmp/x/../y/."}, -1,
+        NULL, "/tmp/y/"},
+    {{"sync", "s3://bkt/p", "/tmp/x", "--backup-dir", "/tmp"}, -1, NULL,
+        "/tmp/"},
+    {{"sync", "s3://bkt/p", "/tmp/x", "--backup-dir", "/tmp/xy"}, -1, NULL,
+        "/tmp/xy/"},
+    {{"sync", "s3://bkt/p", "/tmp/x", "--backup-dir", "/tmp/x/bk"}, EXIT_USAGE,
+        NULL, NULL},
+    {{"sync", "s3://bkt/p", "/tmp/x", "--backup-dir", "/tmp/x/bk/.."},
+        EXIT_USAGE, NULL, NULL},
+    {{"sync", "s3://bkt/p", "/tmp/x/", "--backup-dir", "/tmp//x"}, EXIT_USAGE,
+        NULL, NULL},
+    {{"sync", "s3://bkt/p", "/tmp/x", "--backup-dir", "s3://cbk/k"}, EXIT_USAGE,
+        NULL, NULL},
+};
+
+/* Whether s is before, then a run's date, then "/" (and nothing more). */
+static int
+dated(const char *s, const char *before)
+{
+	size_t n = strlen(before);
+	const char *d = s + n;
+	const char *form = "dddd-dd-ddTddddddZ/";
+	size_t i;
+
+	if (strncmp(s, before, n) != 0 || strlen(d) != strlen(form))
+		return 0;
+	for (i = 0; form[i]; i++)
+		if (form[i] == 'd' ? !isdigit((unsigned char)d[i])
+		                   : d[i] != form[i])
+			return 0;
+	return 1;
+}
+
+static void
+test_cli_backup(void **state)
+{
+	char *argv[ARGS_MAX + 2], path[PATH_MAX + 2];
+	struct sync_opts o;
+	size_t i;
+	int argc, rc;
+
+	(void)state;
+	for (i = 0; i < sizeof(backup_cases) / sizeof(backup_cases[0]); i++) {
+		const struct backup_case *c = &backup_cases[i];
+
+		argc = argv_of(c->args, argv);
+		rc = cli_parse(argc, argv, &o);
+		if (rc != c->rc)
+			fail_msg(
+			    "backup case %zu: got %d, want %d", i, rc, c->rc);
+		if (rc == -1 && c->bucket &&
+		    (strcmp(o.backup.bucket, c->bucket) != 0 ||
+		        !dated(o.backup.prefix, c->before)))
+			fail_msg("backup case %zu: got s3://%s/%s", i,
+			    o.backup.bucket, o.backup.prefix);
+		if (rc == -1 && !c->bucket) {
+			snprintf(path, sizeof(path), "%s/",
+			    o.backup_path ? o.backup_path : "");
+			if (o.backup.bucket || !dated(path, c->before))
+				fail_msg("backup case %zu: got %s", i, path);
+		}
+		cli_clear(&o);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cli_parse),
+	    cmocka_unit_test(test_cli_backup),
 	};
 
 	/* the help and the refusals go to stdout and stderr */
