@@ -149,6 +149,10 @@ pull_defer_listed(struct pull *p, const struct remote_obj *o,
 	    o->version_id != NULL || o->archived != NULL ||
 	    o->size < PULL_DEFER_MIN || o->etag == NULL || o->etag[0] == '\0')
 		return 0;
+	/* --backup-dir: a file replaced is kept aside by its download's
+	 * install (publish()), which a link made here would pass by */
+	if (local != NULL && p->run.o->backup_dir != NULL)
+		return 0;
 	if (df == NULL) {
 		if ((df = calloc(1, sizeof(*df))) == NULL ||
 		    (df->seen = calloc(
