@@ -4,8 +4,9 @@
  * (GETs, whole or in ranges, into a temporary file, verified, given
  * their metadata and renamed into place), the safe resolution of keys
  * into paths under the target folder, the hard links a marker asks for
- * (-H, pulllink.c), and the deletes of local files; with --backup-dir,
- * what is overwritten or deleted moved aside first (keep.c).
+ * (-H, pulllink.c; pulldefer.c makes them without a GET where it can),
+ * and the deletes of local files; with --backup-dir, what is overwritten
+ * or deleted moved aside first (keep.c).
  * Includes sync/engine/ and the wings below it, never sync/up/.
  */
 #ifndef FERRY_PULL_H
@@ -133,6 +134,8 @@ struct pull {
 	/* -H: downloaded files to be made links (pulllink.c) */
 	struct pull_hardlink *hl;
 	size_t nhl, caphl;
+	/* -H: objects whose download waits for a HEAD (pulldefer.c) */
+	struct pull_defer *defer;
 };
 
 /* download.c */
@@ -235,6 +238,33 @@ void pull_hardlink_note(struct pull *p, const char *key, size_t keylen,
  */
 ferry_err pull_hardlinks(struct pull *p) FERRY_WUR;
 void pull_hardlinks_free(struct pull *p);
+/*
+ * Makes the file at key a link to the file at target, when target's file
+ * is the one the manifest recorded with content hash: 0, else -1 (the
+ * file at key left as it was, nothing said).  Counted and told as a link.
+ */
+int pull_hardlink_make(struct pull *p, const char *key, size_t keylen,
+    const char *target, size_t targetlen, const uint8_t hash[16]);
+
+/* pulldefer.c */
+/* Below it, a HEAD costs about what the GET it could spare does. */
+#define PULL_DEFER_MIN (1024 * 1024)
+/*
+ * -H: during the merge, for each listed object and the action planned
+ * for it (local: the scanned file or NULL).  Non-zero when its download
+ * is deferred to pull_defer_run(): a GET of at least PULL_DEFER_MIN bytes
+ * whose size and ETag an object listed before it has.
+ */
+int pull_defer_listed(struct pull *p, const struct remote_obj *o,
+    enum plan_action a, const struct manifest_local *local);
+/*
+ * Once the merge's downloads have landed: each deferred object is asked
+ * with a HEAD and made a link to the file its marker names when that file
+ * holds its bytes (pull_hardlink_make()); the others are downloaded, with
+ * the engine run again.  FERRY_OK, or why the engine stopped.
+ */
+ferry_err pull_defer_run(struct pull *p) FERRY_WUR;
+void pull_defer_free(struct pull *p);
 
 /* pullsource.c */
 /*
