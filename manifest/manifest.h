@@ -59,6 +59,14 @@ struct manifest_remote {
 	 */
 	uint8_t has_meta;
 	uint32_t meta_mode, meta_uid, meta_gid;
+	/*
+	 * -X, -A: the file's ctime when its object was stored and a hash of
+	 * its extended attributes and ACL as read then (0: none), has_xattr
+	 * 1; 0 when stored without them.
+	 */
+	uint8_t has_xattr;
+	int64_t xattr_ctime_ns;
+	uint64_t xattr_hash;
 };
 
 /*
@@ -204,7 +212,8 @@ ferry_err manifest_listed_put(struct manifest *m, enum manifest_table t,
  * FERRY_EPARSE (wrong version, short, over-long strings, trailing bytes).
  * A remote record with a version id is written as version 2, one without
  * as version 1, which ferry has always read; one with its stored metadata
- * (has_meta) as version 3 (4 with a version id).  A local record with its
+ * (has_meta) as version 3 (4 with a version id); with the attributes'
+ * ctime and hash (has_xattr) 4 more (5 to 8).  A local record with its
  * owner (has_owner) is written as version 2, one without as version 1.
  * Every version is decoded.
  */

@@ -12,7 +12,10 @@
  *           bytes), written only when there is one, so that a record
  *           without stays the version 1 every ferry reads; versions 3
  *           and 4 are 1 and 2 followed by the metadata the object was
- *           stored with (has_meta): u32 mode, u32 uid, u32 gid
+ *           stored with (has_meta): u32 mode, u32 uid, u32 gid;
+ *           versions 5 to 8 are 1 to 4 followed by the file's ctime and
+ *           the hash of its attributes when stored (has_xattr): i64
+ *           ctime_ns, u64 hash
  *   upload: u8 version, u64 part_size, then the local record's fields
  *           after its version byte, then upload_id as u16 length (at
  *           least 1) and bytes
@@ -28,6 +31,7 @@
 #define RECORD_VERSION_ID 2 /* a remote record with its version id */
 #define RECORD_OWNER 2      /* a local record with its owner */
 #define RECORD_META 2       /* added to a remote record's: with has_meta */
+#define RECORD_XATTR 4      /* added to a remote record's: with has_xattr */
 
 /* A cursor over bytes being decoded. */
 struct rd {
@@ -262,7 +266,8 @@ manifest_remote_encode(
 		return ferry_fail(FERRY_EPARSE,
 		    "remote record string is not terminated in its field");
 	*p++ = (uint8_t)((nv > 0 ? RECORD_VERSION_ID : RECORD_VERSION) +
-	                 (r->has_meta ? RECORD_META : 0));
+	                 (r->has_meta ? RECORD_META : 0) +
+	                 (r->has_xattr ? RECORD_XATTR : 0));
 	put_u64(p, r->size);
 	put_u64(p + 8, i64_bits(r->mtime_ns));
 	put_u64(p + 16, i64_bits(r->last_modified));
@@ -282,6 +287,11 @@ manifest_remote_encode(
 		put_u32(p + 8, r->meta_gid);
 		p += 12;
 	}
+	if (r->has_xattr) {
+		put_u64(p, i64_bits(r->xattr_ctime_ns));
+		put_u64(p + 8, r->xattr_hash);
+		p += 16;
+	}
 	*len = (size_t)(p - buf);
 	return FERRY_OK;
 }
@@ -299,8 +309,12 @@ manifest_remote_decode(
 
 	memset(r, 0, sizeof(*r));
 	if (get_u8(&rd, &version) < 0 || version < RECORD_VERSION ||
-	    version > RECORD_VERSION_ID + RECORD_META)
+	    version > RECORD_VERSION_ID + RECORD_META + RECORD_XATTR)
 		goto bad;
+	if (version > RECORD_VERSION_ID + RECORD_META) {
+		r->has_xattr = 1;
+		version -= RECORD_XATTR;
+	}
 	if (version > RECORD_VERSION_ID) {
 		r->has_meta = 1;
 		version -= RECORD_META;
@@ -323,6 +337,9 @@ manifest_remote_decode(
 	if (r->has_meta && (get_u32(&rd, &r->meta_mode) < 0 ||
 	                       get_u32(&rd, &r->meta_uid) < 0 ||
 	                       get_u32(&rd, &r->meta_gid) < 0))
+		goto bad;
+	if (r->has_xattr && (get_i64(&rd, &r->xattr_ctime_ns) < 0 ||
+	                        get_u64(&rd, &r->xattr_hash) < 0))
 		goto bad;
 	if (rd.left != 0)
 		goto bad;

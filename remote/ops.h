@@ -105,6 +105,9 @@ struct remote_put {
 	/* or a source object's headers, as its reply's resp.meta holds
 	 * them (remote_req_keep_meta()), carried to the copy; NULL: none */
 	const char *meta;
+	/* more user metadata, "x-amz-meta-name: value\n" lines sent as
+	 * they are (a file's extended attributes); NULL: none */
+	const char *xmeta;
 	int if_absent; /* only if no object has the key */
 	/* only while it has this ETag (NULL or "": any); sent without its
 	 * quotes, the form Ceph's gateway compares */
@@ -132,6 +135,16 @@ struct remote_copy_src {
 	 * the source's; NULL: the source's metadata and tags */
 	const struct remote_store *store;
 };
+
+/* S3's bound on an object's user metadata: the bytes of the names
+ * (without x-amz-meta-) and values, in all */
+#define REMOTE_USER_META_MAX 2048
+
+/*
+ * The bytes of user metadata a PutObject, Create or CopyObject as o says
+ * sends, counted as S3 counts them against REMOTE_USER_META_MAX.  Pure.
+ */
+size_t remote_put_meta_size(const struct remote_put *o);
 
 /*
  * PutObject of bucket/key, as o says; the caller gives the body (its MD5

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "remote/internal.h"
 #include "remote/ops.h"
@@ -183,6 +184,64 @@ posix_meta(struct remote_req *q, const struct remote_posix *x)
 	return e;
 }
 
+/*
+ * The bytes of the user metadata in the "name: value\n" lines of meta
+ * (with own_only, of ferry's own alone), names without x-amz-meta-.
+ */
+static size_t
+lines_size(const char *meta, int own_only)
+{
+	const char *line, *end, *colon, *v;
+	size_t n = 0;
+
+	for (line = meta; *line != '\0'; line = *end ? end + 1 : end) {
+		end = line + strcspn(line, "\n");
+		colon = memchr(line, ':', (size_t)(end - line));
+		if (colon == NULL ||
+		    strncasecmp(line, "x-amz-meta-", 11) != 0 ||
+		    (own_only && strncmp(line, "x-amz-meta-ferry-", 17) != 0))
+			continue;
+		v = colon + 1 < end && colon[1] == ' ' ? colon + 2 : colon + 1;
+		n += (size_t)(colon - line) - 11 + (size_t)(end - v);
+	}
+	return n;
+}
+
+size_t
+remote_put_meta_size(const struct remote_put *o)
+{
+	const struct remote_posix *x = o->posix;
+	const struct remote_store *s = o->store;
+	int given = o->meta == NULL || (s && s->replace);
+	char mt[32];
+	size_t n = 0;
+
+	if (o->hash) {
+		n += strlen(REMOTE_META_HASH) - 11 + 32;
+		n += strlen(REMOTE_META_MTIME) - 11 +
+		     (size_t)snprintf(
+		         mt, sizeof(mt), "%lld", (long long)o->mtime_ns);
+	}
+	if (x) {
+		const char *const v[REMOTE_POSIX_FIELDS] = {x->mtime, x->atime,
+		    x->mode, x->uid, x->gid, x->uname, x->gname};
+		/* the lengths of rclone's names: mtime, atime, mode... */
+		const size_t names[REMOTE_POSIX_FIELDS] = {5, 5, 4, 3, 3, 5, 5};
+		size_t i;
+
+		for (i = 0; i < REMOTE_POSIX_FIELDS; i++)
+			if (v[i][0] != '\0')
+				n += names[i] + strlen(v[i]);
+	}
+	if (o->meta)
+		n += lines_size(o->meta, given);
+	if (o->xmeta)
+		n += lines_size(o->xmeta, 0);
+	if (s && given && s->meta.len > 0)
+		n += lines_size(s->meta.data, 0);
+	return n;
+}
+
 ferry_err
 ops_object_meta(struct remote_req *q, const struct remote_put *o)
 {
@@ -202,6 +261,8 @@ ops_object_meta(struct remote_req *q, const struct remote_put *o)
 		e = remote_req_header(q, REMOTE_META_HARDLINK, o->hardlink);
 	if (e == FERRY_OK && o->meta)
 		e = remote_req_meta_headers(q, o->meta, given);
+	if (e == FERRY_OK && o->xmeta)
+		e = remote_req_meta_headers(q, o->xmeta, 0);
 	if (e == FERRY_OK && s)
 		e = store_headers(q, s, given);
 	if (e == FERRY_OK)

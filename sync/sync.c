@@ -12,6 +12,7 @@
 #include "sync/run/run.h"
 #include "sync/sync.h"
 #include "sync/up/up.h"
+#include "sync/watch/watch.h"
 
 /*
  * Standard input, output or error closed by the caller would be the next
@@ -77,7 +78,7 @@ run_sync(const struct sync_opts *o)
 		output_failure(o->json, FERRY_EUSAGE);
 		return metrics_run_write(o, NULL, NULL, NULL, EXIT_USAGE);
 	}
-	return sync_push(o);
+	return o->watch ? sync_watch(o) : sync_push(o);
 }
 
 int

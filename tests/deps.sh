@@ -3,8 +3,8 @@
 # further Debian packages named as arguments (CI adds clang's).  Every
 # tool a test uses is here (shellcheck, mandoc, man-db, systemd for
 # systemd-analyze, python3-yaml, zsh and fish for the completions, procps
-# for pgrep, strace, rclone, python3-prometheus-client's parser of the
-# metrics file...): a test whose tool is missing fails.  As root it
+# for pgrep, strace, rclone, acl for setfacl and getfacl,
+# python3-prometheus-client's parser of the metrics file...): a test whose tool is missing fails.  As root it
 # installs what is missing from Debian's packages, in one apt-get run;
 # otherwise it prints the exact apt-get line and fails.
 set -u
@@ -15,7 +15,7 @@ radosgw uuid-runtime swift-proxy swift-account swift-container swift-object \
 python3-swift memcached eatmydata slurmctld slurmd slurm-client munge awscli \
 python3 python3-jsonschema python3-yaml python3-kubernetes \
 python3-prometheus-client curl strace \
-util-linux iproute2 procps rclone shellcheck mandoc man-db systemd zsh fish $*"
+util-linux iproute2 procps rclone acl shellcheck mandoc man-db systemd zsh fish $*"
 
 missing=""
 for p in $PKGS; do

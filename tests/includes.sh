@@ -27,7 +27,7 @@ LAYERS = [
     ["sync/merge"],
     ["sync/engine"],
     ["sync/up", "sync/down"],
-    ["sync/cmd", "sync/cli"],
+    ["sync/cmd", "sync/cli", "sync/watch"],
     ["sync"],
 ]
 ROOTS = ["common", "remote", "manifest", "sync"]

@@ -63,10 +63,13 @@ enum {
 	OPT_SHARD_RANGES,
 	OPT_RANGES,
 	OPT_METRICS_FILE,
-	OPT_BACKUP_DIR
+	OPT_BACKUP_DIR,
+	OPT_WATCH,
+	OPT_WATCH_SETTLE,
+	OPT_WATCH_RESCAN
 };
 
-static const char shortopts[] = "ncj:qvhLH";
+static const char shortopts[] = "ncj:qvhLHXA";
 
 static const struct option longopts[] = {
     {"delete", no_argument, NULL, OPT_DELETE},
@@ -121,6 +124,8 @@ static const struct option longopts[] = {
     {"fsync", no_argument, NULL, OPT_FSYNC},
     {"sparse", no_argument, NULL, OPT_SPARSE},
     {"preserve", no_argument, NULL, OPT_PRESERVE},
+    {"xattrs", no_argument, NULL, 'X'},
+    {"acls", no_argument, NULL, 'A'},
     {"links", no_argument, NULL, OPT_LINKS},
     {"links-outside", no_argument, NULL, OPT_LINKS_OUTSIDE},
     {"keep-dirs", no_argument, NULL, OPT_KEEP_DIRS},
@@ -130,6 +135,9 @@ static const struct option longopts[] = {
     {"at", required_argument, NULL, OPT_AT},
     {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
     {"backup-dir", required_argument, NULL, OPT_BACKUP_DIR},
+    {"watch", no_argument, NULL, OPT_WATCH},
+    {"watch-settle", required_argument, NULL, OPT_WATCH_SETTLE},
+    {"watch-rescan", required_argument, NULL, OPT_WATCH_RESCAN},
     CLI_STORE_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -168,12 +176,18 @@ static const char help_what[] =
     "                           (from the deleted key of the same content)\n"
     "  --preserve               a pull restores mode, owner (as root)\n"
     "                           and atime\n"
+    "  -X, --xattrs             keep user.* xattrs (as rclone names them)\n"
+    "  -A, --acls               keep POSIX ACLs (as x-amz-meta-ferry-acl)\n"
     "  -n, --dry-run, --dryrun  print the plan, change nothing\n"
     "  --at TIME                the source bucket as it was then\n"
     "                           (2026-11-01T00:00:00Z; versioned buckets)\n"
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
     "  --shard-ranges FILE      shards by key range, cut as in FILE\n"
+    "  --watch                  a push goes on: sends what changes, as\n"
+    "                           it changes, until SIGTERM or SIGINT\n"
+    "  --watch-settle AGE       quiet time before changes go (default 2s)\n"
+    "  --watch-rescan AGE       full run that often (default 1h; 0: off)\n"
     "\n";
 static const char help_how[] =
     "How:\n"
@@ -480,6 +494,12 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_PRESERVE:
 		o->preserve = 1;
 		return -1;
+	case 'X':
+		o->xattrs = 1;
+		return -1;
+	case 'A':
+		o->acls = 1;
+		return -1;
 	case OPT_LINKS_OUTSIDE:
 		o->links_outside = 1;
 		/* fall through */
@@ -514,6 +534,13 @@ take_option(struct sync_opts *o, int c, const char *arg)
 	case OPT_BACKUP_DIR:
 		o->backup_dir = arg;
 		return *arg ? -1 : cli_bad("%s", "--backup-dir needs a place");
+	case OPT_WATCH:
+		o->watch = 1;
+		return -1;
+	case OPT_WATCH_SETTLE:
+		return cli_take_age(arg, &o->watch_settle);
+	case OPT_WATCH_RESCAN:
+		return cli_take_age(arg, &o->watch_rescan);
 	case OPT_JSON:
 		o->json = 1;
 		return -1;
@@ -557,6 +584,30 @@ check_sizes(struct sync_opts *o)
 	/* auto parts are SYNC_AUTO_PART_MIN at least */
 	if (o->memory < (o->part_size ? o->part_size : SYNC_AUTO_PART_MIN))
 		return cli_bad("%s", "--memory must hold at least one part");
+	return -1;
+}
+
+/* --watch and its options against the command and the way: -1 or a status. */
+static int
+check_watch(const struct sync_opts *o)
+{
+	if (!o->watch)
+		return o->watch_settle != 2 || o->watch_rescan != 3600
+		           ? cli_bad("%s", "--watch-settle and --watch-rescan "
+		                           "go with --watch")
+		           : -1;
+#ifndef __linux__
+	return cli_bad("%s", "--watch needs Linux's inotify");
+#endif
+	if (o->cmd != SYNC_CMD_SYNC || o->way != SYNC_WAY_PUSH)
+		return cli_bad("%s",
+		    "--watch: only sync from a folder to a "
+		    "bucket watches (pulls and mirrors not yet)");
+	if (o->dry_run)
+		return cli_bad("%s", "--watch sends what changes: not with "
+		                     "--dry-run");
+	if (o->watch_settle < 1)
+		return cli_bad("%s", "--watch-settle must be at least 1s");
 	return -1;
 }
 
@@ -790,6 +841,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->max_delete_pct = 50;
 	o->max_size = UINT64_MAX;
 	o->min_age = o->max_age = -1;
+	o->watch_settle = 2;
+	o->watch_rescan = 3600;
 	cli_usage_json = json_asked(argc, argv);
 	if (argc >= 2)
 		command_first(argc, argv);
@@ -862,7 +915,8 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 		                     "which transfer, write metrics");
 	if (shard_ranges_load(&o->shard, o->shard_ranges_arg) != FERRY_OK)
 		return cli_bad("%s", ferry_errmsg());
-	if ((rc = take_operands(o, argc, argv, optind)) >= 0)
+	if ((rc = take_operands(o, argc, argv, optind)) >= 0 ||
+	    (rc = check_watch(o)) >= 0)
 		return rc;
 	if ((rc = cli_check_backup(o)) >= 0)
 		return rc;

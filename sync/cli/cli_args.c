@@ -183,11 +183,11 @@ cli_check_posix(const struct sync_opts *o)
 	if (o->links && o->follow_symlinks)
 		return cli_bad("%s", "--links and -L, --follow-symlinks: a "
 		                     "symlink is either kept or followed");
-	if ((o->links || o->keep_dirs || o->preserve) &&
+	if ((o->links || o->keep_dirs || o->preserve || o->xattrs || o->acls) &&
 	    (o->cmd == SYNC_CMD_PLAN || o->cmd == SYNC_CMD_APPLY))
-		return cli_bad("%s", "--links, --keep-dirs, --preserve: only "
-		                     "sync and verify (a plan does not carry "
-		                     "them)");
+		return cli_bad("%s", "--links, --keep-dirs, --preserve, -X, "
+		                     "-A: only sync and verify (a plan does "
+		                     "not carry them)");
 	if (o->keep_dirs && o->way != SYNC_WAY_PUSH && o->way != SYNC_WAY_LOCAL)
 		return cli_bad("%s", "--keep-dirs: only a push from a folder "
 		                     "sends empty folders (a pull makes the "

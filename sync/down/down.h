@@ -4,8 +4,9 @@
  * (GETs, whole or in ranges, into a temporary file, verified, given
  * their metadata and renamed into place), the safe resolution of keys
  * into paths under the target folder, the hard links a marker asks for
- * (-H, pulllink.c), and the deletes of local files; with --backup-dir,
- * what is overwritten or deleted moved aside first (keep.c).
+ * (-H, pulllink.c; pulldefer.c makes them without a GET where it can),
+ * and the deletes of local files; with --backup-dir, what is overwritten
+ * or deleted moved aside first (keep.c).
  * Includes sync/engine/ and the wings below it, never sync/up/.
  */
 #ifndef FERRY_PULL_H
@@ -65,6 +66,9 @@ struct dl_meta {
 	int etag_opaque; /* remote_resp_etag_opaque(): no MD5 to check */
 	struct remote_posix posix; /* mode, owner, times (sync/posix.h) */
 	char hardlink[REMOTE_HARDLINK_MAX]; /* -H: its marker, as sent */
+	/* -X, -A: the object's x-amz-meta-* lines, from the first GET's
+	 * reply (malloc'd; NULL: none yet) */
+	char *xmeta;
 };
 
 /*
@@ -124,11 +128,14 @@ struct pull {
 	mode_t umask;         /* the process's, read once at the start */
 	int owner_warned;     /* --preserve: an owner not given, said once */
 	int setid_warned;     /* set-id bits left off, said once */
+	struct xattr_warned xattr_warned; /* -X, -A: said once */
 	/* plans the next key: the merge, or the next action of a plan */
 	ferry_err (*merge_step)(struct pull *p);
 	/* -H: downloaded files to be made links (pulllink.c) */
 	struct pull_hardlink *hl;
 	size_t nhl, caphl;
+	/* -H: objects whose download waits for a HEAD (pulldefer.c) */
+	struct pull_defer *defer;
 };
 
 /* download.c */
@@ -231,6 +238,33 @@ void pull_hardlink_note(struct pull *p, const char *key, size_t keylen,
  */
 ferry_err pull_hardlinks(struct pull *p) FERRY_WUR;
 void pull_hardlinks_free(struct pull *p);
+/*
+ * Makes the file at key a link to the file at target, when target's file
+ * is the one the manifest recorded with content hash: 0, else -1 (the
+ * file at key left as it was, nothing said).  Counted and told as a link.
+ */
+int pull_hardlink_make(struct pull *p, const char *key, size_t keylen,
+    const char *target, size_t targetlen, const uint8_t hash[16]);
+
+/* pulldefer.c */
+/* Below it, a HEAD costs about what the GET it could spare does. */
+#define PULL_DEFER_MIN (1024 * 1024)
+/*
+ * -H: during the merge, for each listed object and the action planned
+ * for it (local: the scanned file or NULL).  Non-zero when its download
+ * is deferred to pull_defer_run(): a GET of at least PULL_DEFER_MIN bytes
+ * whose size and ETag an object listed before it has.
+ */
+int pull_defer_listed(struct pull *p, const struct remote_obj *o,
+    enum plan_action a, const struct manifest_local *local);
+/*
+ * Once the merge's downloads have landed: each deferred object is asked
+ * with a HEAD and made a link to the file its marker names when that file
+ * holds its bytes (pull_hardlink_make()); the others are downloaded, with
+ * the engine run again.  FERRY_OK, or why the engine stopped.
+ */
+ferry_err pull_defer_run(struct pull *p) FERRY_WUR;
+void pull_defer_free(struct pull *p);
 
 /* pullsource.c */
 /*

@@ -61,6 +61,7 @@ dl_free(struct dl *d)
 	free(d->pend.buf);
 	remote_md5_free(d->md5);
 	manifest_hash_free(d->xxh);
+	free(d->meta.xmeta);
 	transfer_clear(&d->t);
 	free(d->version_id);
 	free(d);
@@ -318,6 +319,15 @@ dl_take_meta(struct dl *d, const struct remote_resp *s)
 {
 	struct dl_meta *m = &d->meta;
 
+	/* a GET's reply keeps them (dl_new_get()), a HEAD's does not */
+	if (m->xmeta == NULL && s->meta.len > 0) {
+		if (s->meta_overflow)
+			log_warn("%s: its object's metadata is longer than "
+			         "ferry reads: some attributes may be left "
+			         "out",
+			    d->t.key);
+		m->xmeta = strdup(s->meta.data);
+	}
 	if (m->have)
 		return;
 	m->have = 1;
@@ -516,7 +526,15 @@ dl_install(struct dl *d, const uint8_t xxh[16])
 	}
 	ts[0].tv_sec = 0;
 	ts[0].tv_nsec = UTIME_OMIT;
+	/* attributes before the mode (a read-only file takes none), the
+	 * ACL after it (a chmod would change the ACL) */
+	if (d->p->run.o->xattrs)
+		xattr_give_fd(
+		    d->fd, d->t.key, d->meta.xmeta, 1, 0, &d->p->xattr_warned);
 	give_mode(d, &ts[0]);
+	if (d->p->run.o->acls)
+		xattr_give_fd(
+		    d->fd, d->t.key, d->meta.xmeta, 0, 1, &d->p->xattr_warned);
 	posix_timespec(mt, &ts[1]);
 	if (futimens(d->fd, ts) != 0)
 		return ferry_fail(FERRY_ESYS, "cannot set the mtime of %s: %s",
@@ -558,9 +576,15 @@ dl_new_get(struct dl *d, const struct remote_get *g, struct remote_req **q)
 	struct pull *p = d->p;
 	struct remote_get v = *g;
 
+	ferry_err e;
+
 	v.version_id = d->version_id;
-	return remote_get_object(p->run.r, p->run.loc.bucket, d->t.fullkey,
+	e = remote_get_object(p->run.r, p->run.loc.bucket, d->t.fullkey,
 	    strlen(d->t.fullkey), &v, q);
+	/* -X, -A: the attributes come with the object's metadata */
+	if (e == FERRY_OK && (p->run.o->xattrs || p->run.o->acls))
+		remote_req_keep_meta(*q);
+	return e;
 }
 
 /*

@@ -363,8 +363,12 @@ merge_step(struct pull *p)
 		return FERRY_OK;
 	if (c < 0 || listed_plannable(p)) {
 		if ((e = sync_run_plan(&p->run, c, NULL, plan_pull, &d)) !=
-		        FERRY_OK ||
-		    (e = dispatch(p, &d, c)) != FERRY_OK)
+		    FERRY_OK)
+			return e;
+		if (c < 0 || !pull_defer_listed(p, &p->run.mg.remote.obj,
+		                 d.action, c == 0 ? &p->run.mg.lrec : NULL))
+			e = dispatch(p, &d, c);
+		if (e != FERRY_OK)
 			return e;
 	}
 	return sync_run_advance(&p->run, c, NULL, 0);
@@ -570,6 +574,7 @@ pull_close(struct pull *p)
 {
 	transfer_engine_clear(&p->run.eng);
 	pull_hardlinks_free(p);
+	pull_defer_free(p);
 	pull_dir_put(p->dir);
 	p->dir = NULL;
 	sync_run_close(&p->run);
@@ -604,6 +609,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		status = sync_exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||
 	           (e = run_loop(p)) != FERRY_OK ||
+	           (e = pull_defer_run(p)) != FERRY_OK ||
 	           (e = pull_hardlinks(p)) != FERRY_OK ||
 	           (e = pull_deletes(p)) != FERRY_OK) {
 		/* an object named as the source is a usage error */

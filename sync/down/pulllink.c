@@ -167,30 +167,39 @@ record(struct pull *p, const char *key, size_t keylen, int dirfd,
 	close(fd);
 }
 
-/* Makes h's file a link to its target's, or says why not. */
-static void
-make_link(struct pull *p, const struct pull_hardlink *h)
+/*
+ * Makes h's file a link to its target's: 0; -1 when it cannot, said with
+ * a warning when warn is set (the file stays as it is).
+ */
+static int
+make_link(struct pull *p, const struct pull_hardlink *h, int warn)
 {
 	const char *tname, *name;
-	int tdir, dir = -1;
+	int tdir, dir = -1, ret = -1;
 	struct stat tst, st;
 	char *full;
 
 	if ((tdir = open_folder(p, h->target, h->targetlen, &tname)) < 0 ||
 	    !holds(p, h, tdir, tname, &tst)) {
-		log_warn("%s: its hard link marker names %s, which is not "
-		         "here with the same bytes: kept as a plain file",
-		    h->key, h->target);
+		if (warn)
+			log_warn("%s: its hard link marker names %s, which is "
+			         "not here with the same bytes: kept as a "
+			         "plain file",
+			    h->key, h->target);
 		goto out;
 	}
 	if ((dir = open_folder(p, h->key, h->keylen, &name)) < 0)
 		goto out;
+	ret = 0;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    st.st_ino == tst.st_ino && st.st_dev == tst.st_dev)
 		goto out;
 	if (link_over(tdir, tname, dir, name) != 0) {
-		log_warn("%s: cannot link it to %s: %s: kept as a plain file",
-		    h->key, h->target, strerror(errno));
+		ret = -1;
+		if (warn)
+			log_warn("%s: cannot link it to %s: %s: kept as a "
+			         "plain file",
+			    h->key, h->target, strerror(errno));
 		goto out;
 	}
 	if (p->run.o->fsync && fsync(dir) != 0)
@@ -209,6 +218,28 @@ out:
 		close(tdir);
 	if (dir >= 0)
 		close(dir);
+	return ret;
+}
+
+int
+pull_hardlink_make(struct pull *p, const char *key, size_t keylen,
+    const char *target, size_t targetlen, const uint8_t hash[16])
+{
+	struct pull_hardlink h;
+	char k[MANIFEST_KEY_MAX + 1], t[MANIFEST_KEY_MAX + 1];
+
+	if (keylen > MANIFEST_KEY_MAX || targetlen > MANIFEST_KEY_MAX)
+		return -1;
+	memcpy(k, key, keylen);
+	k[keylen] = '\0';
+	memcpy(t, target, targetlen);
+	t[targetlen] = '\0';
+	h.key = k;
+	h.keylen = keylen;
+	h.target = t;
+	h.targetlen = targetlen;
+	memcpy(h.hash, hash, 16);
+	return make_link(p, &h, 0);
 }
 
 ferry_err
@@ -217,7 +248,7 @@ pull_hardlinks(struct pull *p)
 	size_t i;
 
 	for (i = 0; i < p->nhl && !ferry_interrupted; i++)
-		make_link(p, &p->hl[i]);
+		(void)make_link(p, &p->hl[i], 1);
 	pull_hardlinks_free(p);
 	if (ferry_interrupted)
 		return ferry_fail(FERRY_ECANCEL, "interrupted by signal %d",

@@ -111,6 +111,13 @@ same_bytes(const struct plan_entry *src, const struct plan_entry *dst,
 
 	if (!o->metadata || !S_ISREG(src->mode))
 		return decide(PLAN_SKIP, "unchanged");
+	if (o->xattrs &&
+	    (!rec->has_xattr || src->ctime_ns != rec->xattr_ctime_ns)) {
+		if (!rec->has_meta || metadata_same(src, rec))
+			why = "changed after it was stored: attributes may "
+			      "have changed";
+		return decide(PLAN_METADATA, why);
+	}
 	if (rec->has_meta && metadata_same(src, rec))
 		return decide(PLAN_SKIP, "unchanged");
 	if (!rec->has_meta) {

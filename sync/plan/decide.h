@@ -51,6 +51,13 @@ struct plan_opts {
 	 * unchanged (--size-only compares no metadata)
 	 */
 	int metadata;
+	/*
+	 * -X, -A: with metadata, a file whose ctime moved since its object
+	 * was stored with its attributes (or that was stored without them)
+	 * gets PLAN_METADATA too: its attributes may have changed, and only
+	 * reading them tells (sync/up/metadata.c)
+	 */
+	int xattrs;
 	uint64_t multipart_threshold;
 	/*
 	 * With bounded set, a key whose source entry (or, absent, whose

@@ -100,6 +100,10 @@ struct sync_opts {
 	/* --preserve: a pull gives files the mode, owner and atime their
 	 * objects carry (sync/posix.h) */
 	int preserve;
+	/* -X, --xattrs and -A, --acls: a file's user.* extended attributes
+	 * and its access ACL go with its object and come back on a pull
+	 * (sync/engine/xattr.h) */
+	int xattrs, acls;
 	int links;         /* --links: symlinks go as objects (posix.h) */
 	int links_outside; /* --links-outside: a pull makes any target */
 	/* -H: a push sends the names of one inode once, the others as
@@ -163,6 +167,11 @@ struct sync_opts {
 	struct remote_loc backup;
 	/* a pull's: the absolute path of the date's folder (malloc'd) */
 	char *backup_path;
+	/* --watch: a push goes on after its run, sending what changes
+	 * (sync/watch/); --watch-settle and --watch-rescan in seconds */
+	int watch;
+	int64_t watch_settle;
+	int64_t watch_rescan; /* 0: no periodic full run */
 };
 
 /* manifest.c */

@@ -625,6 +625,25 @@ output_failure(int json, ferry_err e)
 	log_error("%s", ferry_errmsg());
 }
 
+void
+output_watch(int json, const struct output_watch *w)
+{
+	cJSON *obj;
+
+	if (!json || (obj = event_new("watch")) == NULL)
+		return;
+	cJSON_AddStringToObject(obj, "event", w->event);
+	if (w->reason)
+		cJSON_AddStringToObject(obj, "reason", w->reason);
+	cJSON_AddNumberToObject(obj, "pending", (double)w->pending);
+	cJSON_AddNumberToObject(obj, "runs", (double)w->runs);
+	cJSON_AddNumberToObject(obj, "watched", (double)w->watched);
+	if (w->status >= 0)
+		cJSON_AddNumberToObject(obj, "status", w->status);
+	emit(obj);
+	fflush(stdout);
+}
+
 /*
  * A new event of type told by remote/ as it happens, or NULL: none with
  * --json off or for a plan (which holds what apply reads; the line remote/

@@ -158,6 +158,17 @@ void output_json_error(ferry_err e, const char *msg);
  * stderr, and with json also as such a line.
  */
 void output_failure(int json, ferry_err e);
+/* What a watcher (sync --watch) tells beside its runs. */
+struct output_watch {
+	const char *event;  /* "watching", "run", "heartbeat", "held", "stop" */
+	const char *reason; /* why, or NULL */
+	uint64_t pending;   /* events seen and not yet run */
+	uint64_t runs;      /* runs done since the watcher began */
+	uint64_t watched;   /* folders watched */
+	int status;         /* the last run's exit status, or -1 */
+};
+/* With json, writes w as a "watch" line on stdout, flushed. */
+void output_watch(int json, const struct output_watch *w);
 /*
  * The run's length in seconds, up to its end: the first call marks the
  * end, so that the summary and the metrics file say the same.

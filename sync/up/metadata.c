@@ -101,9 +101,32 @@ metadata_read(struct xfer *x)
 	return FERRY_OK;
 }
 
+/*
+ * -X, -A: whether the file of x, read again, has the mode, owner, mtime,
+ * attributes and ACL its object was stored with: its ctime moved for
+ * something else (a link, a rename), and only its record is written.
+ */
+static int
+nothing_changed(struct xfer *x, struct manifest_remote *rec)
+{
+	const struct sync_opts *o = x->p->run.o;
+	struct posix_attrs a;
+
+	if ((!o->xattrs && !o->acls) ||
+	    manifest_remote_get(x->p->run.m, x->t.key, x->t.keylen, rec) !=
+	        FERRY_OK ||
+	    !rec->has_meta || posix_decode(&x->posix, &a, NULL) != 0)
+		return 0;
+	return a.has_mode && a.has_uid && a.has_gid && a.mode == rec->meta_mode &&
+	       a.uid == rec->meta_uid && a.gid == rec->meta_gid &&
+	       x->t.local.mtime_ns == rec->mtime_ns &&
+	       xfer_xattr_hash(x) == (rec->has_xattr ? rec->xattr_hash : 0);
+}
+
 ferry_err
 start_metadata(struct xfer *x)
 {
+	struct manifest_remote rec;
 	struct push *p = x->p;
 	struct remote_req *q;
 	struct remote_put o;
@@ -115,6 +138,13 @@ start_metadata(struct xfer *x)
 	}
 	if ((e = metadata_read(x)) != FERRY_OK)
 		return e;
+	if (nothing_changed(x, &rec)) {
+		xfer_record(x, x->t.local.size, x->t.listed.etag,
+		    x->t.local.hash, x->t.local.mtime_ns, rec.part_size);
+		p->run.counts.skipped++;
+		xfer_finish(x);
+		return FERRY_OK;
+	}
 	xfer_put_opts(x, x->t.local.hash, x->t.local.mtime_ns, &o);
 	if ((e = remote_copy_metadata(p->run.r, p->run.loc.bucket, x->t.fullkey,
 	         strlen(x->t.fullkey), x->t.listed.etag, &o, &q)) != FERRY_OK)

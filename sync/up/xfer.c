@@ -34,6 +34,7 @@ xfer_free(struct xfer *x)
 	free(x->given_etag);
 	free(x->src_key);
 	free(x->meta);
+	free(x->xmeta);
 	free(x->src_version);
 	free(x->from_key);
 	free(x->marker);
@@ -122,12 +123,22 @@ stop(struct transfer *t)
 ferry_err
 xfer_open_local(struct xfer *x, int *fd, struct stat *st)
 {
+	const struct sync_opts *o = x->p->run.o;
 	ferry_err e;
 
 	e = manifest_local_open(x->p->run.rootfd, x->t.key, &x->t.local,
-	    x->p->run.o->follow_symlinks, fd, st);
-	if (e == FERRY_OK)
-		posix_from_stat(st, ts_ns(&st->st_mtim), &x->posix);
+	    o->follow_symlinks, fd, st);
+	if (e != FERRY_OK)
+		return e;
+	posix_from_stat(st, ts_ns(&st->st_mtim), &x->posix);
+	free(x->xmeta);
+	x->xmeta = NULL;
+	if ((o->xattrs || o->acls) &&
+	    (e = xattr_read_fd(*fd, x->t.key, o->xattrs, o->acls, &x->xmeta)) !=
+	        FERRY_OK) {
+		close(*fd);
+		*fd = -1;
+	}
 	return e;
 }
 
@@ -179,6 +190,28 @@ record_posix(const struct xfer *x, struct manifest_remote *rec)
 	rec->meta_mode = a.mode;
 	rec->meta_uid = a.uid;
 	rec->meta_gid = a.gid;
+	/* -X, -A: what they were read as, sent or not (too large) */
+	if (x->p->run.o->xattrs || x->p->run.o->acls) {
+		rec->has_xattr = 1;
+		rec->xattr_ctime_ns = x->t.local.ctime_ns;
+		rec->xattr_hash = xfer_xattr_hash(x);
+	}
+}
+
+uint64_t
+xfer_xattr_hash(const struct xfer *x)
+{
+	uint8_t h[16];
+	uint64_t v = 0;
+	int i;
+
+	if (x->xmeta == NULL)
+		return 0;
+	manifest_hash_buf(x->xmeta, strlen(x->xmeta), h);
+	for (i = 0; i < 8; i++)
+		v = v << 8 | h[i];
+	/* 0 stands for none */
+	return v ? v : 1;
 }
 
 /* Writes the record of what is now under the key. */
@@ -245,6 +278,15 @@ xfer_put_opts(const struct xfer *x, const uint8_t hash[16], int64_t mtime_ns,
 	o->hash = hash;
 	o->mtime_ns = mtime_ns;
 	o->posix = x->posix.mode[0] ? &x->posix : NULL;
+	/* never a cut value: over S3's bound, none of them goes */
+	o->xmeta = x->xmeta;
+	if (x->xmeta && remote_put_meta_size(o) > REMOTE_USER_META_MAX) {
+		log_warn("%s: its extended attributes and ACL with ferry's "
+		         "own metadata come to %zu bytes, more than the %d "
+		         "an object keeps: sent without them",
+		    x->t.key, remote_put_meta_size(o), REMOTE_USER_META_MAX);
+		o->xmeta = NULL;
+	}
 }
 
 void

@@ -46,6 +46,9 @@ struct xfer {
 	int64_t sent_mtime_ns;
 	/* a file's POSIX metadata, as opened (xfer_open_local()) */
 	struct remote_posix posix;
+	/* -X, -A: its extended attributes and ACL as metadata lines, as
+	 * opened (xattr_read_fd()); NULL: none */
+	char *xmeta;
 	/* multipart */
 	int fd;
 	char *upload_id;
@@ -123,7 +126,9 @@ void xfer_fail(struct xfer *x, ferry_err e);
 /*
  * Opens the file of x to read, where the scan found it and only while it
  * is the file scanned (x->local): manifest_local_open(), whose returns it
- * has.  *fd is the caller's to close.  Thread-safe.
+ * has, and what it carries read into x->posix and, with -X or -A, its
+ * attributes into x->xmeta (a failure to read them is this one's, the
+ * file closed).  *fd is the caller's to close.  Thread-safe.
  */
 ferry_err xfer_open_local(struct xfer *x, int *fd, struct stat *st) FERRY_WUR;
 int64_t ts_ns(const struct timespec *t);
@@ -147,6 +152,8 @@ void xfer_digest_buf(struct xfer *x);
  * (mime.h), hash (16 bytes, borrowed) and mtime; for a source object, its
  * headers, as the source's HEAD or GET gave them.
  */
+/* The hash of x->xmeta a record keeps (0: none).  Pure. */
+uint64_t xfer_xattr_hash(const struct xfer *x);
 void xfer_put_opts(const struct xfer *x, const uint8_t hash[16],
     int64_t mtime_ns, struct remote_put *o);
 void xfer_uploaded(struct xfer *x, uint64_t size);

@@ -183,4 +183,89 @@ pull mir r4 -H >/dev/null
 is "$(inodes "$WORK/r4" h/a-new $(names 0 1 2 3 4 5 6 7 8 9))" 1 \
 	"... and a pull -H of the mirror makes the links"
 
+# --- pull -H of a file of 10 names above 1 MiB: its bytes come down once,
+# the other names asked with a HEAD and linked; requests counted at a proxy
+T2=$WORK/tree2
+mkdir -p "$T2/h"
+head -c 2100000 /dev/urandom >"$T2/h/l0"
+for i in 1 2 3 4 5 6 7 8 9; do
+	ln "$T2/h/l0" "$T2/h/l$i"
+done
+"$FERRY" sync "$T2" "s3://$B/big" --endpoint-url "$FERRY_TEST_ENDPOINT" -q -H
+is "$?" 0 "a push -H of 10 names of a 2 MB file exits 0"
+# object requests METHOD PREFIX LINE: method and path of each request on
+# an object under PREFIX since LINE of the log, sorted
+objreqs() {
+	at "$3" | awk -v m="$1" '$2 == m { sub(/\?.*/, "", $3); print $2, $3 }' |
+		grep " /$B/$2/" | sort
+}
+start_proxy g --rate 0 --log-headers range
+LOG=$WORK/g.log
+l=$(lines)
+"$FERRY" sync "s3://$B/big" "$WORK/r5" --endpoint-url "$PROXY" --json -H \
+	>"$WORK/r5.json"
+is "$?" 0 "pull -H of the 2 MB file's 10 names exits 0"
+is "$(objreqs GET big "$l" | wc -l):$(objreqs HEAD big "$l" | wc -l)" 1:9 \
+	"... one GET of its bytes, 9 HEADs"
+is "$(stat -c %h "$WORK/r5/h/l0"):$(inodes "$WORK/r5" $(names 0 1 2 3 4 5 6 7 8 9))" \
+	10:1 "... the 10 names are links of one inode"
+check "... with the file's bytes" cmp -s "$T2/h/l0" "$WORK/r5/h/l7"
+is "$(summary "$WORK/r5.json" linked):$(summary "$WORK/r5.json" downloaded)" 9:1 \
+	"... counted as 1 downloaded, 9 linked"
+is "$(summary "$WORK/r5.json" bytes_sent)" 2100000 "... its bytes counted once"
+l=$(lines)
+"$FERRY" sync "s3://$B/big" "$WORK/r5" --endpoint-url "$PROXY" --json -H \
+	>"$WORK/r5b.json"
+is "$?:$(objreqs GET big "$l" | wc -l):$(objreqs HEAD big "$l" | wc -l)" 0:0:0 \
+	"... and the next pull -H sends no request for them"
+stop_proxy
+# HEADs refused: the names are downloaded, then linked as their markers say
+start_proxy gh --rate 0 --always --kinds 500 --only-methods HEAD \
+	--log-headers range
+LOG=$WORK/gh.log
+"$FERRY" sync "s3://$B/big" "$WORK/r9" --endpoint-url "$PROXY" --json -H \
+	--retries 1 >"$WORK/r9.json" 2>"$WORK/r9.err"
+is "$?:$(objreqs GET big 0 | wc -l)" 0:10 \
+	"pull -H whose HEADs fail: exits 0, every name downloaded"
+is "$(inodes "$WORK/r9" $(names 0 1 2 3 4 5 6 7 8 9))" 1 \
+	"... and linked after, as the markers say"
+check "... with the file's bytes" cmp -s "$T2/h/l0" "$WORK/r9/h/l4"
+stop_proxy
+start_proxy g2 --rate 0 --log-headers range
+LOG=$WORK/g2.log
+
+# --- two files of equal bytes, not links (two uploads, no marker)
+T3=$WORK/tree3
+mkdir -p "$T3"
+head -c 2100000 /dev/urandom >"$T3/a"
+cp "$T3/a" "$T3/b"
+"$FERRY" sync "$T3" "s3://$B/twins" --endpoint-url "$FERRY_TEST_ENDPOINT" -q -H
+is "$(meta twins/a etag)" "$(meta twins/b etag)" \
+	"two uploads of equal bytes have one ETag"
+l=$(lines)
+"$FERRY" sync "s3://$B/twins" "$WORK/r6" --endpoint-url "$PROXY" --json -H \
+	>"$WORK/r6.json"
+is "$?:$(objreqs GET twins "$l" | wc -l)" 0:2 \
+	"pull -H of two equal files not linked: both downloaded (2 GETs)"
+is "$(stat -c %h "$WORK/r6/a"):$(stat -c %h "$WORK/r6/b"):$(inodes "$WORK/r6" a b)" \
+	1:1:2 "... and no link made"
+check "... each with the bytes" cmp -s "$T3/a" "$WORK/r6/b"
+
+# --- a tree without links: -H sends the requests a pull without it does
+T4=$WORK/tree4
+mkdir -p "$T4/d"
+head -c 1500000 /dev/urandom >"$T4/one"
+head -c 1500000 /dev/urandom >"$T4/d/two"
+echo small >"$T4/d/three"
+"$FERRY" sync "$T4" "s3://$B/nolinks" --endpoint-url "$FERRY_TEST_ENDPOINT" -q
+l=$(lines)
+"$FERRY" sync "s3://$B/nolinks" "$WORK/r7" --endpoint-url "$PROXY" -q -H
+a=$( (objreqs GET nolinks "$l"; objreqs HEAD nolinks "$l") | tr '\n' ' ')
+l=$(lines)
+"$FERRY" sync "s3://$B/nolinks" "$WORK/r8" --endpoint-url "$PROXY" -q
+b=$( (objreqs GET nolinks "$l"; objreqs HEAD nolinks "$l") | tr '\n' ' ')
+is "$a" "$b" "pull -H of a tree without links: the requests of a pull without"
+like "$a" "GET /$B/nolinks/d/two" "... which are its GETs"
+stop_proxy
+
 done_testing

@@ -139,6 +139,9 @@ assert_remote_equal(
 	assert_true(a->meta_mode == b->meta_mode);
 	assert_true(a->meta_uid == b->meta_uid);
 	assert_true(a->meta_gid == b->meta_gid);
+	assert_int_equal(a->has_xattr, b->has_xattr);
+	assert_true(a->xattr_ctime_ns == b->xattr_ctime_ns);
+	assert_true(a->xattr_hash == b->xattr_hash);
 }
 
 /* Fills the remote test case i; strings up to each field's limit. */
@@ -187,6 +190,17 @@ remote_case(int i, struct manifest_remote *r)
 		remote_case(6, r);
 		strcpy(r->version_id, "null");
 		break;
+	case 8: /* the attributes' ctime and hash alone: version 5 */
+		r->has_xattr = 1;
+		r->xattr_ctime_ns = INT64_MIN;
+		r->xattr_hash = UINT64_MAX;
+		break;
+	case 9: /* with the metadata and a version id: version 8 */
+		remote_case(7, r);
+		r->has_xattr = 1;
+		r->xattr_ctime_ns = 1700000000123456789;
+		r->xattr_hash = 0;
+		break;
 	default:
 		remote_case(2, r);
 		memset(r->version_id, 'v', sizeof(r->version_id) - 1);
@@ -194,7 +208,7 @@ remote_case(int i, struct manifest_remote *r)
 	}
 }
 
-#define REMOTE_CASES 8
+#define REMOTE_CASES 10
 
 static void
 test_local_roundtrip(void **state)
@@ -452,6 +466,19 @@ test_remote_versions(void **state)
 	    {3, "\0\0\0\0\0\0\xa4\x81\0\0\1\0\0\0\2\0\0", 17, NULL},
 	    {4, "\0\0\0\0\0\0\xa4\x81\0\0\1\0\0\0\2\0\0\0", 18, NULL},
 	    {5, "\0\0\0\0\0\0\1\0v\xa4\x81\0\0\1\0\0\0\2\0\0\0", 21, NULL},
+	    /* 5 to 8: 1 to 4 with the attributes' ctime and hash, 16 bytes */
+	    {5, "\0\0\0\0\0\0\1\0\0\0\0\0\0\0\2\0\0\0\0\0\0\0", 22, ""},
+	    {7,
+	        "\0\0\0\0\0\0\xa4\x81\0\0\1\0\0\0\2\0\0\0"
+	        "\1\0\0\0\0\0\0\0\2\0\0\0\0\0\0\0",
+	        34, ""},
+	    {8,
+	        "\0\0\0\0\0\0\1\0v\xa4\x81\0\0\1\0\0\0\2\0\0\0"
+	        "\1\0\0\0\0\0\0\0\2\0\0\0\0\0\0\0",
+	        37, "v"},
+	    {6, "\0\0\0\0\0\0\1\0v\1\0\0\0\0\0\0\0\2\0\0\0\0\0\0", 24,
+	        NULL}, /* short */
+	    {9, "\0\0\0\0\0\0\1\0\0\0\0\0\0\0\2\0\0\0\0\0\0\0", 22, NULL},
 	};
 	uint8_t buf[MANIFEST_REC_MAX + 512], again[MANIFEST_REC_MAX];
 	struct manifest_remote out;
@@ -471,7 +498,8 @@ test_remote_versions(void **state)
 		assert_int_equal(
 		    manifest_remote_decode(buf, n, &out), FERRY_OK);
 		assert_string_equal(out.version_id, cases[i].version_id);
-		assert_int_equal(out.has_meta, cases[i].version >= 3);
+		assert_int_equal(out.has_meta, (cases[i].version - 1) % 4 >= 2);
+		assert_int_equal(out.has_xattr, cases[i].version >= 5);
 		/* each is written back as it was read */
 		assert_int_equal(
 		    manifest_remote_encode(&out, again, &len), FERRY_OK);

@@ -1,0 +1,481 @@
+/*
+ * watch.c: sync --watch (watch.h).  Every run the watcher starts is a
+ * whole push with the warm manifest: its scan reads again only the files
+ * whose size or mtime moved, and its merge decides each key as a one-off
+ * run does (filters, --delete and its guard, metadata, links).  Events
+ * are hints of when to run, never of what: one lost (an overflow, a
+ * folder beyond the watch limit) costs no change, only its promptness,
+ * and the full run it calls for is said.
+ *
+ * A window of events is run once it has been quiet for the settle time:
+ * a file being written is changed again within it (IN_MODIFY), so a file
+ * sent has been still that long or was closed.  The source folder gone
+ * holds every run, and empty holds the deletes, so that a lost mount or a
+ * folder moved away never empties the bucket.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sync/watch/tree.h"
+#include "sync/watch/watch.h"
+
+#define NS 1000000000LL
+/* a "watch" heartbeat line this often (seconds) */
+#define WATCH_BEAT_S 10
+/* a full run this often where some folder has no watch (seconds) */
+#define WATCH_POLL_S 60
+/* a window still busy after this many settle times is run anyway */
+#define WATCH_SETTLE_CAP 10
+/* the longest wait before a failed run is tried again (seconds) */
+#define WATCH_BACKOFF_MAX 60
+
+/* The first SIGTERM or SIGINT: the watcher ends after the run going on. */
+static volatile sig_atomic_t stop_sig;
+
+static void
+on_stop(int sig)
+{
+	/* a second one stops that run at its next step */
+	if (stop_sig)
+		ferry_interrupted = sig;
+	stop_sig = sig;
+}
+
+static void
+catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+struct watcher {
+	const struct sync_opts *o;
+	struct watch_tree *tree;   /* NULL: no watches, a periodic sync */
+	char root[PATH_MAX];       /* the source folder, real path */
+	struct stat root_st;       /* what it was when the watcher began */
+	char mdir[PATH_MAX];       /* the manifest's folder */
+	int lockfd;                /* the watcher's lock in mdir, or -1 */
+	int gone;                  /* the source folder is gone: all held */
+	int64_t first_ns, last_ns; /* the window of events not run, or 0 */
+	uint64_t pending;          /* its events */
+	const char *full;          /* why it calls for a full run, or NULL */
+	int64_t rescan_ns, beat_ns, poll_ns, retry_ns;
+	int64_t backoff_s;
+	uint64_t runs, reads;
+	unsigned test_overflow;  /* FERRY_WATCH_TEST_OVERFLOW: see tell_news */
+	int status;              /* the last run's, or -1 */
+	struct sync_counts last; /* what it did */
+	/* --max-delete N counts per hour too: the deletes of this hour */
+	int64_t hour_ns;
+	uint64_t hour_deleted;
+};
+
+/* Writes a "watch" line with --json; the text, when any, on stderr. */
+static void
+tell(struct watcher *w, const char *event, const char *reason, int warn)
+{
+	struct output_watch ow = {event, reason, w->pending, w->runs,
+	    w->tree ? watch_tree_count(w->tree) : 0, w->status};
+
+	output_watch(w->o->json, &ow);
+	if (reason && warn)
+		log_warn("watch: %s", reason);
+	else if (reason)
+		log_info("watch: %s", reason);
+}
+
+/*
+ * Takes the watcher's lock (watch.lock beside the manifest), which a
+ * second watcher of the pair finds held: FERRY_EBUSY.  FERRY_ENOTFOUND
+ * while the manifest's folder does not exist yet (before the first run).
+ */
+static ferry_err
+take_lock(struct watcher *w)
+{
+	char path[PATH_MAX + 16];
+	ferry_err e;
+
+	if (w->lockfd >= 0)
+		return FERRY_OK;
+	if ((e = sync_manifest_find(w->o, w->mdir, sizeof(w->mdir))) !=
+	    FERRY_OK)
+		return e;
+	snprintf(path, sizeof(path), "%s/watch.lock", w->mdir);
+	if ((w->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
+		return errno == ENOENT ? FERRY_ENOTFOUND
+		                       : ferry_fail(FERRY_ESYS, "%s: %s", path,
+		                             strerror(errno));
+	if (flock(w->lockfd, LOCK_EX | LOCK_NB) == 0)
+		return FERRY_OK;
+	close(w->lockfd);
+	w->lockfd = -1;
+	return ferry_fail(FERRY_EBUSY,
+	    "another ferry sync --watch keeps this pair in step (%s)", path);
+}
+
+/* The manifest's folder as an absolute path, for the tree to leave out. */
+static void
+manifest_skip(struct watcher *w, char *out, size_t n)
+{
+	char real[PATH_MAX], cwd[PATH_MAX];
+
+	out[0] = '\0';
+	if (sync_manifest_find(w->o, w->mdir, sizeof(w->mdir)) != FERRY_OK)
+		return;
+	if (realpath(w->mdir, real) != NULL)
+		snprintf(out, n, "%s", real);
+	else if (w->mdir[0] == '/')
+		snprintf(out, n, "%s", w->mdir);
+	else if (getcwd(cwd, sizeof(cwd)) == NULL ||
+	         snprintf(out, n, "%s/%s", cwd, w->mdir) >= (int)n)
+		out[0] = '\0';
+}
+
+/* Sets the watches up, or says why there are none: a periodic sync. */
+static void
+watch_start(struct watcher *w)
+{
+	char skip[PATH_MAX];
+	ferry_err e;
+
+	manifest_skip(w, skip, sizeof(skip));
+	e = watch_tree_open(w->root, skip[0] ? skip : NULL, &w->tree);
+	if (e != FERRY_OK) {
+		tell(w, "watching", ferry_errmsg(), 1);
+		log_warn(
+		    "watch: no watches: a full run every %d s", WATCH_POLL_S);
+		return;
+	}
+	if (watch_tree_limited(w->tree)) {
+		tell(w, "watching",
+		    "the inotify watch limit was hit "
+		    "(fs.inotify.max_user_watches): folders beyond it are "
+		    "synced by a full run every 60 s",
+		    1);
+		return;
+	}
+	tell(w, "watching", NULL, 0);
+}
+
+/* Whether the folder path holds nothing (or cannot be read). */
+static int
+dir_empty(const char *path)
+{
+	struct dirent *d;
+	DIR *dir;
+	int empty = 1;
+
+	if ((dir = opendir(path)) == NULL)
+		return 1;
+	while (empty && (d = readdir(dir)) != NULL)
+		empty =
+		    strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0;
+	closedir(dir);
+	return empty;
+}
+
+/* Whether the source folder is there; a new one in its place is taken. */
+static int
+source_here(struct watcher *w)
+{
+	struct stat st;
+
+	if (stat(w->root, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (st.st_dev != w->root_st.st_dev || st.st_ino != w->root_st.st_ino) {
+		w->root_st = st;
+		watch_tree_close(w->tree);
+		w->tree = NULL;
+		watch_start(w);
+	}
+	return 1;
+}
+
+/* After a run: when the next is due. */
+static void
+after_run(struct watcher *w, int64_t now)
+{
+	char why[96];
+
+	w->rescan_ns = now + w->o->watch_rescan * NS;
+	w->poll_ns = now + WATCH_POLL_S * NS;
+	if (w->status == EXIT_SYNCED || stop_sig) {
+		w->retry_ns = 0;
+		w->backoff_s = 0;
+		return;
+	}
+	/* a run that changed the bucket may have cleared what held it (the
+	 * delete guard counts the destination): the next comes soon */
+	if (w->last.uploaded + w->last.deleted + w->last.metadata > 0)
+		w->backoff_s = 0;
+	w->backoff_s = w->backoff_s ? w->backoff_s * 2 : w->o->watch_settle;
+	if (w->backoff_s > WATCH_BACKOFF_MAX)
+		w->backoff_s = WATCH_BACKOFF_MAX;
+	w->retry_ns = now + w->backoff_s * NS;
+	snprintf(why, sizeof(why), "%s: again in %lld s",
+	    w->status == EXIT_BUSY ? "another run holds the manifest"
+	                           : "the run did not end synced",
+	    (long long)w->backoff_s);
+	tell(w, "held", why, 1);
+}
+
+/*
+ * --max-delete N (a count) holds per hour as well as per run: a run may
+ * delete what the hour has left of N, or its deletes are refused as over
+ * --max-delete.  A percentage is of each run's destination.
+ */
+static void
+hour_budget(struct watcher *w, struct sync_opts *ro)
+{
+	int64_t now = now_mono_ns();
+
+	if (w->hour_ns == 0 || now - w->hour_ns >= 3600 * NS) {
+		w->hour_ns = now;
+		w->hour_deleted = 0;
+	}
+	if (ro->max_delete_pct >= 0 || ro->force)
+		return;
+	ro->max_delete = w->hour_deleted >= w->o->max_delete
+	                     ? 0
+	                     : w->o->max_delete - w->hour_deleted;
+}
+
+/* A whole push, held where the source folder is gone or empty. */
+static void
+run_once(struct watcher *w, const char *why)
+{
+	struct sync_opts ro = *w->o;
+
+	if (!source_here(w)) {
+		if (!w->gone)
+			tell(w, "held",
+			    "the source folder is gone: no run and no delete "
+			    "until it is back",
+			    1);
+		w->gone = 1;
+		w->retry_ns = now_mono_ns() + w->o->watch_settle * NS;
+		return;
+	}
+	if (w->gone)
+		why = "the source folder is back";
+	w->gone = 0;
+	if (ro.delete &&dir_empty(w->root)) {
+		ro.delete = 0;
+		tell(w, "held",
+		    "the source folder is empty: its deletes are held", 1);
+	}
+	hour_budget(w, &ro);
+	tell(w, "run", why, w->full != NULL);
+	w->first_ns = w->last_ns = 0;
+	w->pending = 0;
+	w->full = NULL;
+	w->status = sync_push_counted(&ro, &w->last);
+	w->runs++;
+	w->hour_deleted += w->last.deleted;
+	/* its lines whole, as they happen, for whoever follows them */
+	fflush(stdout);
+	after_run(w, now_mono_ns());
+}
+
+/*
+ * Takes what a read of the events says.  FERRY_WATCH_TEST_OVERFLOW=N
+ * (for the tests only) takes every Nth read that has events for an
+ * overflow, as a queue too small would make it.
+ */
+static void
+take_news(struct watcher *w, const struct watch_news *n, int64_t now)
+{
+	const char *full = n->full;
+
+	if (n->events && w->test_overflow && ++w->reads % w->test_overflow == 0)
+		full = "the inotify queue overflowed (simulated: "
+		       "FERRY_WATCH_TEST_OVERFLOW)";
+	if (full) {
+		w->full = full;
+		/* folders made while events were lost need their watches */
+		if (watch_tree_reset(w->tree) != FERRY_OK) {
+			tell(w, "watching", ferry_errmsg(), 1);
+			watch_tree_close(w->tree);
+			w->tree = NULL;
+		}
+	}
+	if (n->limit && !w->full)
+		w->full = "the inotify watch limit was hit "
+		          "(fs.inotify.max_user_watches)";
+	if (n->root_gone) {
+		watch_tree_close(w->tree);
+		w->tree = NULL;
+	}
+	if (n->events == 0 && !n->root_gone)
+		return;
+	if (w->first_ns == 0)
+		w->first_ns = now;
+	w->last_ns = now;
+	w->pending += n->events;
+}
+
+/* Reads the events waiting; a failure leaves a periodic sync. */
+static void
+read_events(struct watcher *w)
+{
+	struct watch_news n = {0};
+
+	if (w->tree == NULL)
+		return;
+	if (watch_tree_read(w->tree, &n) != FERRY_OK) {
+		tell(w, "watching", ferry_errmsg(), 1);
+		watch_tree_close(w->tree);
+		w->tree = NULL;
+		n.full = "events could not be read";
+		n.events = 1;
+	}
+	take_news(w, &n, now_mono_ns());
+}
+
+/* Why a run is due at now, or NULL. */
+static const char *
+run_due(struct watcher *w, int64_t now)
+{
+	int64_t settle = w->o->watch_settle * NS;
+
+	if (w->retry_ns && now >= w->retry_ns)
+		return w->gone ? "the source folder was gone" : "a run again";
+	if (w->first_ns && !w->gone &&
+	    (now - w->last_ns >= settle ||
+	        now - w->first_ns >= WATCH_SETTLE_CAP * settle))
+		return w->full ? w->full : "changes";
+	if ((w->tree == NULL || watch_tree_limited(w->tree)) &&
+	    now >= w->poll_ns)
+		return "a periodic sync: not every folder is watched";
+	if (w->o->watch_rescan > 0 && now >= w->rescan_ns)
+		return "the periodic full run (--watch-rescan)";
+	return NULL;
+}
+
+/* The earliest time something is due after now. */
+static int64_t
+next_due(const struct watcher *w)
+{
+	int64_t t = w->beat_ns, settle = w->o->watch_settle * NS, c;
+
+#define EARLIER(x)                                                             \
+	do {                                                                   \
+		c = (x);                                                       \
+		if (c < t)                                                     \
+			t = c;                                                 \
+	} while (0)
+	if (w->retry_ns)
+		EARLIER(w->retry_ns);
+	if (w->first_ns) {
+		EARLIER(w->last_ns + settle);
+		EARLIER(w->first_ns + WATCH_SETTLE_CAP * settle);
+	}
+	if (w->tree == NULL || watch_tree_limited(w->tree))
+		EARLIER(w->poll_ns);
+	if (w->o->watch_rescan > 0)
+		EARLIER(w->rescan_ns);
+#undef EARLIER
+	return t;
+}
+
+/* Waits for events or the next thing due, until a signal. */
+static void
+watch_loop(struct watcher *w)
+{
+	struct pollfd p = {.fd = -1, .events = POLLIN};
+	int64_t now, wait;
+	const char *why;
+
+	while (!stop_sig) {
+		now = now_mono_ns();
+		wait = next_due(w) - now;
+		p.fd = w->tree ? watch_tree_fd(w->tree) : -1;
+		if (wait > 0 &&
+		    poll(&p, 1, (int)((wait + 999999) / 1000000)) > 0)
+			read_events(w);
+		if (stop_sig)
+			break;
+		now = now_mono_ns();
+		if (now >= w->beat_ns) {
+			tell(w, "heartbeat", NULL, 0);
+			w->beat_ns = now + WATCH_BEAT_S * NS;
+		}
+		if ((why = run_due(w, now)) != NULL)
+			run_once(w, why);
+	}
+}
+
+/* The watcher set up: its source folder, its lock if the folder exists. */
+static int
+watcher_init(struct watcher *w, const struct sync_opts *o)
+{
+	const char *t = getenv("FERRY_WATCH_TEST_OVERFLOW");
+	ferry_err e;
+
+	memset(w, 0, sizeof(*w));
+	w->o = o;
+	w->lockfd = -1;
+	w->status = -1;
+	if (t)
+		w->test_overflow = (unsigned)strtoul(t, NULL, 10);
+	if (realpath(o->src, w->root) == NULL ||
+	    stat(w->root, &w->root_st) != 0 || !S_ISDIR(w->root_st.st_mode)) {
+		ferry_fail(FERRY_EUSAGE, "no folder '%s'", o->src);
+		output_failure(o->json, FERRY_EUSAGE);
+		return EXIT_USAGE;
+	}
+	e = take_lock(w);
+	if (e == FERRY_OK || e == FERRY_ENOTFOUND)
+		return -1;
+	output_failure(o->json, e);
+	return sync_exit_for(e);
+}
+
+int
+sync_watch(const struct sync_opts *o)
+{
+	struct watcher w;
+	int rc;
+	ferry_err e;
+
+	catch_stop();
+	if ((rc = watcher_init(&w, o)) >= 0)
+		return rc;
+	/* watches first: a change during the first run is not lost */
+	watch_start(&w);
+	w.status = rc = sync_push(o);
+	w.runs = 1;
+	if (rc == EXIT_USAGE || rc == EXIT_BUSY)
+		goto out;
+	if ((e = take_lock(&w)) != FERRY_OK) {
+		output_failure(o->json, e);
+		rc = sync_exit_for(e);
+		goto out;
+	}
+	w.beat_ns = now_mono_ns() + WATCH_BEAT_S * NS;
+	after_run(&w, now_mono_ns());
+	watch_loop(&w);
+	tell(&w, "stop", stop_sig ? "a signal: the watcher ends" : NULL, 0);
+	/* a second signal cut the last run short: it did not end cleanly */
+	rc = ferry_interrupted ? EXIT_ABORTED : EXIT_SYNCED;
+out:
+	watch_tree_close(w.tree);
+	if (w.lockfd >= 0)
+		close(w.lockfd);
+	return rc;
+}
