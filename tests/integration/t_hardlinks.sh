@@ -196,12 +196,12 @@ is "$?" 0 "a push -H of 10 names of a 2 MB file exits 0"
 # object requests METHOD PREFIX LINE: method and path of each request on
 # an object under PREFIX since LINE of the log, sorted
 objreqs() {
-	at "$3" | awk -v m="$1" '$2 == m { sub(/\?.*/, "", $3); print $2, $3 }' |
+	proxy_at "$3" | awk -v m="$1" '$2 == m { sub(/\?.*/, "", $3); print $2, $3 }' |
 		grep " /$B/$2/" | sort
 }
 start_proxy g --rate 0 --log-headers range
 LOG=$WORK/g.log
-l=$(lines)
+l=$(proxy_lines)
 "$FERRY" sync "s3://$B/big" "$WORK/r5" --endpoint-url "$PROXY" --json -H \
 	>"$WORK/r5.json"
 is "$?" 0 "pull -H of the 2 MB file's 10 names exits 0"
@@ -213,7 +213,7 @@ check "... with the file's bytes" cmp -s "$T2/h/l0" "$WORK/r5/h/l7"
 is "$(summary "$WORK/r5.json" linked):$(summary "$WORK/r5.json" downloaded)" 9:1 \
 	"... counted as 1 downloaded, 9 linked"
 is "$(summary "$WORK/r5.json" bytes_sent)" 2100000 "... its bytes counted once"
-l=$(lines)
+l=$(proxy_lines)
 "$FERRY" sync "s3://$B/big" "$WORK/r5" --endpoint-url "$PROXY" --json -H \
 	>"$WORK/r5b.json"
 is "$?:$(objreqs GET big "$l" | wc -l):$(objreqs HEAD big "$l" | wc -l)" 0:0:0 \
@@ -242,7 +242,7 @@ cp "$T3/a" "$T3/b"
 "$FERRY" sync "$T3" "s3://$B/twins" --endpoint-url "$FERRY_TEST_ENDPOINT" -q -H
 is "$(meta twins/a etag)" "$(meta twins/b etag)" \
 	"two uploads of equal bytes have one ETag"
-l=$(lines)
+l=$(proxy_lines)
 "$FERRY" sync "s3://$B/twins" "$WORK/r6" --endpoint-url "$PROXY" --json -H \
 	>"$WORK/r6.json"
 is "$?:$(objreqs GET twins "$l" | wc -l)" 0:2 \
@@ -258,10 +258,10 @@ head -c 1500000 /dev/urandom >"$T4/one"
 head -c 1500000 /dev/urandom >"$T4/d/two"
 echo small >"$T4/d/three"
 "$FERRY" sync "$T4" "s3://$B/nolinks" --endpoint-url "$FERRY_TEST_ENDPOINT" -q
-l=$(lines)
+l=$(proxy_lines)
 "$FERRY" sync "s3://$B/nolinks" "$WORK/r7" --endpoint-url "$PROXY" -q -H
 a=$( (objreqs GET nolinks "$l"; objreqs HEAD nolinks "$l") | tr '\n' ' ')
-l=$(lines)
+l=$(proxy_lines)
 "$FERRY" sync "s3://$B/nolinks" "$WORK/r8" --endpoint-url "$PROXY" -q
 b=$( (objreqs GET nolinks "$l"; objreqs HEAD nolinks "$l") | tr '\n' ' ')
 is "$a" "$b" "pull -H of a tree without links: the requests of a pull without"
