@@ -117,9 +117,9 @@ nothing_changed(struct xfer *x, struct manifest_remote *rec)
 	        FERRY_OK ||
 	    !rec->has_meta || posix_decode(&x->posix, &a, NULL) != 0)
 		return 0;
-	return a.has_mode && a.has_uid && a.has_gid && a.mode == rec->meta_mode &&
-	       a.uid == rec->meta_uid && a.gid == rec->meta_gid &&
-	       x->t.local.mtime_ns == rec->mtime_ns &&
+	return a.has_mode && a.has_uid && a.has_gid &&
+	       a.mode == rec->meta_mode && a.uid == rec->meta_uid &&
+	       a.gid == rec->meta_gid && x->t.local.mtime_ns == rec->mtime_ns &&
 	       xfer_xattr_hash(x) == (rec->has_xattr ? rec->xattr_hash : 0);
 }
 
