@@ -138,7 +138,7 @@ transfer_engine_clear(struct transfer_engine *eng)
 		eng->active = t->next;
 		t->ops->free(t);
 	}
-	eng->nactive = 0;
+	eng->nactive = eng->nparked = 0;
 }
 
 void
@@ -222,7 +222,7 @@ has_room(const struct transfer_engine *eng)
 	if (ahead < eng->o->jobs)
 		ahead = eng->o->jobs;
 	return !*eng->planned_all && remote_inflight(eng->r) < w &&
-	       eng->nactive < 2 * ahead;
+	       eng->nactive - eng->nparked < 2 * ahead;
 }
 
 static void

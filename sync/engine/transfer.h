@@ -108,6 +108,10 @@ struct transfer_engine {
 	/* the engine's */
 	struct transfer *active; /* oldest first */
 	unsigned nactive;
+	/* of those, the ones put off until nothing is left to plan (the
+	 * planner's retry): they take no room among the transfers planned
+	 * ahead, or enough of them would stop the planning they wait for */
+	unsigned nparked;
 	/* reads of local files under way: reads counts the requests that
 	 * will send what they read, reading the reads themselves (some on
 	 * workers, wq) */

@@ -49,6 +49,8 @@ xfer_finish(struct xfer *x)
 		x->fd = -1;
 	}
 	if (x->retry_later) {
+		if (x->state != XF_RETRY_LATER)
+			x->p->run.eng.nparked++;
 		x->state = XF_RETRY_LATER;
 		return;
 	}
@@ -448,6 +450,8 @@ retry_changed(struct xfer *x)
 	ferry_err e;
 	int fd;
 
+	if (x->state == XF_RETRY_LATER)
+		x->p->run.eng.nparked--;
 	x->retry_later = x->t.failed = 0;
 	/* the file changed, or its metadata copy was refused: its bytes
 	 * go, read from the file */
