@@ -43,6 +43,24 @@ wait_equal() {
 	return 1
 }
 
+# term PID: SIGTERM to the watcher PID, and its exit status.  A run that
+# never ends would hold it (and this script) for ever: 120 s on, a second
+# SIGTERM cuts that run (exit 3), then SIGKILL.
+term() {
+	kill -TERM "$1"
+	for _ in $(seq 1200); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "# still running 120 s after SIGTERM: a second one"
+		kill -TERM "$1"
+		sleep 10
+		kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1"
+}
+
 # the watcher, in place of the (sub)shell that calls it.  The changes
 # below rename and delete folders at random, and what a window gathers
 # depends on how fast the machine is: on a loaded one, a window after
@@ -103,8 +121,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 echo "# SIGTERM at $(($(date +%s) - t0)) s"
-kill -TERM "$wpid"
-wait "$wpid"
+term "$wpid"
 is "$?" 0 "SIGTERM during a run: the watcher exits 0"
 grep -o '"type":"watch","event":"[a-z]*"\(,"reason":"[^"]*"\)\?\|"type":"summary".*' \
 	"$WORK/w.json" | grep -v heartbeat | cut -c1-150 | tail -40 | sed 's/^/# /' 
@@ -142,8 +159,7 @@ check "an empty source folder in its place holds its deletes, and says so" \
 	wait_line "$WORK/g.json" 15 'the source folder is empty'
 sleep 2
 is "$(s3 ls "$B" w/ | wc -l)" "$nobj" "... and no object is deleted"
-kill -TERM "$wpid"
-wait "$wpid"
+term "$wpid"
 is "$?" 0 "SIGTERM at rest: exit 0"
 # --max-delete 3 counts per hour: 2 deletes go, the next 2 are refused
 T2=$WORK/tree2
@@ -161,8 +177,7 @@ rm "$T2/f3" "$T2/f4"
 check "... the next window's 2 are refused: 3 an hour" \
 	wait_line "$WORK/h.json" 15 'refusing 2 deletes: more deletes than'
 is "$(s3 ls "$B" h/ | wc -l)" 4 "... and the bucket keeps those 2"
-kill -TERM "$hpid"
-wait "$hpid"
+term "$hpid"
 is "$?" 0 "... SIGTERM: exit 0"
 echo "# wall time $(($(date +%s) - t0)) s"
 done_testing
