@@ -107,8 +107,10 @@ transfer_engine_advance(struct transfer_engine *eng)
 	/* the reads done on workers first: their parts may go now */
 	if (eng->wq)
 		workq_collect(eng->wq);
+	/* one that ended waits for the sweep: it is not started again */
 	for (t = eng->active; t && transfer_engine_room(eng) > 0; t = t->next)
-		t->ops->advance(t);
+		if (!t->done)
+			t->ops->advance(t);
 	if (eng->turned)
 		eng->turned(eng->planner);
 }
