@@ -199,10 +199,11 @@ cli_check_posix(const struct sync_opts *o)
 		                     "a folder (a mirror copies the marker as "
 		                     "any metadata)");
 	if (o->track_renames &&
-	    (o->way != SYNC_WAY_PUSH || o->cmd != SYNC_CMD_SYNC))
-		return cli_bad("%s", "--track-renames: only a sync from a "
-		                     "folder to a bucket (a pull, a mirror "
-		                     "and a plan do not track renames)");
+	    ((o->way != SYNC_WAY_PUSH && o->way != SYNC_WAY_PULL) ||
+	        o->cmd != SYNC_CMD_SYNC))
+		return cli_bad("%s", "--track-renames: only a sync between a "
+		                     "folder and a bucket (a mirror and a "
+		                     "plan do not track renames)");
 	if (o->track_renames && o->hard_links)
 		return cli_bad("%s", "--track-renames and -H, --hard-links "
 		                     "cannot be used together (a renamed "

@@ -5,9 +5,10 @@
  * their metadata and renamed into place), the safe resolution of keys
  * into paths under the target folder, the hard links a marker asks for
  * (-H, pulllink.c; pulldefer.c makes them without a GET where it can),
- * and the deletes of local files; with --backup-dir, what is overwritten
- * or deleted moved aside first (keep.c).
- * Includes sync/engine/ and the wings below it, never sync/up/.
+ * --track-renames' files moved to the new name of their object
+ * (pullrename.c), and the deletes of local files; with --backup-dir, what is
+ * overwritten or deleted moved aside first (keep.c). Includes sync/engine/ and
+ * the wings below it, never sync/up/.
  */
 #ifndef FERRY_PULL_H
 #define FERRY_PULL_H
@@ -136,6 +137,9 @@ struct pull {
 	size_t nhl, caphl;
 	/* -H: objects whose download waits for a HEAD (pulldefer.c) */
 	struct pull_defer *defer;
+	/* --track-renames: new keys held back, files deleted as sources
+	 * (pullrename.c) */
+	struct pull_renames *renames;
 };
 
 /* download.c */
@@ -265,6 +269,35 @@ int pull_defer_listed(struct pull *p, const struct remote_obj *o,
  */
 ferry_err pull_defer_run(struct pull *p) FERRY_WUR;
 void pull_defer_free(struct pull *p);
+
+/* pullrename.c */
+/*
+ * --track-renames: during the merge, for each local file it deletes (l:
+ * as scanned): kept as a source of renames when the manifest records
+ * that it holds the bytes of the object last under its key.  FERRY_OK,
+ * or FERRY_ENOMEM.
+ */
+ferry_err pull_renames_gather(struct pull *p, const char *key, size_t keylen,
+    const struct manifest_local *l) FERRY_WUR;
+/*
+ * --track-renames: during the merge, for a listed object with no file
+ * here whose download d plans: *held 1 when its download is held back
+ * for pull_renames_run().  FERRY_OK, or FERRY_ENOMEM.
+ */
+ferry_err pull_renames_hold(struct pull *p, const struct remote_obj *o,
+    const struct plan_decision *d, int *held) FERRY_WUR;
+/*
+ * Once the merge's downloads have landed: each new key held back whose
+ * content a source holds, as its HEAD confirms, is that file moved to
+ * its name and given its metadata (a dry run tells it); the others are
+ * downloaded, with the engine run again.  FERRY_OK, or why it stopped.
+ */
+ferry_err pull_renames_run(struct pull *p) FERRY_WUR;
+/* Whether the file at key was moved to a new name by a rename. */
+int pull_renamed_away(const struct pull *p, const char *key, size_t keylen);
+/* How many files were moved to a new name (a dry run: would be). */
+uint64_t pull_renames_moved(const struct pull *p);
+void pull_renames_free(struct pull *p);
 
 /* pullsource.c */
 /*

@@ -329,17 +329,27 @@ pull_skip_archived(struct pull *p)
 static ferry_err
 dispatch(struct pull *p, const struct plan_decision *d, int c)
 {
+	ferry_err e;
+	int held;
+
 	switch (d->action) {
 	case PLAN_SKIP:
 		if (c >= 0)
 			p->run.counts.skipped++;
 		return FERRY_OK;
 	case PLAN_DELETE:
+		if ((e = pull_renames_gather(p, p->run.mg.lkey,
+		         p->run.mg.lkeylen, &p->run.mg.lrec)) != FERRY_OK)
+			return e;
 		return gather_delete(p);
 	case PLAN_GET:
 	case PLAN_RANGED_GET:
 		if (p->run.mg.remote.obj.archived)
 			return pull_skip_archived(p);
+		if (c > 0 && ((e = pull_renames_hold(p, &p->run.mg.remote.obj,
+		                   d, &held)) != FERRY_OK ||
+		                 held))
+			return e;
 		if (p->run.o->dry_run)
 			return dry_download(p, d, c);
 		break;
@@ -453,11 +463,16 @@ pull_deletes(struct pull *p)
 	size_t keylen;
 	int got;
 
+	/* a rename's delete loses no byte: they stay under the new name */
+	p->run.ndeletes_kept = pull_renames_moved(p);
 	if (!sync_run_deletes_allowed(&p->run, &g, p->run.eng.failed,
 	        p->run.mg.nremote, p->run.mg.nlocal))
 		return FERRY_OK;
 	while ((got = sync_run_delete_next(
 	            &p->run, key, &keylen, &l, sizeof(l))) > 0) {
+		/* moved to its new name: that was its delete */
+		if (pull_renamed_away(p, key, keylen))
+			continue;
 		if (!p->run.o->dry_run) {
 			pull_delete_local(p, key, &l);
 			continue;
@@ -575,6 +590,7 @@ pull_close(struct pull *p)
 	transfer_engine_clear(&p->run.eng);
 	pull_hardlinks_free(p);
 	pull_defer_free(p);
+	pull_renames_free(p);
 	pull_dir_put(p->dir);
 	p->dir = NULL;
 	sync_run_close(&p->run);
@@ -609,6 +625,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 		status = sync_exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||
 	           (e = run_loop(p)) != FERRY_OK ||
+	           (e = pull_renames_run(p)) != FERRY_OK ||
 	           (e = pull_defer_run(p)) != FERRY_OK ||
 	           (e = pull_hardlinks(p)) != FERRY_OK ||
 	           (e = pull_deletes(p)) != FERRY_OK) {
