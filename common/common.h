@@ -104,6 +104,13 @@ void format_size(uint64_t n, char *out, size_t outlen);
 
 /* Writes 2*n lowercase hex digits and a NUL into out. */
 void hex_encode(const uint8_t *in, size_t n, char *out);
+/*
+ * Makes room in the array *a, *cap elements of sz bytes of which n are
+ * used, for one more: doubled (64 at first) when full.  0, or -1 when
+ * out of memory (*a and *cap as they were).  Not thread-safe on one
+ * array.
+ */
+int array_grow(void **a, size_t *cap, size_t n, size_t sz) FERRY_WUR;
 
 /* The value of the hex digit c (either case), or -1 if it is not one. */
 int hex_value(int c);

@@ -83,6 +83,21 @@ format_size(uint64_t n, char *out, size_t outlen)
 		snprintf(out, outlen, "%.1f %s", v, units[u]);
 }
 
+int
+array_grow(void **a, size_t *cap, size_t n, size_t sz)
+{
+	size_t c = *cap ? *cap * 2 : 64;
+	void *b;
+
+	if (n < *cap)
+		return 0;
+	if (c < *cap || c > SIZE_MAX / sz || (b = realloc(*a, c * sz)) == NULL)
+		return -1;
+	*a = b;
+	*cap = c;
+	return 0;
+}
+
 void
 hex_encode(const uint8_t *in, size_t n, char *out)
 {

@@ -112,22 +112,6 @@ renames_of(struct pull *p)
 	return p->renames;
 }
 
-/* Room for one more element in *a (*cap of them, sz bytes each). */
-static int
-grow(void **a, size_t *cap, size_t n, size_t sz)
-{
-	size_t c = *cap ? *cap * 2 : 64;
-	void *b;
-
-	if (n < *cap)
-		return 0;
-	if ((b = realloc(*a, c * sz)) == NULL)
-		return -1;
-	*a = b;
-	*cap = c;
-	return 0;
-}
-
 /* Whether the bound is met; said once. */
 static int
 full(struct pull_renames *rn, size_t n)
@@ -173,7 +157,8 @@ pull_renames_gather(struct pull *p, const char *key, size_t keylen,
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	if (full(rn, rn->nsrc))
 		return FERRY_OK;
-	if (grow((void **)&rn->src, &rn->capsrc, rn->nsrc, sizeof(*s)) < 0)
+	if (array_grow((void **)&rn->src, &rn->capsrc, rn->nsrc, sizeof(*s)) <
+	    0)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	s = &rn->src[rn->nsrc];
 	memset(s, 0, sizeof(*s));
@@ -203,7 +188,7 @@ pull_renames_hold(struct pull *p, const struct remote_obj *o,
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	if (full(rn, rn->nnew))
 		return FERRY_OK;
-	if (grow((void **)&rn->nw, &rn->capnew, rn->nnew, sizeof(*n)) < 0)
+	if (array_grow((void **)&rn->nw, &rn->capnew, rn->nnew, sizeof(*n)) < 0)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	n = &rn->nw[rn->nnew];
 	memset(n, 0, sizeof(*n));

@@ -26,22 +26,6 @@ bound_met(struct push *p)
 	    RENAMES_MAX);
 }
 
-/* Grows the array *a of *cap elements of size sz to hold n + 1. */
-static int
-grow(void **a, size_t *cap, size_t n, size_t sz)
-{
-	size_t c = *cap ? *cap * 2 : 64;
-	void *b;
-
-	if (n < *cap)
-		return 0;
-	if ((b = realloc(*a, c * sz)) == NULL)
-		return -1;
-	*a = b;
-	*cap = c;
-	return 0;
-}
-
 ferry_err
 renames_gather(struct push *p, const struct remote_obj *o)
 {
@@ -63,7 +47,8 @@ renames_gather(struct push *p, const struct remote_obj *o)
 		bound_met(p);
 		return FERRY_OK;
 	}
-	if (grow((void **)&rn->src, &rn->srccap, rn->nsrc, sizeof(*s)) < 0)
+	if (array_grow((void **)&rn->src, &rn->srccap, rn->nsrc, sizeof(*s)) <
+	    0)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	s = &rn->src[rn->nsrc];
 	memset(s, 0, sizeof(*s));
@@ -97,7 +82,7 @@ renames_defer(struct push *p, const struct plan_decision *d, const char *key,
 		bound_met(p);
 		return FERRY_OK;
 	}
-	if (grow((void **)&rn->nw, &rn->newcap, rn->nnew, sizeof(*n)) < 0)
+	if (array_grow((void **)&rn->nw, &rn->newcap, rn->nnew, sizeof(*n)) < 0)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	n = &rn->nw[rn->nnew];
 	if ((n->key = malloc(keylen + 1)) == NULL)
