@@ -30,6 +30,11 @@
  * push's.  Renames are made only while the guard could still let the
  * deletes run (no file of the scan unread, no download failed).
  *
+ * Not with --backup-dir (it keeps what a delete removes, a move would
+ * not), nor -X or -A (they add what an object carries and remove
+ * nothing: a moved file would keep what its new object lacks): there,
+ * every new key is downloaded.
+ *
  * Memory is bounded: at most PULL_RENAMES_MAX new keys held back and as
  * many files kept as sources; past either, the new keys are downloaded
  * at once and the files only deleted: bytes read, never a wrong file.
@@ -133,8 +138,11 @@ renames_on(const struct pull *p)
 {
 	const struct sync_opts *o = p->run.o;
 
-	/* --backup-dir keeps what a delete removes: a move would not */
-	return o->track_renames && o->backup_dir == NULL && !o->hard_links;
+	/* --backup-dir keeps what a delete removes: a move would not; -X
+	 * and -A only add what an object carries, so a moved file would
+	 * keep attributes its new object does not have */
+	return o->track_renames && o->backup_dir == NULL && !o->hard_links &&
+	       !o->xattrs && !o->acls;
 }
 
 ferry_err

@@ -127,6 +127,17 @@ is "$(gets "$l"):$(summary "$WORK/p7.json" renamed)" 0:1 \
 is "$(stat -c %i:%a "$D/new/j055.bin")" "$ino55:604" \
 	"... the same inode, given the object's mode"
 
+# --- with -X, which gives a file the attributes its object carries and
+# takes none away, a moved file could keep some its new object lacks:
+# downloaded instead
+mv "$T/new/f056.bin" "$T/new/k056.bin"
+push >/dev/null
+l=$(proxy_lines)
+pull --track-renames -X >"$WORK/p8.json" 2>/dev/null
+is "$(gets "$l"):$(summary "$WORK/p8.json" renamed):$(summary "$WORK/p8.json" deleted)" \
+	1:0:1 "with -X: a GET and a delete, no move"
+check "... the tree the bucket's" same
+
 # --- without --track-renames, the same rename is a GET and a delete
 mv "$T/new/f054.bin" "$T/new/i054.bin"
 push >/dev/null
