@@ -150,6 +150,24 @@ struct pull {
 ferry_err dl_begin(struct pull *p, enum plan_action a, const char *key,
     size_t keylen, const struct remote_obj *obj,
     const struct manifest_local *local) FERRY_WUR;
+/* An object listed whose download the merge held back, as listed. */
+struct dl_held {
+	char *key; /* malloc'd by its holder */
+	size_t keylen;
+	char *etag; /* malloc'd by its holder */
+	uint64_t size;
+	int64_t last_modified;
+};
+/* Begins the download of h as dl_begin() does (local as there). */
+ferry_err dl_begin_held(struct pull *p, enum plan_action a,
+    const struct dl_held *h, const struct manifest_local *local) FERRY_WUR;
+/*
+ * A round of the engine after the merge, for downloads held back:
+ * plan_next(p) begins the next, and sets *all once none is left.
+ * FERRY_OK once all have ended, or why the engine stopped.
+ */
+ferry_err dl_round_run(
+    struct pull *p, int *all, ferry_err (*plan_next)(void *)) FERRY_WUR;
 /* get.c */
 /* Frees d, removing its temporary file if it is still there. */
 void dl_free(struct dl *d);

@@ -159,6 +159,31 @@ dl_begin(struct pull *p, enum plan_action a, const char *key, size_t keylen,
 	return FERRY_OK;
 }
 
+ferry_err
+dl_begin_held(struct pull *p, enum plan_action a, const struct dl_held *h,
+    const struct manifest_local *local)
+{
+	struct remote_obj o;
+
+	memset(&o, 0, sizeof(o));
+	o.key = h->key;
+	o.keylen = h->keylen;
+	o.size = h->size;
+	o.etag = h->etag;
+	o.last_modified = h->last_modified;
+	return dl_begin(p, a, h->key, h->keylen, &o, local);
+}
+
+ferry_err
+dl_round_run(struct pull *p, int *all, ferry_err (*plan_next)(void *))
+{
+	*all = 0;
+	p->run.eng.planned_all = all;
+	p->run.eng.planner = p;
+	p->run.eng.plan_next = plan_next;
+	return transfer_engine_run(&p->run.eng);
+}
+
 static int
 has_room(const struct pull *p)
 {

@@ -29,11 +29,7 @@
 
 /* A listed object whose download waits for the merge's end. */
 struct pull_deferred {
-	char *key;
-	size_t keylen;
-	char *etag;
-	uint64_t size;
-	int64_t last_modified;
+	struct dl_held h;
 	enum plan_action action;
 	int has_local;
 	struct manifest_local local;
@@ -75,8 +71,8 @@ pull_defer_free(struct pull *p)
 	if (df == NULL)
 		return;
 	for (i = 0; i < df->nkeys; i++) {
-		free(df->keys[i].key);
-		free(df->keys[i].etag);
+		free(df->keys[i].h.key);
+		free(df->keys[i].h.etag);
 	}
 	free(df->keys);
 	free(df->seen);
@@ -119,16 +115,16 @@ keep(struct pull_defer *df, const struct remote_obj *o, enum plan_action a,
 	}
 	k = &df->keys[df->nkeys];
 	memset(k, 0, sizeof(*k));
-	k->key = strndup(o->key, o->keylen);
-	k->etag = strdup(o->etag);
-	if (k->key == NULL || k->etag == NULL) {
-		free(k->key);
-		free(k->etag);
+	k->h.key = strndup(o->key, o->keylen);
+	k->h.etag = strdup(o->etag);
+	if (k->h.key == NULL || k->h.etag == NULL) {
+		free(k->h.key);
+		free(k->h.etag);
 		return 0;
 	}
-	k->keylen = o->keylen;
-	k->size = o->size;
-	k->last_modified = o->last_modified;
+	k->h.keylen = o->keylen;
+	k->h.size = o->size;
+	k->h.last_modified = o->last_modified;
 	k->action = a;
 	if (local) {
 		k->has_local = 1;
@@ -178,8 +174,8 @@ target_holds(struct pull *p, const struct pull_deferred *k, const char *target,
 {
 	if (manifest_remote_get(p->run.m, target, tlen, rec) != FERRY_OK)
 		return 0;
-	return rec->has_hash && rec->size == k->size &&
-	       strcmp(rec->etag, k->etag) == 0;
+	return rec->has_hash && rec->size == k->h.size &&
+	       strcmp(rec->etag, k->h.etag) == 0;
 }
 
 /*
@@ -198,7 +194,7 @@ link_without_get(struct pull *p, struct pull_deferred *k)
 	int linked = 0;
 
 	if ((full = remote_key_join(
-	         p->run.loc.prefix, k->key, k->keylen, NULL)) == NULL)
+	         p->run.loc.prefix, k->h.key, k->h.keylen, NULL)) == NULL)
 		return 0;
 	if (remote_head_object(p->run.r, p->run.loc.bucket, full, strlen(full),
 	        NULL, &q) != FERRY_OK) {
@@ -209,19 +205,20 @@ link_without_get(struct pull *p, struct pull_deferred *k)
 	if (remote_perform(p->run.r, q, 0) != FERRY_OK)
 		goto out;
 	s = remote_req_resp(q);
-	if (s->meta_hardlink[0] == '\0' || strcmp(s->etag, k->etag) != 0 ||
-	    !s->has_content_length || s->content_length != k->size ||
+	if (s->meta_hardlink[0] == '\0' || strcmp(s->etag, k->h.etag) != 0 ||
+	    !s->has_content_length || s->content_length != k->h.size ||
 	    remote_hardlink_decode(
 	        s->meta_hardlink, target, sizeof(target), &tlen) != FERRY_OK ||
-	    (tlen == k->keylen && memcmp(target, k->key, tlen) == 0) ||
+	    (tlen == k->h.keylen && memcmp(target, k->h.key, tlen) == 0) ||
 	    pull_key_refused(target, tlen, 1) != NULL ||
 	    !target_holds(p, k, target, tlen, &rec))
 		goto out;
-	if (pull_hardlink_make(p, k->key, k->keylen, target, tlen, rec.hash) !=
-	    0)
+	if (pull_hardlink_make(
+	        p, k->h.key, k->h.keylen, target, tlen, rec.hash) != 0)
 		goto out;
-	rec.last_modified = k->last_modified;
-	if (manifest_remote_put(p->run.m, k->key, k->keylen, &rec) != FERRY_OK)
+	rec.last_modified = k->h.last_modified;
+	if (manifest_remote_put(p->run.m, k->h.key, k->h.keylen, &rec) !=
+	    FERRY_OK)
 		sync_manifest_warn();
 	linked = 1;
 out:
@@ -236,23 +233,16 @@ begin_next(void *arg)
 	struct pull *p = arg;
 	struct pull_defer *df = p->defer;
 	struct pull_deferred *k;
-	struct remote_obj o;
 
-	while (df->next < df->nkeys && df->keys[df->next].key == NULL)
+	while (df->next < df->nkeys && df->keys[df->next].h.key == NULL)
 		df->next++;
 	if (df->next == df->nkeys) {
 		df->done = 1;
 		return FERRY_OK;
 	}
 	k = &df->keys[df->next++];
-	memset(&o, 0, sizeof(o));
-	o.key = k->key;
-	o.keylen = k->keylen;
-	o.size = k->size;
-	o.etag = k->etag;
-	o.last_modified = k->last_modified;
-	return dl_begin(p, k->action, k->key, k->keylen, &o,
-	    k->has_local ? &k->local : NULL);
+	return dl_begin_held(
+	    p, k->action, &k->h, k->has_local ? &k->local : NULL);
 }
 
 ferry_err
@@ -266,13 +256,9 @@ pull_defer_run(struct pull *p)
 	for (i = 0; i < df->nkeys && !ferry_interrupted; i++) {
 		if (!link_without_get(p, &df->keys[i]))
 			continue;
-		free(df->keys[i].key);
-		df->keys[i].key = NULL;
+		free(df->keys[i].h.key);
+		df->keys[i].h.key = NULL;
 	}
 	df->next = 0;
-	df->done = 0;
-	p->run.eng.planned_all = &df->done;
-	p->run.eng.planner = p;
-	p->run.eng.plan_next = begin_next;
-	return transfer_engine_run(&p->run.eng);
+	return dl_round_run(p, &df->done, begin_next);
 }

@@ -65,11 +65,7 @@ struct pr_src {
 
 /* A new key held back. */
 struct pr_new {
-	char *key;
-	size_t keylen;
-	char *etag;
-	uint64_t size;
-	int64_t last_modified;
+	struct dl_held h;
 	enum plan_action action;
 	const char *reason; /* static */
 	int done;           /* renamed: no download */
@@ -98,8 +94,8 @@ pull_renames_free(struct pull *p)
 	for (i = 0; i < rn->nsrc; i++)
 		free(rn->src[i].key);
 	for (i = 0; i < rn->nnew; i++) {
-		free(rn->nw[i].key);
-		free(rn->nw[i].etag);
+		free(rn->nw[i].h.key);
+		free(rn->nw[i].h.etag);
 	}
 	free(rn->src);
 	free(rn->byetag);
@@ -200,16 +196,16 @@ pull_renames_hold(struct pull *p, const struct remote_obj *o,
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	n = &rn->nw[rn->nnew];
 	memset(n, 0, sizeof(*n));
-	n->key = strndup(o->key, o->keylen);
-	n->etag = strdup(o->etag);
-	if (n->key == NULL || n->etag == NULL) {
-		free(n->key);
-		free(n->etag);
+	n->h.key = strndup(o->key, o->keylen);
+	n->h.etag = strdup(o->etag);
+	if (n->h.key == NULL || n->h.etag == NULL) {
+		free(n->h.key);
+		free(n->h.etag);
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	}
-	n->keylen = o->keylen;
-	n->size = o->size;
-	n->last_modified = o->last_modified;
+	n->h.keylen = o->keylen;
+	n->h.size = o->size;
+	n->h.last_modified = o->last_modified;
 	n->action = d->action;
 	n->reason = d->reason;
 	rn->nnew++;
@@ -283,14 +279,14 @@ source_for(struct pull_renames *rn, const struct pr_new *n)
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		s = &rn->src[rn->byetag[mid]];
-		if (cmp_content(s->l.size, s->etag, n->size, n->etag) < 0)
+		if (cmp_content(s->l.size, s->etag, n->h.size, n->h.etag) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (; lo < rn->nsrc; lo++) {
 		s = &rn->src[rn->byetag[lo]];
-		if (cmp_content(s->l.size, s->etag, n->size, n->etag) != 0)
+		if (cmp_content(s->l.size, s->etag, n->h.size, n->h.etag) != 0)
 			return NULL;
 		if (!s->moved)
 			return s;
@@ -308,8 +304,8 @@ head_agrees(
 {
 	char hex[33];
 
-	if (strcmp(r->etag, n->etag) != 0 || !r->has_content_length ||
-	    r->content_length != n->size)
+	if (strcmp(r->etag, n->h.etag) != 0 || !r->has_content_length ||
+	    r->content_length != n->h.size)
 		return 0;
 	if (r->meta_hash[0] == '\0')
 		return 1;
@@ -331,10 +327,10 @@ ask(struct pull *p, const struct pr_new *n, const struct pr_src *s,
 
 	*q = NULL;
 	if ((full = remote_key_join(
-	         p->run.loc.prefix, n->key, n->keylen, NULL)) == NULL)
+	         p->run.loc.prefix, n->h.key, n->h.keylen, NULL)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	e = remote_head_object(
-	    p->run.r, p->run.loc.bucket, full, strlen(full), n->etag, q);
+	    p->run.r, p->run.loc.bucket, full, strlen(full), n->h.etag, q);
 	free(full);
 	if (e != FERRY_OK)
 		return FERRY_OK;
@@ -417,17 +413,17 @@ move_file(struct pull *p, struct dl *d, const struct pr_new *n,
 		goto out;
 	if (!still_scanned(odir, oname, s, &d->fd))
 		goto out;
-	d->name = dl_key_name(n->key, n->keylen, &ndl);
-	if (pull_dir_get(p, n->key, ndl, &d->dir) != FERRY_OK)
+	d->name = dl_key_name(n->h.key, n->h.keylen, &ndl);
+	if (pull_dir_get(p, n->h.key, ndl, &d->dir) != FERRY_OK)
 		goto out;
 	d->dirfd = d->dir->fd;
 	if (move_to_temp(d, odir, oname) != 0)
 		goto out;
-	d->written = n->size;
+	d->written = n->h.size;
 	dl_take_meta(d, r);
 	if (dl_install(d, s->l.hash) != FERRY_OK) {
 		log_info("%s: not moved from %s (%s); downloaded instead",
-		    n->key, s->key, ferry_errmsg());
+		    n->h.key, s->key, ferry_errmsg());
 		move_back(d, odir, oname, s);
 		goto out;
 	}
@@ -454,11 +450,11 @@ move_one(struct pull *p, const struct pr_new *n, struct pr_src *s,
 	d->p = p;
 	d->fd = -1;
 	d->dirfd = -1;
-	d->t.key = n->key;
-	d->t.keylen = n->keylen;
-	d->t.listed.size = n->size;
-	d->t.listed.last_modified = n->last_modified;
-	snprintf(d->t.listed.etag, sizeof(d->t.listed.etag), "%s", n->etag);
+	d->t.key = n->h.key;
+	d->t.keylen = n->h.keylen;
+	d->t.listed.size = n->h.size;
+	d->t.listed.last_modified = n->h.last_modified;
+	snprintf(d->t.listed.etag, sizeof(d->t.listed.etag), "%s", n->h.etag);
 	ok = move_file(p, d, n, s, r);
 	if (d->fd >= 0)
 		close(d->fd);
@@ -478,7 +474,7 @@ static ferry_err
 told(struct pull *p, const struct pr_new *n, struct pr_src *s)
 {
 	struct plan_entry src = {
-	    .present = 1, .size = n->size, .etag = n->etag};
+	    .present = 1, .size = n->h.size, .etag = n->h.etag};
 	struct plan_entry dst = {0};
 	char reason[64 + MANIFEST_KEY_MAX];
 	char *full;
@@ -489,13 +485,14 @@ told(struct pull *p, const struct pr_new *n, struct pr_src *s)
 	if (p->run.o->dry_run) {
 		snprintf(reason, sizeof(reason),
 		    "same content as %.*s, deleted", (int)s->keylen, s->key);
-		return sync_run_planned(&p->run, "rename", n->key, n->keylen,
-		    n->size, reason, &src, &dst);
+		return sync_run_planned(&p->run, "rename", n->h.key,
+		    n->h.keylen, n->h.size, reason, &src, &dst);
 	}
 	if ((full = remote_key_join(
-	         p->run.loc.prefix, n->key, n->keylen, NULL)) == NULL)
+	         p->run.loc.prefix, n->h.key, n->h.keylen, NULL)) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
-	output_action(&p->run.out, "rename", full, strlen(full), n->size, NULL);
+	output_action(
+	    &p->run.out, "rename", full, strlen(full), n->h.size, NULL);
 	free(full);
 	return FERRY_OK;
 }
@@ -526,15 +523,15 @@ static ferry_err
 dry_download(struct pull *p, const struct pr_new *n)
 {
 	struct plan_entry src = {.present = 1,
-	    .size = n->size,
-	    .etag = n->etag,
-	    .last_modified = n->last_modified};
+	    .size = n->h.size,
+	    .etag = n->h.etag,
+	    .last_modified = n->h.last_modified};
 	struct plan_entry dst = {0};
 
 	p->run.counts.downloaded++;
-	p->run.counts.bytes += n->size;
-	return sync_run_planned(&p->run, "download", n->key, n->keylen, n->size,
-	    n->reason, &src, &dst);
+	p->run.counts.bytes += n->h.size;
+	return sync_run_planned(&p->run, "download", n->h.key, n->h.keylen,
+	    n->h.size, n->reason, &src, &dst);
 }
 
 /* The second round's planner: begins the next download held back. */
@@ -543,7 +540,6 @@ begin_next(void *arg)
 {
 	struct pull *p = arg;
 	struct pull_renames *rn = p->renames;
-	struct remote_obj o;
 	struct pr_new *n;
 
 	while (rn->next < rn->nnew && rn->nw[rn->next].done)
@@ -555,13 +551,7 @@ begin_next(void *arg)
 	n = &rn->nw[rn->next++];
 	if (p->run.o->dry_run)
 		return dry_download(p, n);
-	memset(&o, 0, sizeof(o));
-	o.key = n->key;
-	o.keylen = n->keylen;
-	o.size = n->size;
-	o.etag = n->etag;
-	o.last_modified = n->last_modified;
-	return dl_begin(p, n->action, n->key, n->keylen, &o, NULL);
+	return dl_begin_held(p, n->action, &n->h, NULL);
 }
 
 ferry_err
@@ -583,11 +573,7 @@ pull_renames_run(struct pull *p)
 		if ((e = try_rename(p, &rn->nw[i])) != FERRY_OK)
 			return e;
 	rn->next = 0;
-	rn->all = 0;
-	p->run.eng.planned_all = &rn->all;
-	p->run.eng.planner = p;
-	p->run.eng.plan_next = begin_next;
-	return transfer_engine_run(&p->run.eng);
+	return dl_round_run(p, &rn->all, begin_next);
 }
 
 int
