@@ -118,30 +118,35 @@ link_unnamed(struct dl *d, const char *name)
 	return linkat(AT_FDCWD, path, d->dirfd, name, AT_SYMLINK_FOLLOW);
 }
 
+/* link_unnamed() as dl_temp_name() calls it. */
+static int
+link_unnamed_at(struct dl *d, const char *name, void *arg)
+{
+	(void)arg;
+	return link_unnamed(d, name);
+}
+
 /* Creates a new file at name in d's folder: 0, or -1 with errno. */
 static int
-create_named(struct dl *d, const char *name)
+create_named(struct dl *d, const char *name, void *arg)
 {
+	(void)arg;
 	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 
 	d->fd = openat(d->dirfd, name, fl, 0600);
 	return d->fd >= 0 ? 0 : -1;
 }
 
-/*
- * Puts a file at a free random temporary name in d's folder with make
- * (create_named or link_unnamed): 0, the name in d->tmpname, or -1 with
- * errno and d->tmpname "".  O_EXCL and linkat never take a name in use.
- */
-static int
-temp_name(struct dl *d, int (*make)(struct dl *, const char *))
+int
+dl_temp_name(
+    struct dl *d, int (*make)(struct dl *, const char *, void *), void *arg)
 {
 	int i;
 
 	for (i = 0; i < TMP_TRIES; i++) {
 		snprintf(d->tmpname, sizeof(d->tmpname),
 		    FERRY_TMP_PREFIX "%012" PRIx64, next_random(d->p) >> 16);
-		if (make(d, d->tmpname) == 0)
+		if (make(d, d->tmpname, arg) == 0)
 			return 0;
 		if (errno != EEXIST)
 			break;
@@ -154,7 +159,7 @@ temp_name(struct dl *d, int (*make)(struct dl *, const char *))
 static int
 name_unnamed(struct dl *d)
 {
-	if (temp_name(d, link_unnamed) != 0)
+	if (dl_temp_name(d, link_unnamed_at, NULL) != 0)
 		return -1;
 	d->unnamed = 0;
 	return 0;
@@ -185,7 +190,7 @@ probe_link(struct dl *d)
 		return;
 	for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
 		p->link = ways[i];
-		if (temp_name(d, link_unnamed) == 0)
+		if (dl_temp_name(d, link_unnamed_at, NULL) == 0)
 			break;
 		p->link = PULL_LINK_NONE;
 	}
@@ -246,7 +251,7 @@ dl_open_temp(struct dl *d)
 	if ((e = pull_dir_get(d->p, d->t.key, dirlen, &d->dir)) != FERRY_OK)
 		return e;
 	d->dirfd = d->dir->fd;
-	if (open_unnamed(d) || temp_name(d, create_named) == 0)
+	if (open_unnamed(d) || dl_temp_name(d, create_named, NULL) == 0)
 		return sparse_begin(d);
 	return ferry_fail(FERRY_ESYS,
 	    "cannot create a temporary file for %s: %s", d->t.key,

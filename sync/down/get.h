@@ -12,6 +12,14 @@
 
 /* Keeps a sink's failure for the completion; returns non-zero (stop). */
 int dl_sink_fail(struct dl *d, ferry_err e);
+/*
+ * Puts a file at a free random temporary name in d's folder with
+ * make(d, name, arg), which fails with EEXIST where the name is taken
+ * (O_EXCL, linkat, RENAME_NOREPLACE): 0, the name in d->tmpname, or -1
+ * with errno and d->tmpname "".
+ */
+int dl_temp_name(
+    struct dl *d, int (*make)(struct dl *, const char *, void *), void *arg);
 /* Creates the file to write in the target's folder (made if missing). */
 ferry_err dl_open_temp(struct dl *d) FERRY_WUR;
 /* Whether the ETag the bytes came with is their MD5, to check them by. */

@@ -41,7 +41,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +51,6 @@
 #include "sync/down/get.h"
 
 #define PULL_RENAMES_MAX 65536
-#define MOVE_TRIES 32
 
 /* A file the merge deletes, whose object's content the manifest knows. */
 struct pr_src {
@@ -342,29 +340,23 @@ ask(struct pull *p, const struct pr_new *n, const struct pr_src *s,
 	return FERRY_OK;
 }
 
+/* The file to move: its name in its folder. */
+struct move_from {
+	int dir;
+	const char *name;
+};
+
 /*
- * Moves the file name of odir to a free temporary name in d's folder:
- * 0 with the name in d->tmpname, or -1 with errno.  RENAME_NOREPLACE
- * never takes a name in use.
+ * Moves the file arg names to name in d's folder: 0, or -1 with errno
+ * (EEXIST where name is taken: RENAME_NOREPLACE).
  */
 static int
-move_to_temp(struct dl *d, int odir, const char *name)
+move_in(struct dl *d, const char *name, void *arg)
 {
-	int i;
+	const struct move_from *from = arg;
 
-	for (i = 0; i < MOVE_TRIES; i++) {
-		snprintf(d->tmpname, sizeof(d->tmpname),
-		    FERRY_TMP_PREFIX "%012" PRIx64,
-		    (uint64_t)(((uint64_t)now_mono_ns() * 2654435761u + i) &
-		               0xffffffffffffULL));
-		if (renameat2(odir, name, d->dirfd, d->tmpname,
-		        RENAME_NOREPLACE) == 0)
-			return 0;
-		if (errno != EEXIST)
-			break;
-	}
-	d->tmpname[0] = '\0';
-	return -1;
+	return renameat2(
+	    from->dir, from->name, d->dirfd, name, RENAME_NOREPLACE);
 }
 
 /* Whether the file name of odir is still s's, as scanned; opens it. */
@@ -407,6 +399,7 @@ move_file(struct pull *p, struct dl *d, const struct pr_new *n,
 {
 	size_t odl, ndl;
 	const char *oname = dl_key_name(s->key, s->keylen, &odl);
+	struct move_from from;
 	int odir = -1, ok = 0;
 
 	if (pull_open_dir(p, s->key, odl, 0, &odir) != FERRY_OK)
@@ -417,7 +410,9 @@ move_file(struct pull *p, struct dl *d, const struct pr_new *n,
 	if (pull_dir_get(p, n->h.key, ndl, &d->dir) != FERRY_OK)
 		goto out;
 	d->dirfd = d->dir->fd;
-	if (move_to_temp(d, odir, oname) != 0)
+	from.dir = odir;
+	from.name = oname;
+	if (dl_temp_name(d, move_in, &from) != 0)
 		goto out;
 	d->written = n->h.size;
 	dl_take_meta(d, r);
