@@ -381,7 +381,9 @@ next_due(const struct watcher *w)
 	} while (0)
 	if (w->retry_ns)
 		EARLIER(w->retry_ns);
-	if (w->first_ns) {
+	/* a window held while the source folder is gone waits for retry_ns:
+	 * its settle time past, the loop would spin until then */
+	if (w->first_ns && !w->gone) {
 		EARLIER(w->last_ns + settle);
 		EARLIER(w->first_ns + WATCH_SETTLE_CAP * settle);
 	}

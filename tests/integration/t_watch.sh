@@ -153,6 +153,16 @@ mv "$T" "$T.away"
 check "a source folder moved away holds every run, and says so" \
 	wait_line "$WORK/g.json" 10 'the source folder is gone'
 is "$(s3 ls "$B" w/ | wc -l)" "$nobj" "... and no object is deleted"
+# its CPU ticks (user and system) while the folder stays gone: a loop
+# that waits for the next try, not one that spins until it
+ticks() {
+	sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+c0=$(ticks "$wpid")
+sleep 3
+c1=$(ticks "$wpid")
+check "... and waits idle meanwhile ($((c1 - c0)) ticks in 3 s)" \
+	test $((c1 - c0)) -lt "$(($(getconf CLK_TCK) / 10))"
 mkdir "$T"
 touch "$T/.x" && rm "$T/.x"
 check "an empty source folder in its place holds its deletes, and says so" \
