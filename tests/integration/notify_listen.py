@@ -4,7 +4,7 @@ datagram socket at ADDR (a path, or an abstract name when it begins with
 '@') and writes each datagram it reads to LOG as one line: the wall clock
 time, a tab, and the message with its newlines as '|'.  With --on-ready
 CMD, runs CMD (through sh) as soon as a READY=1 arrives, its output
-written to LOG.ready, before it reads on.  Ends on SIGTERM, or on its own
+written to LOG.ready (whole once it is there), before it reads on.  Ends on SIGTERM, or on its own
 after --max-seconds (default 600).
 
 usage: notify_listen.py ADDR LOG [--on-ready CMD] [--max-seconds N]
@@ -47,8 +47,9 @@ def main():
             if on_ready and "READY=1" in text.split("\n"):
                 r = subprocess.run(on_ready, shell=True,
                                    capture_output=True, text=True)
-                with open(log + ".ready", "w") as f:
+                with open(log + ".ready.tmp", "w") as f:
                     f.write(r.stdout)
+                os.rename(log + ".ready.tmp", log + ".ready")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ NOTIFY_SOCKET=$WORK/notify.sock WATCHDOG_USEC=400000 "$FERRY" sync "$T" \
 	>"$WORK/w.json" 2>"$WORK/w.err" &
 wpid=$!
 check "READY=1 arrives" wait_line "$L" 60 'READY=1'
+wait_line "$L.ready" 30 . || true
 is "$(wc -l <"$L.ready")" "$nfiles" \
 	"... when all $nfiles objects of the first run are listed"
 is "$(grep -c 'READY=1' "$L")" 1 "... once"
