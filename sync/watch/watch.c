@@ -12,6 +12,10 @@
  * sent has been still that long or was closed.  The source folder gone
  * holds every run, and empty holds the deletes, so that a lost mount or a
  * folder moved away never empties the bucket.
+ *
+ * Under a service manager (notify.c), the watcher says READY=1 once its
+ * first run has ended, what it does in STATUS= lines, and pings its
+ * watchdog from the loop that waits, never from a run.
  */
 #include <dirent.h>
 #include <errno.h>

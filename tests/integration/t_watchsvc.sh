@@ -16,16 +16,6 @@ mkbucket "$B"
 python3 "$TOP/tests/integration/gen_tree.py" "$T" 300 5 >/dev/null
 nfiles=$(find "$T" -type f | wc -l)
 
-# waits (at most $2 s) until the file $1 has a line matching $3
-wait_line() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		grep -Eq -- "$3" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # listen ADDR LOG [ARGS...]: the listener, in the background ($lpid)
 listen() {
 	python3 "$TOP/tests/integration/notify_listen.py" "$@" &
