@@ -131,16 +131,19 @@ tell(struct watcher *w, const char *event, const char *reason, int warn)
 	struct output_watch ow = {event, reason, w->pending, w->runs,
 	    w->tree ? watch_tree_count(w->tree) : 0, w->status, w->shown.sent};
 
+	output_watch(w->o->json, &ow);
+	/* a line of its own, not after the watcher's line */
+	if (reason && w->progress)
+		output_watch_line(NULL);
+	if (reason && warn)
+		log_warn("watch: %s", reason);
+	else if (reason)
+		log_info("watch: %s", reason);
 	if (strcmp(event, "run") == 0 || strcmp(event, "held") == 0) {
 		snprintf(w->doing, sizeof(w->doing), "%s: %s",
 		    event[0] == 'r' ? "running" : "held", reason);
 		show(w, NULL);
 	}
-	output_watch(w->o->json, &ow);
-	if (reason && warn)
-		log_warn("watch: %s", reason);
-	else if (reason)
-		log_info("watch: %s", reason);
 }
 
 /*
