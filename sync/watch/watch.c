@@ -114,14 +114,25 @@ show(struct watcher *w, const char *lines)
 		output_watch_line(status);
 }
 
-/* What the run ended with adds to the objects sent. */
-static void
-count_sent(struct watcher *w)
+/*
+ * Runs the push of ro, the watcher's line cleared for the run's own; its
+ * counts in w->last, what it sent added up.  Returns its exit status.
+ */
+static int
+run_push(struct watcher *w, struct sync_opts *ro)
 {
+	int rc;
+
+	if (w->progress)
+		output_watch_line(NULL);
+	ro->watching = &w->shown;
+	rc = sync_push_counted(ro, &w->last);
+	w->runs++;
 	w->shown.sent += w->last.uploaded + w->last.copied + w->last.linked;
 	w->pending = 0;
 	snprintf(w->doing, sizeof(w->doing), "idle");
 	show(w, NULL);
+	return rc;
 }
 
 /* Writes a "watch" line with --json; the text, when any, on stderr. */
@@ -328,15 +339,9 @@ run_once(struct watcher *w, const char *why)
 	}
 	hour_budget(w, &ro);
 	tell(w, "run", why, w->full != NULL);
-	if (w->progress)
-		output_watch_line(NULL);
-	ro.watching = &w->shown;
 	w->first_ns = w->last_ns = 0;
-	w->pending = 0;
 	w->full = NULL;
-	w->status = sync_push_counted(&ro, &w->last);
-	w->runs++;
-	count_sent(w);
+	w->status = run_push(w, &ro);
 	w->hour_deleted += w->last.deleted;
 	/* its lines whole, as they happen, for whoever follows them */
 	fflush(stdout);
@@ -507,6 +512,7 @@ watcher_init(struct watcher *w, const struct sync_opts *o)
 int
 sync_watch(const struct sync_opts *o)
 {
+	struct sync_opts first = *o;
 	struct watcher w;
 	int rc;
 	ferry_err e;
@@ -518,9 +524,7 @@ sync_watch(const struct sync_opts *o)
 	watch_start(&w);
 	w.notify = watch_notify_open();
 	show(&w, NULL);
-	w.status = rc = sync_push_counted(o, &w.last);
-	w.runs = 1;
-	count_sent(&w);
+	w.status = rc = run_push(&w, &first);
 	if (rc == EXIT_USAGE || rc == EXIT_BUSY)
 		goto out;
 	if ((e = take_lock(&w)) != FERRY_OK) {
