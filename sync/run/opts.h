@@ -172,6 +172,15 @@ struct sync_opts {
 	int watch;
 	int64_t watch_settle;
 	int64_t watch_rescan; /* 0: no periodic full run */
+	/* set by the watcher for each of its runs (NULL in any other):
+	 * what its progress line adds, valid for the run */
+	const struct sync_watching *watching;
+};
+
+/* A watcher's counts, shown on the progress line of its runs. */
+struct sync_watching {
+	uint64_t pending; /* events seen, not yet run to the end */
+	uint64_t sent;    /* objects it sent before this run */
 };
 
 /* manifest.c */

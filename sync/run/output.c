@@ -32,8 +32,8 @@ output_init(struct output *o, const struct sync_opts *opts)
 	o->started_ns = now_mono_ns();
 	shard_name(&opts->shard, o->shard, sizeof(o->shard));
 	o->moved = output_moved(opts);
-	o->progress = opts->progress || (!opts->quiet && !opts->json &&
-	                                    !opts->dry_run && isatty(2));
+	o->progress = output_progress_on(opts);
+	o->watching = opts->watching;
 	o->plan = opts->cmd == SYNC_CMD_PLAN;
 	if (o->plan)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
@@ -41,6 +41,13 @@ output_init(struct output *o, const struct sync_opts *opts)
 		    opts->multipart_threshold, opts->at_given));
 	else if (o->json)
 		emit_start(opts);
+}
+
+int
+output_progress_on(const struct sync_opts *opts)
+{
+	return opts->progress ||
+	       (!opts->quiet && !opts->json && !opts->dry_run && isatty(2));
 }
 
 const char *
@@ -393,7 +400,7 @@ progress_due(struct output *o, int force)
  * and they would pile up.  The line is ASCII: a byte is a column.
  */
 static void
-progress_show(struct output *o, const char *line)
+line_show(const char *line)
 {
 	unsigned w = term_width();
 	size_t n = strlen(line);
@@ -401,6 +408,13 @@ progress_show(struct output *o, const char *line)
 	if (w > 0 && n > w - 1)
 		n = w - 1;
 	fprintf(stderr, "\r\033[K%.*s", (int)n, line);
+}
+
+/* The same, as the run's progress line, to be cleared before a line. */
+static void
+progress_show(struct output *o, const char *line)
+{
+	line_show(line);
 	o->progress_shown = 1;
 }
 
@@ -495,7 +509,7 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
 	uint64_t done = c->uploaded + c->downloaded + c->copied + c->metadata +
 	                c->linked + c->renamed;
 	char bytes[32], total[32], speed[32], eta[64] = "", keys[64] = "";
-	char line[384];
+	char line[384], watching[64] = "";
 	const char *more = planned_all ? "" : "+";
 
 	if (!progress_due(o, force))
@@ -511,12 +525,18 @@ output_progress(struct output *o, const struct sync_counts *c, uint64_t planned,
 	else if (!planned_all)
 		progress_keys(
 		    o, c, planned, planned_bytes, secs, keys, eta, sizeof(eta));
+	if (o->watching)
+		snprintf(watching, sizeof(watching),
+		    ", %llu pending, %llu sent",
+		    (unsigned long long)o->watching->pending,
+		    (unsigned long long)(o->watching->sent + c->uploaded +
+		                         c->copied + c->linked));
 	snprintf(line, sizeof(line),
 	    "%llu/%llu%s objects, %s/%s%s, %s/s%s%s, %llu deleted, %llu "
-	    "failed%s",
+	    "failed%s%s",
 	    (unsigned long long)done, (unsigned long long)planned, more, bytes,
 	    total, more, speed, keys, eta, (unsigned long long)c->deleted,
-	    (unsigned long long)c->failed, o->concur);
+	    (unsigned long long)c->failed, watching, o->concur);
 	progress_show(o, line);
 }
 
@@ -626,6 +646,19 @@ output_failure(int json, ferry_err e)
 }
 
 void
+output_watch_line(const char *doing)
+{
+	char line[320];
+
+	if (doing == NULL) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	snprintf(line, sizeof(line), "watching: %s", doing);
+	line_show(line);
+}
+
+void
 output_watch(int json, const struct output_watch *w)
 {
 	cJSON *obj;
@@ -638,6 +671,7 @@ output_watch(int json, const struct output_watch *w)
 	cJSON_AddNumberToObject(obj, "pending", (double)w->pending);
 	cJSON_AddNumberToObject(obj, "runs", (double)w->runs);
 	cJSON_AddNumberToObject(obj, "watched", (double)w->watched);
+	cJSON_AddNumberToObject(obj, "sent", (double)w->sent);
 	if (w->status >= 0)
 		cJSON_AddNumberToObject(obj, "status", w->status);
 	emit(obj);

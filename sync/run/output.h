@@ -42,6 +42,7 @@ struct output {
 	uint64_t expect_keys; /* source keys the run goes through; 0: unknown */
 	uint64_t expect_files; /* the files the last scan found; 0: unknown */
 	char concur[48];       /* "64 in flight (growing)", or "" */
+	const struct sync_watching *watching; /* a watcher's run, or NULL */
 };
 
 /*
@@ -166,9 +167,18 @@ struct output_watch {
 	uint64_t runs;      /* runs done since the watcher began */
 	uint64_t watched;   /* folders watched */
 	int status;         /* the last run's exit status, or -1 */
+	uint64_t sent;      /* objects sent since the watcher began */
 };
 /* With json, writes w as a "watch" line on stdout, flushed. */
 void output_watch(int json, const struct output_watch *w);
+/*
+ * Puts the watcher's line between its runs in the progress line's place
+ * on stderr: "watching: " and what it does ("idle, 3 pending, 12 sent");
+ * NULL clears it, for a run's lines.
+ */
+void output_watch_line(const char *doing);
+/* Whether a run of opts shows a progress line (--progress, or a tty). */
+int output_progress_on(const struct sync_opts *opts);
 /*
  * The run's length in seconds, up to its end: the first call marks the
  * end, so that the summary and the metrics file say the same.

@@ -12,6 +12,10 @@
  * sent has been still that long or was closed.  The source folder gone
  * holds every run, and empty holds the deletes, so that a lost mount or a
  * folder moved away never empties the bucket.
+ *
+ * Under a service manager (notify.c), the watcher says READY=1 once its
+ * first run has ended, what it does in STATUS= lines, and pings its
+ * watchdog from the loop that waits, never from a run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sync/watch/notify.h"
 #include "sync/watch/tree.h"
 #include "sync/watch/watch.h"
 
@@ -83,20 +88,73 @@ struct watcher {
 	/* --max-delete N counts per hour too: the deletes of this hour */
 	int64_t hour_ns;
 	uint64_t hour_deleted;
+	/* what it does, for its service manager and progress line */
+	struct watch_notify *notify;
+	int64_t ping_ns; /* the next watchdog ping, or INT64_MAX */
+	int progress;    /* a progress line is shown */
+	char doing[160]; /* "idle", "running: why", "held: why" */
+	struct sync_watching shown;
 };
+
+/*
+ * Tells the service manager (lines: "READY=1", "STOPPING=1", or NULL)
+ * and the progress line what the watcher does.
+ */
+static void
+show(struct watcher *w, const char *lines)
+{
+	char status[256];
+
+	w->shown.pending = w->pending;
+	snprintf(status, sizeof(status), "%s, %llu pending, %llu sent",
+	    w->doing, (unsigned long long)w->pending,
+	    (unsigned long long)w->shown.sent);
+	w->ping_ns = watch_notify_send(w->notify, lines, status, now_mono_ns());
+	if (w->progress)
+		output_watch_line(status);
+}
+
+/*
+ * Runs the push of ro, the watcher's line cleared for the run's own; its
+ * counts in w->last, what it sent added up.  Returns its exit status.
+ */
+static int
+run_push(struct watcher *w, struct sync_opts *ro)
+{
+	int rc;
+
+	if (w->progress)
+		output_watch_line(NULL);
+	ro->watching = &w->shown;
+	rc = sync_push_counted(ro, &w->last);
+	w->runs++;
+	w->shown.sent += w->last.uploaded + w->last.copied + w->last.linked;
+	w->pending = 0;
+	snprintf(w->doing, sizeof(w->doing), "idle");
+	show(w, NULL);
+	return rc;
+}
 
 /* Writes a "watch" line with --json; the text, when any, on stderr. */
 static void
 tell(struct watcher *w, const char *event, const char *reason, int warn)
 {
 	struct output_watch ow = {event, reason, w->pending, w->runs,
-	    w->tree ? watch_tree_count(w->tree) : 0, w->status};
+	    w->tree ? watch_tree_count(w->tree) : 0, w->status, w->shown.sent};
 
 	output_watch(w->o->json, &ow);
+	/* a line of its own, not after the watcher's line */
+	if (reason && w->progress)
+		output_watch_line(NULL);
 	if (reason && warn)
 		log_warn("watch: %s", reason);
 	else if (reason)
 		log_info("watch: %s", reason);
+	if (strcmp(event, "run") == 0 || strcmp(event, "held") == 0) {
+		snprintf(w->doing, sizeof(w->doing), "%s: %s",
+		    event[0] == 'r' ? "running" : "held", reason);
+		show(w, NULL);
+	}
 }
 
 /*
@@ -282,10 +340,8 @@ run_once(struct watcher *w, const char *why)
 	hour_budget(w, &ro);
 	tell(w, "run", why, w->full != NULL);
 	w->first_ns = w->last_ns = 0;
-	w->pending = 0;
 	w->full = NULL;
-	w->status = sync_push_counted(&ro, &w->last);
-	w->runs++;
+	w->status = run_push(w, &ro);
 	w->hour_deleted += w->last.deleted;
 	/* its lines whole, as they happen, for whoever follows them */
 	fflush(stdout);
@@ -391,6 +447,7 @@ next_due(const struct watcher *w)
 		EARLIER(w->poll_ns);
 	if (w->o->watch_rescan > 0)
 		EARLIER(w->rescan_ns);
+	EARLIER(w->ping_ns);
 #undef EARLIER
 	return t;
 }
@@ -408,11 +465,14 @@ watch_loop(struct watcher *w)
 		wait = next_due(w) - now;
 		p.fd = w->tree ? watch_tree_fd(w->tree) : -1;
 		if (wait > 0 &&
-		    poll(&p, 1, (int)((wait + 999999) / 1000000)) > 0)
+		    poll(&p, 1, (int)((wait + 999999) / 1000000)) > 0) {
 			read_events(w);
+			show(w, NULL);
+		}
 		if (stop_sig)
 			break;
 		now = now_mono_ns();
+		w->ping_ns = watch_notify_send(w->notify, NULL, NULL, now);
 		if (now >= w->beat_ns) {
 			tell(w, "heartbeat", NULL, 0);
 			w->beat_ns = now + WATCH_BEAT_S * NS;
@@ -435,6 +495,9 @@ watcher_init(struct watcher *w, const struct sync_opts *o)
 	w->status = -1;
 	if (t)
 		w->test_overflow = (unsigned)strtoul(t, NULL, 10);
+	w->ping_ns = INT64_MAX;
+	w->progress = output_progress_on(o);
+	snprintf(w->doing, sizeof(w->doing), "running: the first run");
 	if (realpath(o->src, w->root) == NULL ||
 	    stat(w->root, &w->root_st) != 0 || !S_ISDIR(w->root_st.st_mode)) {
 		ferry_fail(FERRY_EUSAGE, "no folder '%s'", o->src);
@@ -451,6 +514,7 @@ watcher_init(struct watcher *w, const struct sync_opts *o)
 int
 sync_watch(const struct sync_opts *o)
 {
+	struct sync_opts first = *o;
 	struct watcher w;
 	int rc;
 	ferry_err e;
@@ -460,8 +524,9 @@ sync_watch(const struct sync_opts *o)
 		return rc;
 	/* watches first: a change during the first run is not lost */
 	watch_start(&w);
-	w.status = rc = sync_push(o);
-	w.runs = 1;
+	w.notify = watch_notify_open();
+	show(&w, NULL);
+	w.status = rc = run_push(&w, &first);
 	if (rc == EXIT_USAGE || rc == EXIT_BUSY)
 		goto out;
 	if ((e = take_lock(&w)) != FERRY_OK) {
@@ -471,12 +536,19 @@ sync_watch(const struct sync_opts *o)
 	}
 	w.beat_ns = now_mono_ns() + WATCH_BEAT_S * NS;
 	after_run(&w, now_mono_ns());
+	/* the first run has ended and the watches are set */
+	show(&w, "READY=1");
 	watch_loop(&w);
+	snprintf(w.doing, sizeof(w.doing), "stopping");
+	show(&w, "STOPPING=1");
+	if (w.progress)
+		output_watch_line(NULL);
 	tell(&w, "stop", stop_sig ? "a signal: the watcher ends" : NULL, 0);
 	/* a second signal cut the last run short: it did not end cleanly */
 	rc = ferry_interrupted ? EXIT_ABORTED : EXIT_SYNCED;
 out:
 	watch_tree_close(w.tree);
+	watch_notify_close(w.notify);
 	if (w.lockfd >= 0)
 		close(w.lockfd);
 	return rc;

@@ -3,8 +3,9 @@
  * (sync --watch): after a push's run, inotify watches on the tree
  * (tree.h), their events coalesced over a settle time and run through
  * the same push, a full run where events may have been lost, signals
- * that end it cleanly, and the holds that keep a lost source from
- * deleting the destination.  Includes sync/up/ and the wings below it.
+ * that end it cleanly, the holds that keep a lost source from deleting
+ * the destination, and what it tells a service manager (notify.h).
+ * Includes sync/up/ and the wings below it.
  */
 #ifndef FERRY_WATCH_H
 #define FERRY_WATCH_H

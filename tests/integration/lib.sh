@@ -76,6 +76,17 @@ skip_on() {
 	done
 }
 
+# wait_line FILE SECONDS REGEX: waits (at most SECONDS) until FILE has a
+# line matching the extended REGEX; fails when it has none by then.
+wait_line() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		grep -Eq -- "$3" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
 check() {
 	_d=$1

@@ -19,16 +19,6 @@ python3 "$TOP/tests/integration/gen_tree.py" "$T" 200 3 >/dev/null
 start_proxy pass --rate 0
 port=${PROXY##*:}
 
-# waits (at most $2 s) until the file $1 has a line matching $3
-wait_line() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		grep -Eq -- "$3" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # waits (at most $1 s) until the bucket equals the tree
 wait_equal() {
 	local i
