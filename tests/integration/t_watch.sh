@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# sync --watch: a watcher follows a tree through a few thousand random
-# changes from a fixed seed (bursts, folders renamed and replaced by
-# files, mkdir -p deep), a queue overflow (simulated: every 7th read of
-# events taken for one, FERRY_WATCH_TEST_OVERFLOW) and a server outage in
-# the middle (the fault proxy refusing every request for a while); after
+# sync --watch: a watcher follows a tree through 10,000 random changes
+# (2,000 under FERRY_TEST_LIGHT) from a fixed seed (bursts, folders
+# renamed and replaced by files, mkdir -p deep), a queue overflow
+# (simulated: every 7th read of events taken for one,
+# FERRY_WATCH_TEST_OVERFLOW) and a server outage in the middle (the fault
+# proxy refusing every request for a while); after
 # quiet the bucket equals the tree, verify --full is clean and a one-off
 # run finds nothing to do.  A second watcher of the pair is refused;
 # SIGTERM during a run lets it end and exits 0; a source folder moved
@@ -77,13 +78,13 @@ is "$?" 4 "a second watcher of the pair is refused (exit 4)"
 like "$(cat "$WORK/w2.err")" "another ferry sync --watch" \
 	"... and says another watcher holds it"
 
-python3 "$TOP/tests/integration/watch_mutate.py" "$T" 800 1 >"$WORK/m1"
+python3 "$TOP/tests/integration/watch_mutate.py" "$T" "$(light 4000 800)" 1 >"$WORK/m1"
 echo "# first changes ($(($(date +%s) - t0)) s): $(cat "$WORK/m1")"
 
 # the outage: every request refused or cut, while changes go on
 stop_proxy
 start_proxy down --always --kinds 503,reset --port "$port"
-python3 "$TOP/tests/integration/watch_mutate.py" "$T" 400 2 >"$WORK/m2"
+python3 "$TOP/tests/integration/watch_mutate.py" "$T" "$(light 2000 400)" 2 >"$WORK/m2"
 echo "# changes during the outage ($(($(date +%s) - t0)) s): $(cat "$WORK/m2")"
 sleep 3
 stop_proxy
@@ -91,7 +92,7 @@ start_proxy pass2 --rate 0 --port "$port"
 check "the outage was met: a run did not end synced and was tried again" \
 	grep -q '"event":"held","reason":"the run did not end synced' \
 	"$WORK/w.json"
-python3 "$TOP/tests/integration/watch_mutate.py" "$T" 800 3 >"$WORK/m3"
+python3 "$TOP/tests/integration/watch_mutate.py" "$T" "$(light 4000 800)" 3 >"$WORK/m3"
 echo "# changes after it ($(($(date +%s) - t0)) s): $(cat "$WORK/m3")"
 
 check "after quiet, the bucket equals the tree" wait_equal 40
