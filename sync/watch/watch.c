@@ -1,17 +1,20 @@
 /*
  * watch.c: sync --watch (watch.h).  Every run the watcher starts is a
- * whole push with the warm manifest: its scan reads again only the files
- * whose size or mtime moved, and its merge decides each key as a one-off
- * run does (filters, --delete and its guard, metadata, links).  Events
- * are hints of when to run, never of what: one lost (an overflow, a
- * folder beyond the watch limit) costs no change, only its promptness,
- * and the full run it calls for is said.
+ * whole run (push, pull or mirror) with the warm manifest: a push's scan
+ * reads again only the files whose size or mtime moved, and its merge
+ * decides each key as a one-off run does (filters, --delete and its
+ * guard, metadata, links).  Events are hints of when to run, never of
+ * what: one lost (an overflow, a folder beyond the watch limit) costs no
+ * change, only its promptness, and the full run it calls for is said.
+ * A bucket sends none: its runs come every --watch-interval (source.h),
+ * through the same loop.
  *
  * A window of events is run once it has been quiet for the settle time:
  * a file being written is changed again within it (IN_MODIFY), so a file
  * sent has been still that long or was closed.  The source folder gone
- * holds every run, and empty holds the deletes, so that a lost mount or a
- * folder moved away never empties the bucket.
+ * holds every run, and a source side with nothing (a folder, a prefix)
+ * holds the deletes, so that a lost mount, a folder moved away or a
+ * prefix emptied never empties the destination.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,18 +29,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sync/watch/reload.h"
+#include "sync/watch/source.h"
 #include "sync/watch/tree.h"
 #include "sync/watch/watch.h"
 
 #define NS 1000000000LL
 /* a "watch" heartbeat line this often (seconds) */
 #define WATCH_BEAT_S 10
-/* a full run this often where some folder has no watch (seconds) */
-#define WATCH_POLL_S 60
 /* a window still busy after this many settle times is run anyway */
 #define WATCH_SETTLE_CAP 10
-/* the longest wait before a failed run is tried again (seconds) */
-#define WATCH_BACKOFF_MAX 60
 
 /* The first SIGTERM or SIGINT: the watcher ends after the run going on. */
 static volatile sig_atomic_t stop_sig;
@@ -80,6 +81,7 @@ struct watcher {
 	unsigned test_overflow;  /* FERRY_WATCH_TEST_OVERFLOW: see tell_news */
 	int status;              /* the last run's, or -1 */
 	struct sync_counts last; /* what it did */
+	struct filter *filters;  /* read again on SIGHUP, or NULL: o's */
 	/* --max-delete N counts per hour too: the deletes of this hour */
 	int64_t hour_ns;
 	uint64_t hour_deleted;
@@ -112,8 +114,9 @@ take_lock(struct watcher *w)
 
 	if (w->lockfd >= 0)
 		return FERRY_OK;
-	if ((e = sync_manifest_find(w->o, w->mdir, sizeof(w->mdir))) !=
-	    FERRY_OK)
+	if ((e = watch_source_lockable(w->o)) != FERRY_OK ||
+	    (e = sync_manifest_find(w->o, w->mdir, sizeof(w->mdir))) !=
+	        FERRY_OK)
 		return e;
 	snprintf(path, sizeof(path), "%s/watch.lock", w->mdir);
 	if ((w->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
@@ -153,12 +156,17 @@ watch_start(struct watcher *w)
 	char skip[PATH_MAX];
 	ferry_err e;
 
+	if (watch_source_polled(w->o)) {
+		watch_source_polling(w->o, skip, sizeof(skip));
+		tell(w, "watching", skip, 0);
+		return;
+	}
 	manifest_skip(w, skip, sizeof(skip));
 	e = watch_tree_open(w->root, skip[0] ? skip : NULL, &w->tree);
 	if (e != FERRY_OK) {
 		tell(w, "watching", ferry_errmsg(), 1);
-		log_warn(
-		    "watch: no watches: a full run every %d s", WATCH_POLL_S);
+		log_warn("watch: no watches: a full run every %lld s",
+		    (long long)watch_source_period(w->o));
 		return;
 	}
 	if (watch_tree_limited(w->tree)) {
@@ -170,23 +178,6 @@ watch_start(struct watcher *w)
 		return;
 	}
 	tell(w, "watching", NULL, 0);
-}
-
-/* Whether the folder path holds nothing (or cannot be read). */
-static int
-dir_empty(const char *path)
-{
-	struct dirent *d;
-	DIR *dir;
-	int empty = 1;
-
-	if ((dir = opendir(path)) == NULL)
-		return 1;
-	while (empty && (d = readdir(dir)) != NULL)
-		empty =
-		    strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0;
-	closedir(dir);
-	return empty;
 }
 
 /* Whether the source folder is there; a new one in its place is taken. */
@@ -213,20 +204,23 @@ after_run(struct watcher *w, int64_t now)
 	char why[96];
 
 	w->rescan_ns = now + w->o->watch_rescan * NS;
-	w->poll_ns = now + WATCH_POLL_S * NS;
+	w->poll_ns = now + watch_source_period(w->o) * NS;
 	if (w->status == EXIT_SYNCED || stop_sig) {
 		w->retry_ns = 0;
 		w->backoff_s = 0;
 		return;
 	}
-	/* a run that changed the bucket may have cleared what held it (the
-	 * delete guard counts the destination): the next comes soon */
-	if (w->last.uploaded + w->last.deleted + w->last.metadata > 0)
+	/* a run that changed the destination may have cleared what held it
+	 * (the delete guard counts the destination): the next comes soon */
+	if (w->last.uploaded + w->last.downloaded + w->last.copied +
+	        w->last.deleted + w->last.metadata >
+	    0)
 		w->backoff_s = 0;
-	w->backoff_s = w->backoff_s ? w->backoff_s * 2 : w->o->watch_settle;
-	if (w->backoff_s > WATCH_BACKOFF_MAX)
-		w->backoff_s = WATCH_BACKOFF_MAX;
+	w->backoff_s = watch_source_backoff(w->o, w->backoff_s);
 	w->retry_ns = now + w->backoff_s * NS;
+	/* a poll is no sooner than the retry */
+	if (w->poll_ns < w->retry_ns)
+		w->poll_ns = w->retry_ns;
 	snprintf(why, sizeof(why), "%s: again in %lld s",
 	    w->status == EXIT_BUSY ? "another run holds the manifest"
 	                           : "the run did not end synced",
@@ -255,13 +249,37 @@ hour_budget(struct watcher *w, struct sync_opts *ro)
 	                     : w->o->max_delete - w->hour_deleted;
 }
 
-/* A whole push, held where the source folder is gone or empty. */
+/*
+ * One whole run of ro with the filters in use: its status and counts
+ * kept, its deletes held from an empty source said.
+ */
+static void
+run_whole(struct watcher *w, struct sync_opts *ro)
+{
+	struct sync_ran ran;
+	char held[160];
+
+	memset(&ran, 0, sizeof(ran));
+	if (w->filters)
+		ro->filter = w->filters;
+	ro->ran = &ran;
+	w->status = watch_source_run(ro);
+	w->runs++;
+	w->last = ran.counts;
+	w->hour_deleted += ran.counts.deleted;
+	if (ran.held) {
+		watch_source_held(w->o, ran.held, held, sizeof(held));
+		tell(w, "held", held, 1);
+	}
+}
+
+/* A whole run, held where the source folder is gone. */
 static void
 run_once(struct watcher *w, const char *why)
 {
 	struct sync_opts ro = *w->o;
 
-	if (!source_here(w)) {
+	if (!watch_source_polled(w->o) && !source_here(w)) {
 		if (!w->gone)
 			tell(w, "held",
 			    "the source folder is gone: no run and no delete "
@@ -274,19 +292,12 @@ run_once(struct watcher *w, const char *why)
 	if (w->gone)
 		why = "the source folder is back";
 	w->gone = 0;
-	if (ro.delete &&dir_empty(w->root)) {
-		ro.delete = 0;
-		tell(w, "held",
-		    "the source folder is empty: its deletes are held", 1);
-	}
 	hour_budget(w, &ro);
 	tell(w, "run", why, w->full != NULL);
 	w->first_ns = w->last_ns = 0;
 	w->pending = 0;
 	w->full = NULL;
-	w->status = sync_push_counted(&ro, &w->last);
-	w->runs++;
-	w->hour_deleted += w->last.deleted;
+	run_whole(w, &ro);
 	/* its lines whole, as they happen, for whoever follows them */
 	fflush(stdout);
 	after_run(w, now_mono_ns());
@@ -361,7 +372,7 @@ run_due(struct watcher *w, int64_t now)
 		return w->full ? w->full : "changes";
 	if ((w->tree == NULL || watch_tree_limited(w->tree)) &&
 	    now >= w->poll_ns)
-		return "a periodic sync: not every folder is watched";
+		return watch_source_period_why(w->o);
 	if (w->o->watch_rescan > 0 && now >= w->rescan_ns)
 		return "the periodic full run (--watch-rescan)";
 	return NULL;
@@ -393,6 +404,25 @@ next_due(const struct watcher *w)
 	return t;
 }
 
+/*
+ * After SIGHUP: the filter files read again, said, and a run soon (after
+ * the settle time), since what the filters let through has changed.
+ */
+static void
+reload(struct watcher *w, int64_t now)
+{
+	char why[640];
+	int r = watch_reload(w->o, &w->filters, why, sizeof(why));
+
+	tell(w, "reload", why, r < 0);
+	if (r <= 0)
+		return;
+	w->full = "the filters were read again (SIGHUP)";
+	if (w->first_ns == 0)
+		w->first_ns = now;
+	w->last_ns = now;
+}
+
 /* Waits for events or the next thing due, until a signal. */
 static void
 watch_loop(struct watcher *w)
@@ -411,6 +441,8 @@ watch_loop(struct watcher *w)
 		if (stop_sig)
 			break;
 		now = now_mono_ns();
+		if (watch_reload_asked())
+			reload(w, now);
 		if (now >= w->beat_ns) {
 			tell(w, "heartbeat", NULL, 0);
 			w->beat_ns = now + WATCH_BEAT_S * NS;
@@ -433,8 +465,9 @@ watcher_init(struct watcher *w, const struct sync_opts *o)
 	w->status = -1;
 	if (t)
 		w->test_overflow = (unsigned)strtoul(t, NULL, 10);
-	if (realpath(o->src, w->root) == NULL ||
-	    stat(w->root, &w->root_st) != 0 || !S_ISDIR(w->root_st.st_mode)) {
+	if (!watch_source_polled(o) && (realpath(o->src, w->root) == NULL ||
+	                                   stat(w->root, &w->root_st) != 0 ||
+	                                   !S_ISDIR(w->root_st.st_mode))) {
 		ferry_fail(FERRY_EUSAGE, "no folder '%s'", o->src);
 		output_failure(o->json, FERRY_EUSAGE);
 		return EXIT_USAGE;
@@ -450,16 +483,18 @@ int
 sync_watch(const struct sync_opts *o)
 {
 	struct watcher w;
+	struct sync_opts ro = *o;
 	int rc;
 	ferry_err e;
 
 	catch_stop();
+	watch_reload_catch();
 	if ((rc = watcher_init(&w, o)) >= 0)
 		return rc;
 	/* watches first: a change during the first run is not lost */
 	watch_start(&w);
-	w.status = rc = sync_push(o);
-	w.runs = 1;
+	run_whole(&w, &ro);
+	rc = w.status;
 	if (rc == EXIT_USAGE || rc == EXIT_BUSY)
 		goto out;
 	if ((e = take_lock(&w)) != FERRY_OK) {
@@ -475,6 +510,7 @@ sync_watch(const struct sync_opts *o)
 	rc = ferry_interrupted ? EXIT_ABORTED : EXIT_SYNCED;
 out:
 	watch_tree_close(w.tree);
+	filter_free(w.filters);
 	if (w.lockfd >= 0)
 		close(w.lockfd);
 	return rc;
