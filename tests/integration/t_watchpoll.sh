@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# sync --watch on a pull and a mirror: the source's listing is polled
+# every --watch-interval, each poll a whole run with the warm manifest.
+# A pull watcher and a mirror watcher follow puts, overwrites and deletes
+# made by another client (s3.py) and by a ferry push; an idle poll sends
+# the listing's requests alone (counted at the proxy); a source prefix
+# emptied holds the deletes and says so; SIGTERM exits 0.  SIGHUP reads
+# an --exclude-from file again, which changes what the next run sends,
+# for a pull watcher and a push watcher; a file that cannot be read then
+# keeps the filters in use.
+. "$(dirname "$0")/lib.sh"
+
+B=watchpoll-$$
+mkbucket "$B"
+# every request logged, to count those of an idle poll
+start_proxy pass --rate 0 --log-headers x-amz-copy-source
+LOG=$WORK/pass.log
+
+# waits (at most $2 s) until the file $1 has a line matching $3
+wait_line() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		grep -Eq -- "$3" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# waits (at most $1 s) until the command $2... succeeds
+wait_for() {
+	local i n=$(($1 * 10))
+	shift
+	for i in $(seq $n); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+# put KEY TEXT: TEXT as the object KEY, by another client
+put() {
+	printf '%s' "$2" >"$WORK/obj"
+	s3 put "$B" "$1" "$WORK/obj" >/dev/null
+}
+
+# has FILE TEXT: whether FILE holds TEXT exactly
+has() {
+	[ -f "$1" ] && [ "$(cat "$1")" = "$2" ]
+}
+
+# same_prefixes A B: whether the prefixes A/ and B/ of the bucket list the
+# same names and sizes
+same_prefixes() {
+	[ "$(s3 ls "$B" "$1/" | sed "s|	$1/|	|")" = \
+		"$(s3 ls "$B" "$2/" | sed "s|	$2/|	|")" ]
+}
+
+# term PID: SIGTERM, and its exit status (SIGKILL after 60 s: a failure)
+term() {
+	kill -TERM "$1"
+	for _ in $(seq 600); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1"
+}
+
+# runs FILE: how many runs the watcher has ended (summary lines)
+runs() {
+	grep -c '"type":"summary"' "$1"
+}
+
+# waits (at most $2 s) until the watcher writing $1 has ended $3 runs
+wait_runs() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		[ "$(runs "$1")" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+t0=$(date +%s)
+# --- a pull watcher -------------------------------------------------------
+put src/a "one"
+put src/b "two"
+put src/d/c "three"
+put src/x.skip "left out"
+P=$WORK/pull
+echo '*.skip' >"$WORK/pull.exclude"
+"$FERRY" sync "s3://$B/src" "$P" --endpoint-url "$PROXY" --watch \
+	--watch-interval 1s --delete --max-delete 100% \
+	--exclude-from "$WORK/pull.exclude" --json \
+	>"$WORK/p.json" 2>"$WORK/p.err" &
+ppid=$!
+check "a pull watcher's first run ends" \
+	wait_line "$WORK/p.json" 20 '"type":"summary"'
+check "... it says it polls the listing" \
+	wait_line "$WORK/p.json" 5 '"event":"watching","reason":"no event comes from a bucket'
+check "... and the folder holds the objects" \
+	eval 'has "$P/a" one && has "$P/b" two && has "$P/d/c" three'
+check "... but the one --exclude-from leaves out" test ! -e "$P/x.skip"
+
+put src/new "new"
+put src/a "one, longer"
+s3 del "$B" src/b >/dev/null
+check "a put, an overwrite and a delete by another client are followed" \
+	wait_for 10 eval 'has "$P/new" new && has "$P/a" "one, longer" &&
+		test ! -e "$P/b"'
+
+# idle polls: only listings
+n=$(runs "$WORK/p.json")
+wait_runs "$WORK/p.json" 10 $((n + 1))
+line=$(wc -l <"$LOG")
+n=$(runs "$WORK/p.json")
+wait_runs "$WORK/p.json" 10 $((n + 3))
+sleep 0.5
+idle=$(tail -n "+$((line + 1))" "$LOG" | grep '^hdr ')
+polls=$(($(runs "$WORK/p.json") - n))
+lists=$(printf '%s\n' "$idle" | grep -c "^hdr GET /$B?.*list-type=2")
+others=$(printf '%s\n' "$idle" | grep -vc "^hdr GET /$B?.*list-type=2")
+echo "# $polls idle polls: $lists listings, $others other requests"
+is "$others" 0 "idle polls send nothing but the listing"
+check "... one listing a poll ($lists for $polls polls)" \
+	between "$lists" "$polls" $((polls + 1))
+like "$(grep '"type":"summary"' "$WORK/p.json" | tail -1)" \
+	'"downloaded":0,.*"deleted":0,' "... and change nothing"
+
+# SIGHUP: the exclude file read again; the next run pulls what it let in
+echo '*.nothing' >"$WORK/pull.exclude"
+kill -HUP $ppid
+check "SIGHUP: the pull watcher reads its filter files again, and says so" \
+	wait_line "$WORK/p.json" 10 '"event":"reload","reason":"SIGHUP: the filters were read again \(1 file\)'
+check "... and its next run pulls what the new file lets in" \
+	wait_for 10 has "$P/x.skip" "left out"
+rm -f "$WORK/pull.exclude"
+kill -HUP $ppid
+check "SIGHUP with the file gone: the filters in use are kept, and said" \
+	wait_line "$WORK/p.json" 10 '"event":"reload","reason":"SIGHUP: .*pull.exclude.*: the filters in use are kept'
+kill -0 $ppid
+is "$?" 0 "... and the watcher goes on"
+
+# the source prefix emptied: its deletes are held
+s3 rm "$B" src/ >/dev/null
+check "an emptied source prefix holds the deletes, and says so" \
+	wait_line "$WORK/p.json" 10 '"event":"held","reason":"the source lists no key under its prefix: its 4 deletes are held'
+n=$(runs "$WORK/p.json")
+wait_runs "$WORK/p.json" 10 $((n + 2))
+check "... and no file is deleted over the next polls" \
+	eval 'has "$P/new" new && has "$P/a" "one, longer" && has "$P/d/c" three'
+put src/back "back"
+check "a key back under the prefix: the deletes go again" \
+	wait_for 10 eval 'has "$P/back" back && test ! -e "$P/new"'
+term $ppid
+is "$?" 0 "SIGTERM: the pull watcher exits 0"
+check "... having said it stops" grep -q '"event":"stop"' "$WORK/p.json"
+check "every line of the pull watcher is valid against the event schema" \
+	json_valid "$WORK/p.json"
+echo "# pull watcher done at $(($(date +%s) - t0)) s"
+
+# --- a mirror watcher, following a ferry push -----------------------------
+T=$WORK/tree
+mkdir -p "$T/d"
+echo one >"$T/a"
+echo two >"$T/d/b"
+"$FERRY" sync "$T" "s3://$B/msrc" >/dev/null 2>&1
+"$FERRY" sync "s3://$B/msrc" "s3://$B/mdst" --endpoint-url "$PROXY" \
+	--watch --watch-interval 1s --delete --json \
+	>"$WORK/m.json" 2>"$WORK/m.err" &
+mpid=$!
+check "a mirror watcher's first run copies the source" \
+	wait_for 20 same_prefixes msrc mdst
+echo three >"$T/c"
+echo "one, changed" >"$T/a"
+rm "$T/d/b"
+"$FERRY" sync "$T" "s3://$B/msrc" --delete >/dev/null 2>&1
+check "... it follows a put, an overwrite and a delete by a ferry push" \
+	wait_for 10 eval 's3 ls "$B" mdst/ | grep -q "	mdst/c" &&
+		same_prefixes msrc mdst'
+s3 get "$B" mdst/a "$WORK/a.got" >/dev/null
+is "$(cat "$WORK/a.got")" "one, changed" "... the overwrite's bytes"
+check "... by server-side copies" \
+	grep -q "^hdr PUT /$B/mdst/c x-amz-copy-source=[^-]" "$LOG"
+s3 rm "$B" msrc/ >/dev/null
+check "an emptied source prefix holds the mirror's deletes, and says so" \
+	wait_line "$WORK/m.json" 10 '"event":"held","reason":"the source lists no key under its prefix: its 2 deletes are held'
+is "$(s3 ls "$B" mdst/ | wc -l)" 2 "... and no object is deleted"
+term $mpid
+is "$?" 0 "SIGTERM: the mirror watcher exits 0"
+check "every line of the mirror watcher is valid against the event schema" \
+	json_valid "$WORK/m.json"
+echo "# mirror watcher done at $(($(date +%s) - t0)) s"
+
+# --- SIGHUP on a push watcher ---------------------------------------------
+H=$WORK/htree
+mkdir -p "$H"
+echo keep >"$H/a.txt"
+echo log >"$H/b.log"
+echo '*.log' >"$WORK/push.exclude"
+"$FERRY" sync "$H" "s3://$B/h" --endpoint-url "$PROXY" --watch \
+	--watch-settle 1 --delete --exclude-from "$WORK/push.exclude" --json \
+	>"$WORK/h.json" 2>"$WORK/h.err" &
+hpid=$!
+wait_line "$WORK/h.json" 20 '"type":"summary"' >/dev/null
+is "$(s3 ls "$B" h/ | cut -f2 | tr '\n' ' ')" "h/a.txt " \
+	"a push watcher sends what --exclude-from lets through"
+n=$(runs "$WORK/h.json")
+echo '*.txt' >"$WORK/push.exclude"
+kill -HUP $hpid
+check "SIGHUP: the push watcher reads its filter files again, and says so" \
+	wait_line "$WORK/h.json" 10 '"event":"reload","reason":"SIGHUP: the filters were read again'
+check "... and runs with them, with no event: the file they let in is sent" \
+	wait_for 10 eval 's3 ls "$B" h/ | grep -q "	h/b.log"'
+is "$(s3 ls "$B" h/ | cut -f2 | tr '\n' ' ')" "h/a.txt h/b.log " \
+	"... and what they now leave out is not deleted"
+printf '*.log\n[oops\n' >"$WORK/push.exclude"
+kill -HUP $hpid
+check "SIGHUP with a bad line: the filters in use are kept, and said" \
+	wait_line "$WORK/h.json" 10 'push.exclude:2: bad filter pattern.*the filters in use are kept'
+n=$(runs "$WORK/h.json")
+echo new >"$H/c.txt"
+echo new >"$H/d.log"
+wait_runs "$WORK/h.json" 10 $((n + 1))
+is "$(s3 ls "$B" h/ | cut -f2 | tr '\n' ' ')" "h/a.txt h/b.log h/d.log " \
+	"... the next run sends by the filters kept (*.txt left out)"
+term $hpid
+is "$?" 0 "SIGTERM: the push watcher exits 0"
+check "every line of the push watcher is valid against the event schema" \
+	json_valid "$WORK/h.json"
+
+# the options
+"$FERRY" sync "$H" "s3://$B/h" --watch --watch-interval 5s >/dev/null 2>&1
+is "$?" 2 "--watch-interval on a push: exit 2 (its runs follow events)"
+"$FERRY" sync "s3://$B/h" "$WORK/x" --watch --watch-interval 0 \
+	>/dev/null 2>&1
+is "$?" 2 "--watch-interval under 1s: exit 2"
+"$FERRY" sync "s3://$B/h" "$WORK/x" --watch-interval 5s >/dev/null 2>&1
+is "$?" 2 "--watch-interval without --watch: exit 2"
+echo "# wall time $(($(date +%s) - t0)) s"
+done_testing
