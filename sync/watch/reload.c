@@ -1,42 +1,11 @@
 /*
  * reload.c: filter files read again on SIGHUP (reload.h).  The signal
- * only marks the wish; the files are read between runs, never during
- * one, so that a run decides every key by one set of filters.
+ * only marks the wish (watch.c); the files are read between runs, never
+ * during one, so that a run decides every key by one set of filters.
  */
-#include <signal.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "sync/watch/reload.h"
-
-static volatile sig_atomic_t hup;
-
-static void
-on_hup(int sig)
-{
-	(void)sig;
-	hup = 1;
-}
-
-void
-watch_reload_catch(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_hup;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-int
-watch_reload_asked(void)
-{
-	int asked = hup;
-
-	hup = 0;
-	return asked;
-}
 
 int
 watch_reload(

@@ -1,5 +1,5 @@
 /*
- * reload.h: SIGHUP, which has a watcher read its filter files again
+ * reload.h: what SIGHUP asks of a watcher: its filter files read again
  * (--exclude-from, --include-from, --files-from) before its next run.
  * Private to sync/watch/.
  */
@@ -10,10 +10,6 @@
 
 #include "sync/up/up.h"
 
-/* Catches SIGHUP: it asks for a reload, and no longer ends ferry. */
-void watch_reload_catch(void);
-/* Whether a SIGHUP came since the last call. */
-int watch_reload_asked(void);
 /*
  * Makes the filters afresh from their files into *cur (the filters in
  * use, the caller's: freed here when replaced; NULL stands for o's), and

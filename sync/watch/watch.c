@@ -42,6 +42,8 @@
 
 /* The first SIGTERM or SIGINT: the watcher ends after the run going on. */
 static volatile sig_atomic_t stop_sig;
+/* SIGHUP: the filter files are read again before the next run. */
+static volatile sig_atomic_t hup_sig;
 
 static void
 on_stop(int sig)
@@ -50,6 +52,12 @@ on_stop(int sig)
 	if (stop_sig)
 		ferry_interrupted = sig;
 	stop_sig = sig;
+}
+
+static void
+on_hup(int sig)
+{
+	hup_sig = sig;
 }
 
 static void
@@ -62,6 +70,8 @@ catch_stop(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 struct watcher {
@@ -441,8 +451,10 @@ watch_loop(struct watcher *w)
 		if (stop_sig)
 			break;
 		now = now_mono_ns();
-		if (watch_reload_asked())
+		if (hup_sig) {
+			hup_sig = 0;
 			reload(w, now);
+		}
 		if (now >= w->beat_ns) {
 			tell(w, "heartbeat", NULL, 0);
 			w->beat_ns = now + WATCH_BEAT_S * NS;
@@ -488,7 +500,6 @@ sync_watch(const struct sync_opts *o)
 	ferry_err e;
 
 	catch_stop();
-	watch_reload_catch();
 	if ((rc = watcher_init(&w, o)) >= 0)
 		return rc;
 	/* watches first: a change during the first run is not lost */

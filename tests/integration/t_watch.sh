@@ -19,16 +19,6 @@ python3 "$TOP/tests/integration/gen_tree.py" "$T" 200 3 >/dev/null
 start_proxy pass --rate 0
 port=${PROXY##*:}
 
-# waits (at most $2 s) until the file $1 has a line matching $3
-wait_line() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		grep -Eq -- "$3" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # waits (at most $1 s) until the bucket equals the tree
 wait_equal() {
 	local i
@@ -41,24 +31,6 @@ wait_equal() {
 		2>&1 | head -10 | sed 's/^/# /'
 	tail -5 "$WORK/w.err" | sed 's/^/# /'
 	return 1
-}
-
-# term PID: SIGTERM to the watcher PID, and its exit status.  A run that
-# never ends would hold it (and this script) for ever: 120 s on, a second
-# SIGTERM cuts that run (exit 3), then SIGKILL.
-term() {
-	kill -TERM "$1"
-	for _ in $(seq 1200); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$1" 2>/dev/null; then
-		echo "# still running 120 s after SIGTERM: a second one"
-		kill -TERM "$1"
-		sleep 10
-		kill -KILL "$1" 2>/dev/null
-	fi
-	wait "$1"
 }
 
 # the watcher, in place of the (sub)shell that calls it.  The changes

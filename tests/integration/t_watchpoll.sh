@@ -16,16 +16,6 @@ mkbucket "$B"
 start_proxy pass --rate 0 --log-headers x-amz-copy-source
 LOG=$WORK/pass.log
 
-# waits (at most $2 s) until the file $1 has a line matching $3
-wait_line() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		grep -Eq -- "$3" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # waits (at most $1 s) until the command $2... succeeds
 wait_for() {
 	local end=$((SECONDS + $1))
@@ -55,17 +45,6 @@ same_prefixes() {
 		"$(s3 ls "$B" "$2/" | sed "s|	$2/|	|")" ]
 }
 
-# term PID: SIGTERM, and its exit status (SIGKILL after 60 s: a failure)
-term() {
-	kill -TERM "$1"
-	for _ in $(seq 600); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$1" 2>/dev/null
-	wait "$1"
-}
-
 # stopped FILE: whether the watcher writing FILE said it stops, and each
 # of its lines is valid against the event schema
 stopped() {
@@ -79,8 +58,7 @@ runs() {
 
 # waits (at most $2 s) until the watcher writing $1 has ended $3 runs
 wait_runs() {
-	local i
-	for i in $(seq $(($2 * 10))); do
+	for _ in $(seq $(($2 * 10))); do
 		[ "$(runs "$1")" -ge "$3" ] && return 0
 		sleep 0.1
 	done
