@@ -16,7 +16,6 @@
  * holds the deletes, so that a lost mount, a folder moved away or a
  * prefix emptied never empties the destination.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -277,6 +276,7 @@ run_whole(struct watcher *w, struct sync_opts *ro)
 	w->runs++;
 	w->last = ran.counts;
 	w->hour_deleted += ran.counts.deleted;
+	ro->ran = NULL;
 	if (ran.held) {
 		watch_source_held(w->o, ran.held, held, sizeof(held));
 		tell(w, "held", held, 1);
