@@ -100,6 +100,9 @@ check "a put, an overwrite and a delete by another client are followed" \
 		test ! -e "$P/b"'
 
 echo "# followed at $(($(date +%s) - t0)) s"
+"$FERRY" sync "s3://$B/src" "$P" --endpoint-url "$PROXY" --watch \
+	--watch-interval 1s >/dev/null 2>"$WORK/p2.err"
+is "$?" 4 "a second pull watcher of the pair is refused (exit 4)"
 # idle polls: only listings
 n=$(runs "$WORK/p.json")
 wait_runs "$WORK/p.json" 10 $((n + 1))
@@ -136,9 +139,11 @@ is "$?" 0 "... and the watcher goes on"
 echo "# reloads done at $(($(date +%s) - t0)) s"
 # a bulk delete is followed; then the source prefix emptied (one request):
 # its deletes are held
+had=$(cat "$P/bulk/f1" 2>/dev/null)
 s3 rm "$B" src/bulk/ >/dev/null
 check "a delete of 1,010 keys by another client is followed" \
-	wait_for 10 eval 'test ! -e "$P/bulk/f1" && test ! -e "$P/bulk/f1010"'
+	wait_for 20 eval '[ "$had" = 1 ] && test ! -e "$P/bulk/f1" &&
+		test ! -e "$P/bulk/f1010"'
 echo "# bulk delete followed at $(($(date +%s) - t0)) s"
 s3 rm "$B" src/ >/dev/null
 check "an emptied source prefix holds the deletes, and says so" \
@@ -171,6 +176,9 @@ echo two >"$T/d/b"
 mpid=$!
 check "a mirror watcher's first run copies the source" \
 	wait_for 20 same_prefixes msrc mdst
+"$FERRY" sync "s3://$B/msrc" "s3://$B/mdst" --endpoint-url "$PROXY" \
+	--watch --watch-interval 1s >/dev/null 2>"$WORK/m2.err"
+is "$?" 4 "a second mirror watcher of the pair is refused (exit 4)"
 echo three >"$T/c"
 echo "one, changed" >"$T/a"
 rm "$T/d/b"
