@@ -68,6 +68,9 @@ close_std_streams(int rc)
 static int
 run_sync(const struct sync_opts *o)
 {
+	/* checked by cli_parse(): a push, a pull or a mirror */
+	if (o->watch)
+		return sync_watch(o);
 	if (o->way == SYNC_WAY_MIRROR)
 		return sync_mirror(o);
 	if (o->way == SYNC_WAY_PULL)
@@ -78,7 +81,7 @@ run_sync(const struct sync_opts *o)
 		output_failure(o->json, FERRY_EUSAGE);
 		return metrics_run_write(o, NULL, NULL, NULL, EXIT_USAGE);
 	}
-	return o->watch ? sync_watch(o) : sync_push(o);
+	return sync_push(o);
 }
 
 int

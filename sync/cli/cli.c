@@ -66,7 +66,8 @@ enum {
 	OPT_BACKUP_DIR,
 	OPT_WATCH,
 	OPT_WATCH_SETTLE,
-	OPT_WATCH_RESCAN
+	OPT_WATCH_RESCAN,
+	OPT_WATCH_INTERVAL
 };
 
 static const char shortopts[] = "ncj:qvhLHXA";
@@ -138,6 +139,7 @@ static const struct option longopts[] = {
     {"watch", no_argument, NULL, OPT_WATCH},
     {"watch-settle", required_argument, NULL, OPT_WATCH_SETTLE},
     {"watch-rescan", required_argument, NULL, OPT_WATCH_RESCAN},
+    {"watch-interval", required_argument, NULL, OPT_WATCH_INTERVAL},
     CLI_STORE_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
@@ -186,10 +188,13 @@ static const char help_what[] =
     "  --shard I/N              only the keys whose hash mod N is I\n"
     "  --shards N               --shard with I from JOB_COMPLETION_INDEX\n"
     "  --shard-ranges FILE      shards by key range, cut as in FILE\n"
-    "  --watch                  a push goes on: sends what changes, as\n"
-    "                           it changes, until SIGTERM or SIGINT\n"
-    "  --watch-settle AGE       quiet time before changes go (default 2s)\n"
-    "  --watch-rescan AGE       full run that often (default 1h; 0: off)\n"
+    "  --watch                  goes on until SIGTERM or SIGINT: a push\n"
+    "                           sends what changes as it changes, a pull\n"
+    "                           or mirror polls the source's listing;\n"
+    "                           SIGHUP reads the filter files again\n"
+    "  --watch-settle AGE       push: quiet time before changes go (2s)\n"
+    "  --watch-rescan AGE       push: full run that often (1h; 0: off)\n"
+    "  --watch-interval AGE     pull, mirror: poll that often (30s)\n"
     "\n";
 static const char help_how[] =
     "How:\n"
@@ -543,6 +548,8 @@ take_option(struct sync_opts *o, int c, const char *arg)
 		return cli_take_age(arg, &o->watch_settle);
 	case OPT_WATCH_RESCAN:
 		return cli_take_age(arg, &o->watch_rescan);
+	case OPT_WATCH_INTERVAL:
+		return cli_take_age(arg, &o->watch_interval);
 	case OPT_JSON:
 		o->json = 1;
 		return -1;
@@ -589,27 +596,61 @@ check_sizes(struct sync_opts *o)
 	return -1;
 }
 
-/* --watch and its options against the command and the way: -1 or a status. */
+/* Whether an option of --watch was given (-1: not yet parsed). */
 static int
-check_watch(const struct sync_opts *o)
+watch_opts_given(const struct sync_opts *o)
 {
+	return o->watch_settle != 2 || o->watch_rescan != 3600 ||
+	       o->watch_interval != -1;
+}
+
+/*
+ * --watch and its options against the command and the way: -1 or a
+ * status.  A push's runs follow events, and a pull's or a mirror's the
+ * poll of a listing: the options of the one are refused with the other.
+ */
+static int
+check_watch(struct sync_opts *o)
+{
+	int push = o->way == SYNC_WAY_PUSH;
+
 	if (!o->watch)
-		return o->watch_settle != 2 || o->watch_rescan != 3600
-		           ? cli_bad("%s", "--watch-settle and --watch-rescan "
-		                           "go with --watch")
+		return watch_opts_given(o)
+		           ? cli_bad("%s", "--watch-settle, --watch-rescan and "
+		                           "--watch-interval go with --watch")
 		           : -1;
 #ifndef __linux__
-	return cli_bad("%s", "--watch needs Linux's inotify");
+	if (push)
+		return cli_bad("%s", "--watch of a folder needs Linux's "
+		                     "inotify");
 #endif
-	if (o->cmd != SYNC_CMD_SYNC || o->way != SYNC_WAY_PUSH)
-		return cli_bad("%s",
-		    "--watch: only sync from a folder to a "
-		    "bucket watches (pulls and mirrors not yet)");
+	if (o->cmd != SYNC_CMD_SYNC ||
+	    (!push && o->way != SYNC_WAY_PULL && o->way != SYNC_WAY_MIRROR))
+		return cli_bad("%s", "--watch: only sync watches, from a "
+		                     "folder or a bucket to a bucket or a "
+		                     "folder");
 	if (o->dry_run)
 		return cli_bad("%s", "--watch sends what changes: not with "
 		                     "--dry-run");
-	if (o->watch_settle < 1)
-		return cli_bad("%s", "--watch-settle must be at least 1s");
+	if (push && o->watch_interval != -1)
+		return cli_bad("%s", "--watch-interval: a push's runs follow "
+		                     "the folder's events (--watch-settle, "
+		                     "--watch-rescan)");
+	if (!push && (o->watch_settle != 2 || o->watch_rescan != 3600))
+		return cli_bad("%s", "--watch-settle and --watch-rescan are a "
+		                     "push's: a pull or a mirror polls the "
+		                     "source's listing (--watch-interval)");
+	if (!push && o->source_inventory)
+		return cli_bad("%s", "--watch polls the source's listing: not "
+		                     "with --source-inventory");
+	if (!push && o->at_given)
+		return cli_bad("%s", "--watch follows the source as it is: "
+		                     "not with --at");
+	if (o->watch_interval == -1)
+		o->watch_interval = 30;
+	if (o->watch_settle < 1 || o->watch_interval < 1)
+		return cli_bad("%s", "--watch-settle and --watch-interval "
+		                     "must be at least 1s");
 	return -1;
 }
 
@@ -845,6 +886,7 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->min_age = o->max_age = -1;
 	o->watch_settle = 2;
 	o->watch_rescan = 3600;
+	o->watch_interval = -1; /* 30s, once known to be given or not */
 	cli_usage_json = json_asked(argc, argv);
 	if (argc >= 2)
 		command_first(argc, argv);

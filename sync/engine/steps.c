@@ -183,6 +183,13 @@ sync_run_deletes_allowed(struct sync_run *run, const struct sync_run_guard *g,
 
 	if (run->ndeletes == 0)
 		return 0;
+	/* a watcher's: an empty source (the mc#2373 case: a mount lost, a
+	 * prefix emptied) holds them, --force or not, and the run goes on
+	 * to its end; the watcher says so */
+	if (run->o->ran && nsource == 0) {
+		run->o->ran->held = run->ndeletes;
+		return 0;
+	}
 	why = guard(run, g, nfailed, nsource, ndest);
 	/* a write the stdio buffer held may fail only now */
 	if (why == NULL && (fflush(run->deletes) != 0 || ferror(run->deletes)))
@@ -225,6 +232,8 @@ sync_run_finish(struct sync_run *run, ferry_err e, int status,
 	status =
 	    metrics_run_write(run->o, &run->out, &run->counts, run->m, status);
 	output_summary(&run->out, &run->counts, rs, status);
+	if (run->o->ran)
+		run->o->ran->counts = run->counts;
 	return status;
 }
 

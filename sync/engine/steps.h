@@ -117,7 +117,9 @@ int sync_run_delete_next(
  * Non-zero when deletes were gathered and the guard lets them run: no
  * file of the scan unread, nfailed transfers failed, nsource keys on the
  * source side and ndest on the destination's.  When it does not, it
- * reports why in g's words and sets run->fatal.
+ * reports why in g's words and sets run->fatal; but in a watcher's run
+ * (o->ran), a source side with no key holds the deletes without a fault,
+ * counted in o->ran->held.
  */
 int sync_run_deletes_allowed(struct sync_run *run,
     const struct sync_run_guard *g, uint64_t nfailed, uint64_t nsource,
@@ -130,8 +132,8 @@ int sync_run_status(const struct sync_run *run);
  * The end of every run: the exit status from status and e, note(m, it)
  * when note is not NULL and the manifest open, the manifest committed
  * (synced with durable), the metrics file written (--metrics-file), the
- * summary printed with the requests rs (NULL: none were sent).  Returns
- * the exit status.
+ * summary printed with the requests rs (NULL: none were sent), the
+ * counts told to a watcher (o->ran).  Returns the exit status.
  */
 int sync_run_finish(struct sync_run *run, ferry_err e, int status,
     const struct remote_stats *rs, int durable,

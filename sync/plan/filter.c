@@ -28,6 +28,14 @@ struct rule {
 	int dir_only;
 };
 
+/* What filter_reload() replays: a rule or a file, as it was given. */
+enum step_kind { STEP_PATTERN, STEP_FILE, STEP_LIST };
+struct step {
+	enum step_kind kind;
+	int include;
+	char *arg; /* the pattern, or the file's path */
+};
+
 struct filter {
 	struct rule *rules;
 	size_t n, cap;
@@ -38,6 +46,9 @@ struct filter {
 	const char **paths;
 	size_t npaths, paths_cap;
 	int has_list;
+	/* the rules and files as given, in their order */
+	struct step *steps;
+	size_t nsteps;
 };
 
 /*
@@ -333,6 +344,9 @@ filter_free(struct filter *f)
 		free(f->rules[i].glob);
 	for (i = 0; i < f->nlists; i++)
 		free(f->lists[i]);
+	for (i = 0; i < f->nsteps; i++)
+		free(f->steps[i].arg);
+	free(f->steps);
 	free(f->rules);
 	free(f->lists);
 	free(f->paths);
@@ -402,8 +416,26 @@ rule_push(struct filter *f, struct rule *r)
 	return FERRY_OK;
 }
 
-ferry_err
-filter_add(struct filter *f, const char *pattern, int include)
+/* Keeps what was given (arg copied) for filter_reload(). */
+static ferry_err
+step_keep(struct filter *f, enum step_kind kind, int include, const char *arg)
+{
+	struct step *ns;
+	char *copy;
+
+	if ((copy = strdup(arg)) == NULL ||
+	    (ns = realloc(f->steps, (f->nsteps + 1) * sizeof(*ns))) == NULL) {
+		free(copy);
+		return ferry_fail(FERRY_ENOMEM, "no memory for \"%s\"", arg);
+	}
+	f->steps = ns;
+	f->steps[f->nsteps++] = (struct step){kind, include, copy};
+	return FERRY_OK;
+}
+
+/* filter_add() but for keeping the pattern: a line of a file's. */
+static ferry_err
+pattern_add(struct filter *f, const char *pattern, int include)
 {
 	struct rule r;
 	const char *body, *why;
@@ -428,6 +460,14 @@ filter_add(struct filter *f, const char *pattern, int include)
 		    pattern, why);
 	}
 	return rule_push(f, &r);
+}
+
+ferry_err
+filter_add(struct filter *f, const char *pattern, int include)
+{
+	ferry_err e = pattern_add(f, pattern, include);
+
+	return e == FERRY_OK ? step_keep(f, STEP_PATTERN, include, pattern) : e;
 }
 
 /* Returns the verdict of the first rule matching path[0, n), else 1. */
@@ -649,7 +689,7 @@ take_pattern(void *arg, char *line)
 {
 	struct pattern_arg *a = arg;
 
-	return filter_add(a->f, line, a->include);
+	return pattern_add(a->f, line, a->include);
 }
 
 ferry_err
@@ -664,7 +704,7 @@ filter_add_file(struct filter *f, const char *path, int include)
 	if ((e = file_read(path, 1, &b)) == FERRY_OK)
 		e = filter_lines(b.data, b.len, path, take_pattern, &a);
 	buf_free(&b);
-	return e;
+	return e == FERRY_OK ? step_keep(f, STEP_FILE, include, path) : e;
 }
 
 /* Returns NULL when a listed path is well formed, else why not. */
@@ -759,5 +799,50 @@ filter_files_from(struct filter *f, const char *path)
 		buf_free(&b);
 		return e;
 	}
-	return filter_list_add(f, b.data, b.len, path);
+	if ((e = filter_list_add(f, b.data, b.len, path)) != FERRY_OK)
+		return e;
+	return step_keep(f, STEP_LIST, 1, path);
+}
+
+size_t
+filter_files(const struct filter *f)
+{
+	size_t i, n = 0;
+
+	for (i = 0; f != NULL && i < f->nsteps; i++)
+		n += f->steps[i].kind != STEP_PATTERN;
+	return n;
+}
+
+/* Adds to f what the step s adds, its file read again. */
+static ferry_err
+step_run(struct filter *f, const struct step *s)
+{
+	if (s->kind == STEP_FILE)
+		return filter_add_file(f, s->arg, s->include);
+	if (s->kind == STEP_LIST)
+		return filter_files_from(f, s->arg);
+	return filter_add(f, s->arg, s->include);
+}
+
+ferry_err
+filter_reload(const struct filter *f, struct filter **out)
+{
+	struct filter *n;
+	ferry_err e = FERRY_OK;
+	size_t i;
+
+	*out = NULL;
+	if (f == NULL)
+		return FERRY_OK;
+	if ((n = filter_new()) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "no memory for the filters");
+	for (i = 0; e == FERRY_OK && i < f->nsteps; i++)
+		e = step_run(n, &f->steps[i]);
+	if (e != FERRY_OK) {
+		filter_free(n);
+		return e;
+	}
+	*out = n;
+	return FERRY_OK;
 }

@@ -95,6 +95,19 @@ ferry_err filter_files_from(struct filter *f, const char *path) FERRY_WUR;
 ferry_err filter_list_add(
     struct filter *f, char *buf, size_t n, const char *name) FERRY_WUR;
 
+/* How many of f's rules are files (--*-from): 0 for NULL. */
+size_t filter_files(const struct filter *f);
+/*
+ * A new filter made as f was, its files read again (sync --watch on
+ * SIGHUP): the rules and files given to filter_add(), filter_add_file()
+ * and filter_files_from(), in their order (a list given to
+ * filter_list_add() alone is not kept).  *out is the caller's, freed by
+ * filter_free(); NULL for a NULL f.  On failure (a file unreadable or
+ * bad now: FERRY_EUSAGE naming it and the line) *out is NULL and f is
+ * as it was.
+ */
+ferry_err filter_reload(const struct filter *f, struct filter **out) FERRY_WUR;
+
 /* Non-zero when path (is_dir: a folder) is to be synced. NULL f: all. */
 int filter_match(const struct filter *f, const char *path, int is_dir);
 

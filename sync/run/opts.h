@@ -167,11 +167,18 @@ struct sync_opts {
 	struct remote_loc backup;
 	/* a pull's: the absolute path of the date's folder (malloc'd) */
 	char *backup_path;
-	/* --watch: a push goes on after its run, sending what changes
-	 * (sync/watch/); --watch-settle and --watch-rescan in seconds */
+	/* --watch: a sync goes on after its run (sync/watch/): a push's
+	 * runs follow inotify events, a pull's or a mirror's polls of the
+	 * source's listing; --watch-settle, --watch-rescan (a push's) and
+	 * --watch-interval (a poll's) in seconds */
 	int watch;
 	int64_t watch_settle;
 	int64_t watch_rescan; /* 0: no periodic full run */
+	int64_t watch_interval;
+	/* a run made by a watcher: what it did is told in *ran at its end,
+	 * and a source side with nothing holds its deletes (output.h);
+	 * NULL in a one-off run */
+	struct sync_ran *ran;
 	/* set by the watcher for each of its runs (NULL in any other):
 	 * what its progress line adds, valid for the run */
 	const struct sync_watching *watching;

@@ -24,6 +24,18 @@ struct sync_counts {
 	uint64_t bytes;
 };
 
+/*
+ * What a run made by a watcher (sync --watch) tells it at its end
+ * (struct sync_opts's ran): the run's counts, and the deletes it held
+ * back because its source side had nothing (an empty folder, a prefix
+ * that lists no key), whatever --force says, so that a lost source
+ * never empties the destination.
+ */
+struct sync_ran {
+	struct sync_counts counts;
+	uint64_t held;
+};
+
 /* Where events go: JSON lines on stdout, or words on stderr. */
 struct output {
 	int json;
@@ -161,7 +173,8 @@ void output_json_error(ferry_err e, const char *msg);
 void output_failure(int json, ferry_err e);
 /* What a watcher (sync --watch) tells beside its runs. */
 struct output_watch {
-	const char *event;  /* "watching", "run", "heartbeat", "held", "stop" */
+	/* "watching", "run", "heartbeat", "held", "reload", "stop" */
+	const char *event;
 	const char *reason; /* why, or NULL */
 	uint64_t pending;   /* events seen and not yet run */
 	uint64_t runs;      /* runs done since the watcher began */

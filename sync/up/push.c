@@ -182,9 +182,3 @@ sync_push(const struct sync_opts *o)
 {
 	return push_execute(o, push_open, start);
 }
-
-int
-sync_push_counted(const struct sync_opts *o, struct sync_counts *counts)
-{
-	return push_execute_counted(o, push_open, start, counts);
-}

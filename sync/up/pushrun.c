@@ -222,14 +222,6 @@ int
 push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
     ferry_err (*start)(struct push *))
 {
-	return push_execute_counted(o, open, start, NULL);
-}
-
-int
-push_execute_counted(const struct sync_opts *o,
-    ferry_err (*open)(struct push *), ferry_err (*start)(struct push *),
-    struct sync_counts *counts)
-{
 	struct remote_stats rs;
 	struct push p;
 	ferry_err e;
@@ -260,8 +252,6 @@ out:
 	sum_stats(&p, &rs);
 	status = sync_run_finish(
 	    &p.run, e, status, p.run.r ? &rs : NULL, 0, note_last_run);
-	if (counts)
-		*counts = p.run.counts;
 	push_close(&p);
 	return status;
 }

@@ -87,10 +87,6 @@ void push_close(struct push *p);
  */
 int push_execute(const struct sync_opts *o, ferry_err (*open)(struct push *),
     ferry_err (*start)(struct push *));
-/* The same, with the run's counts in *counts (NULL: not wanted). */
-int push_execute_counted(const struct sync_opts *o,
-    ferry_err (*open)(struct push *), ferry_err (*start)(struct push *),
-    struct sync_counts *counts);
 /* push.c, mirror.c: the sides and the manifest of a push or a mirror. */
 ferry_err push_open(struct push *p) FERRY_WUR;
 ferry_err mirror_open(struct push *p) FERRY_WUR;
@@ -153,8 +149,6 @@ void hardlink_free(struct hardlinks *hl);
 
 /* push.c: local tree to bucket.  Returns the exit status. */
 int sync_push(const struct sync_opts *opts);
-/* The same, with the run's counts in *counts (the watcher's runs). */
-int sync_push_counted(const struct sync_opts *opts, struct sync_counts *counts);
 /* mirror.c: bucket to bucket.  Returns the exit status. */
 int sync_mirror(const struct sync_opts *opts);
 

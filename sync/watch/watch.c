@@ -1,23 +1,25 @@
 /*
  * watch.c: sync --watch (watch.h).  Every run the watcher starts is a
- * whole push with the warm manifest: its scan reads again only the files
- * whose size or mtime moved, and its merge decides each key as a one-off
- * run does (filters, --delete and its guard, metadata, links).  Events
- * are hints of when to run, never of what: one lost (an overflow, a
- * folder beyond the watch limit) costs no change, only its promptness,
- * and the full run it calls for is said.
+ * whole run (push, pull or mirror) with the warm manifest: a push's scan
+ * reads again only the files whose size or mtime moved, and its merge
+ * decides each key as a one-off run does (filters, --delete and its
+ * guard, metadata, links).  Events are hints of when to run, never of
+ * what: one lost (an overflow, a folder beyond the watch limit) costs no
+ * change, only its promptness, and the full run it calls for is said.
+ * A bucket sends none: its runs come every --watch-interval (source.h),
+ * through the same loop.
  *
  * A window of events is run once it has been quiet for the settle time:
  * a file being written is changed again within it (IN_MODIFY), so a file
  * sent has been still that long or was closed.  The source folder gone
- * holds every run, and empty holds the deletes, so that a lost mount or a
- * folder moved away never empties the bucket.
+ * holds every run, and a source side with nothing (a folder, a prefix)
+ * holds the deletes, so that a lost mount, a folder moved away or a
+ * prefix emptied never empties the destination.
  *
  * Under a service manager (notify.c), the watcher says READY=1 once its
  * first run has ended, what it does in STATUS= lines, and pings its
  * watchdog from the loop that waits, never from a run.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,21 +33,21 @@
 #include <unistd.h>
 
 #include "sync/watch/notify.h"
+#include "sync/watch/reload.h"
+#include "sync/watch/source.h"
 #include "sync/watch/tree.h"
 #include "sync/watch/watch.h"
 
 #define NS 1000000000LL
 /* a "watch" heartbeat line this often (seconds) */
 #define WATCH_BEAT_S 10
-/* a full run this often where some folder has no watch (seconds) */
-#define WATCH_POLL_S 60
 /* a window still busy after this many settle times is run anyway */
 #define WATCH_SETTLE_CAP 10
-/* the longest wait before a failed run is tried again (seconds) */
-#define WATCH_BACKOFF_MAX 60
 
 /* The first SIGTERM or SIGINT: the watcher ends after the run going on. */
 static volatile sig_atomic_t stop_sig;
+/* SIGHUP: the filter files are read again before the next run. */
+static volatile sig_atomic_t hup_sig;
 
 static void
 on_stop(int sig)
@@ -54,6 +56,12 @@ on_stop(int sig)
 	if (stop_sig)
 		ferry_interrupted = sig;
 	stop_sig = sig;
+}
+
+static void
+on_hup(int sig)
+{
+	hup_sig = sig;
 }
 
 static void
@@ -66,6 +74,8 @@ catch_stop(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 struct watcher {
@@ -85,6 +95,7 @@ struct watcher {
 	unsigned test_overflow;  /* FERRY_WATCH_TEST_OVERFLOW: see tell_news */
 	int status;              /* the last run's, or -1 */
 	struct sync_counts last; /* what it did */
+	struct filter *filters;  /* read again on SIGHUP, or NULL: o's */
 	/* --max-delete N counts per hour too: the deletes of this hour */
 	int64_t hour_ns;
 	uint64_t hour_deleted;
@@ -112,27 +123,6 @@ show(struct watcher *w, const char *lines)
 	w->ping_ns = watch_notify_send(w->notify, lines, status, now_mono_ns());
 	if (w->progress)
 		output_watch_line(status);
-}
-
-/*
- * Runs the push of ro, the watcher's line cleared for the run's own; its
- * counts in w->last, what it sent added up.  Returns its exit status.
- */
-static int
-run_push(struct watcher *w, struct sync_opts *ro)
-{
-	int rc;
-
-	if (w->progress)
-		output_watch_line(NULL);
-	ro->watching = &w->shown;
-	rc = sync_push_counted(ro, &w->last);
-	w->runs++;
-	w->shown.sent += w->last.uploaded + w->last.copied + w->last.linked;
-	w->pending = 0;
-	snprintf(w->doing, sizeof(w->doing), "idle");
-	show(w, NULL);
-	return rc;
 }
 
 /* Writes a "watch" line with --json; the text, when any, on stderr. */
@@ -170,8 +160,9 @@ take_lock(struct watcher *w)
 
 	if (w->lockfd >= 0)
 		return FERRY_OK;
-	if ((e = sync_manifest_find(w->o, w->mdir, sizeof(w->mdir))) !=
-	    FERRY_OK)
+	if ((e = watch_source_lockable(w->o)) != FERRY_OK ||
+	    (e = sync_manifest_find(w->o, w->mdir, sizeof(w->mdir))) !=
+	        FERRY_OK)
 		return e;
 	snprintf(path, sizeof(path), "%s/watch.lock", w->mdir);
 	if ((w->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
@@ -211,12 +202,17 @@ watch_start(struct watcher *w)
 	char skip[PATH_MAX];
 	ferry_err e;
 
+	if (watch_source_polled(w->o)) {
+		watch_source_polling(w->o, skip, sizeof(skip));
+		tell(w, "watching", skip, 0);
+		return;
+	}
 	manifest_skip(w, skip, sizeof(skip));
 	e = watch_tree_open(w->root, skip[0] ? skip : NULL, &w->tree);
 	if (e != FERRY_OK) {
 		tell(w, "watching", ferry_errmsg(), 1);
-		log_warn(
-		    "watch: no watches: a full run every %d s", WATCH_POLL_S);
+		log_warn("watch: no watches: a full run every %lld s",
+		    (long long)watch_source_period(w->o));
 		return;
 	}
 	if (watch_tree_limited(w->tree)) {
@@ -228,23 +224,6 @@ watch_start(struct watcher *w)
 		return;
 	}
 	tell(w, "watching", NULL, 0);
-}
-
-/* Whether the folder path holds nothing (or cannot be read). */
-static int
-dir_empty(const char *path)
-{
-	struct dirent *d;
-	DIR *dir;
-	int empty = 1;
-
-	if ((dir = opendir(path)) == NULL)
-		return 1;
-	while (empty && (d = readdir(dir)) != NULL)
-		empty =
-		    strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0;
-	closedir(dir);
-	return empty;
 }
 
 /* Whether the source folder is there; a new one in its place is taken. */
@@ -271,20 +250,23 @@ after_run(struct watcher *w, int64_t now)
 	char why[96];
 
 	w->rescan_ns = now + w->o->watch_rescan * NS;
-	w->poll_ns = now + WATCH_POLL_S * NS;
+	w->poll_ns = now + watch_source_period(w->o) * NS;
 	if (w->status == EXIT_SYNCED || stop_sig) {
 		w->retry_ns = 0;
 		w->backoff_s = 0;
 		return;
 	}
-	/* a run that changed the bucket may have cleared what held it (the
-	 * delete guard counts the destination): the next comes soon */
-	if (w->last.uploaded + w->last.deleted + w->last.metadata > 0)
+	/* a run that changed the destination may have cleared what held it
+	 * (the delete guard counts the destination): the next comes soon */
+	if (w->last.uploaded + w->last.downloaded + w->last.copied +
+	        w->last.deleted + w->last.metadata >
+	    0)
 		w->backoff_s = 0;
-	w->backoff_s = w->backoff_s ? w->backoff_s * 2 : w->o->watch_settle;
-	if (w->backoff_s > WATCH_BACKOFF_MAX)
-		w->backoff_s = WATCH_BACKOFF_MAX;
+	w->backoff_s = watch_source_backoff(w->o, w->backoff_s);
 	w->retry_ns = now + w->backoff_s * NS;
+	/* a poll is no sooner than the retry */
+	if (w->poll_ns < w->retry_ns)
+		w->poll_ns = w->retry_ns;
 	snprintf(why, sizeof(why), "%s: again in %lld s",
 	    w->status == EXIT_BUSY ? "another run holds the manifest"
 	                           : "the run did not end synced",
@@ -313,13 +295,46 @@ hour_budget(struct watcher *w, struct sync_opts *ro)
 	                     : w->o->max_delete - w->hour_deleted;
 }
 
-/* A whole push, held where the source folder is gone or empty. */
+/*
+ * One whole run of ro with the filters in use: its status and counts
+ * kept, its deletes held from an empty source said.
+ */
+static void
+run_whole(struct watcher *w, struct sync_opts *ro)
+{
+	struct sync_ran ran;
+	char held[160];
+
+	memset(&ran, 0, sizeof(ran));
+	if (w->filters)
+		ro->filter = w->filters;
+	if (w->progress)
+		output_watch_line(NULL);
+	ro->watching = &w->shown;
+	ro->ran = &ran;
+	w->status = watch_source_run(ro);
+	w->runs++;
+	w->last = ran.counts;
+	w->hour_deleted += ran.counts.deleted;
+	w->shown.sent += w->last.uploaded + w->last.copied + w->last.linked;
+	w->pending = 0;
+	ro->ran = NULL;
+	ro->watching = NULL;
+	snprintf(w->doing, sizeof(w->doing), "idle");
+	if (ran.held) {
+		watch_source_held(w->o, ran.held, held, sizeof(held));
+		tell(w, "held", held, 1);
+	}
+	show(w, NULL);
+}
+
+/* A whole run, held where the source folder is gone. */
 static void
 run_once(struct watcher *w, const char *why)
 {
 	struct sync_opts ro = *w->o;
 
-	if (!source_here(w)) {
+	if (!watch_source_polled(w->o) && !source_here(w)) {
 		if (!w->gone)
 			tell(w, "held",
 			    "the source folder is gone: no run and no delete "
@@ -332,17 +347,11 @@ run_once(struct watcher *w, const char *why)
 	if (w->gone)
 		why = "the source folder is back";
 	w->gone = 0;
-	if (ro.delete &&dir_empty(w->root)) {
-		ro.delete = 0;
-		tell(w, "held",
-		    "the source folder is empty: its deletes are held", 1);
-	}
 	hour_budget(w, &ro);
 	tell(w, "run", why, w->full != NULL);
 	w->first_ns = w->last_ns = 0;
 	w->full = NULL;
-	w->status = run_push(w, &ro);
-	w->hour_deleted += w->last.deleted;
+	run_whole(w, &ro);
 	/* its lines whole, as they happen, for whoever follows them */
 	fflush(stdout);
 	after_run(w, now_mono_ns());
@@ -417,7 +426,7 @@ run_due(struct watcher *w, int64_t now)
 		return w->full ? w->full : "changes";
 	if ((w->tree == NULL || watch_tree_limited(w->tree)) &&
 	    now >= w->poll_ns)
-		return "a periodic sync: not every folder is watched";
+		return watch_source_period_why(w->o);
 	if (w->o->watch_rescan > 0 && now >= w->rescan_ns)
 		return "the periodic full run (--watch-rescan)";
 	return NULL;
@@ -452,6 +461,25 @@ next_due(const struct watcher *w)
 	return t;
 }
 
+/*
+ * After SIGHUP: the filter files read again, said, and a run soon (after
+ * the settle time), since what the filters let through has changed.
+ */
+static void
+reload(struct watcher *w, int64_t now)
+{
+	char why[640];
+	int r = watch_reload(w->o, &w->filters, why, sizeof(why));
+
+	tell(w, "reload", why, r < 0);
+	if (r <= 0)
+		return;
+	w->full = "the filters were read again (SIGHUP)";
+	if (w->first_ns == 0)
+		w->first_ns = now;
+	w->last_ns = now;
+}
+
 /* Waits for events or the next thing due, until a signal. */
 static void
 watch_loop(struct watcher *w)
@@ -473,6 +501,10 @@ watch_loop(struct watcher *w)
 			break;
 		now = now_mono_ns();
 		w->ping_ns = watch_notify_send(w->notify, NULL, NULL, now);
+		if (hup_sig) {
+			hup_sig = 0;
+			reload(w, now);
+		}
 		if (now >= w->beat_ns) {
 			tell(w, "heartbeat", NULL, 0);
 			w->beat_ns = now + WATCH_BEAT_S * NS;
@@ -498,8 +530,9 @@ watcher_init(struct watcher *w, const struct sync_opts *o)
 	w->ping_ns = INT64_MAX;
 	w->progress = output_progress_on(o);
 	snprintf(w->doing, sizeof(w->doing), "running: the first run");
-	if (realpath(o->src, w->root) == NULL ||
-	    stat(w->root, &w->root_st) != 0 || !S_ISDIR(w->root_st.st_mode)) {
+	if (!watch_source_polled(o) && (realpath(o->src, w->root) == NULL ||
+	                                   stat(w->root, &w->root_st) != 0 ||
+	                                   !S_ISDIR(w->root_st.st_mode))) {
 		ferry_fail(FERRY_EUSAGE, "no folder '%s'", o->src);
 		output_failure(o->json, FERRY_EUSAGE);
 		return EXIT_USAGE;
@@ -514,8 +547,8 @@ watcher_init(struct watcher *w, const struct sync_opts *o)
 int
 sync_watch(const struct sync_opts *o)
 {
-	struct sync_opts first = *o;
 	struct watcher w;
+	struct sync_opts ro = *o;
 	int rc;
 	ferry_err e;
 
@@ -526,7 +559,8 @@ sync_watch(const struct sync_opts *o)
 	watch_start(&w);
 	w.notify = watch_notify_open();
 	show(&w, NULL);
-	w.status = rc = run_push(&w, &first);
+	run_whole(&w, &ro);
+	rc = w.status;
 	if (rc == EXIT_USAGE || rc == EXIT_BUSY)
 		goto out;
 	if ((e = take_lock(&w)) != FERRY_OK) {
@@ -549,6 +583,7 @@ sync_watch(const struct sync_opts *o)
 out:
 	watch_tree_close(w.tree);
 	watch_notify_close(w.notify);
+	filter_free(w.filters);
 	if (w.lockfd >= 0)
 		close(w.lockfd);
 	return rc;

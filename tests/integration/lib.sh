@@ -183,6 +183,24 @@ requests_not() {
 		awk -v k="$2" -v p="$3" '$1 == k && $3 !~ p { n++ } END { print n + 0 }'
 }
 
+# term PID: SIGTERM to PID (a watcher, say), and its exit status.  A run
+# that never ends would hold it (and the script) for ever: 120 s on, a
+# second SIGTERM cuts that run (exit 3), then SIGKILL.
+term() {
+	kill -TERM "$1"
+	for _ in $(seq 1200); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "# still running 120 s after SIGTERM: a second one"
+		kill -TERM "$1"
+		sleep 10
+		kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1"
+}
+
 # between N LO HI: whether LO <= N <= HI.
 between() {
 	[ "$1" -ge "$2" ] && [ "$1" -le "$3" ]

@@ -34,24 +34,6 @@ wait_equal() {
 	return 1
 }
 
-# term PID: SIGTERM to the watcher PID, and its exit status.  A run that
-# never ends would hold it (and this script) for ever: 120 s on, a second
-# SIGTERM cuts that run (exit 3), then SIGKILL.
-term() {
-	kill -TERM "$1"
-	for _ in $(seq 1200); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$1" 2>/dev/null; then
-		echo "# still running 120 s after SIGTERM: a second one"
-		kill -TERM "$1"
-		sleep 10
-		kill -KILL "$1" 2>/dev/null
-	fi
-	wait "$1"
-}
-
 # the watcher, in place of the (sub)shell that calls it.  The changes
 # below rename and delete folders at random, and what a window gathers
 # depends on how fast the machine is: on a loaded one, a window after

@@ -713,6 +713,73 @@ test_filter_files_refused(void **state)
 	filter_free(f);
 }
 
+/* Writes text over the file at name. */
+static void
+rewrite(const char *name, const char *text)
+{
+	FILE *fp = fopen(name, "w");
+
+	assert_non_null(fp);
+	assert_int_equal(fputs(text, fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/*
+ * filter_reload() replays the rules in their order, reading their files
+ * again; a file gone or bad refuses the reload and leaves the old filter
+ * as it was.
+ */
+static void
+test_filter_reload(void **state)
+{
+	char ex[64], list[64];
+	struct filter *f = filter_new(), *g = NULL, *h = NULL;
+
+	(void)state;
+	assert_non_null(f);
+	snprintf(ex, sizeof(ex), "%s", temp_file("*.log\n"));
+	snprintf(list, sizeof(list), "%s", temp_file("a.log\nb.txt\nc.txt\n"));
+	assert_int_equal(filter_files(NULL), 0);
+	assert_int_equal(filter_reload(NULL, &g), FERRY_OK);
+	assert_null(g);
+	assert_int_equal(filter_add(f, "a.log", 1), FERRY_OK);
+	assert_int_equal(filter_add_file(f, ex, 0), FERRY_OK);
+	assert_int_equal(filter_files_from(f, list), FERRY_OK);
+	assert_int_equal(filter_add(f, "c.txt", 0), FERRY_OK);
+	assert_int_equal(filter_files(f), 2);
+	assert_true(filter_match(f, "a.log", 0));
+	assert_true(filter_match(f, "b.txt", 0));
+	assert_false(filter_match(f, "c.txt", 0));
+	assert_false(filter_match(f, "d.txt", 0));
+
+	rewrite(ex, "*.txt\n");
+	rewrite(list, "b.txt\nd.txt\nz.log\n");
+	assert_int_equal(filter_reload(f, &g), FERRY_OK);
+	assert_non_null(g);
+	assert_int_equal(filter_files(g), 2);
+	/* the pattern first still includes; the file's now excludes .txt */
+	assert_false(filter_match(g, "a.log", 0)); /* no longer listed */
+	assert_false(filter_match(g, "b.txt", 0));
+	assert_false(filter_match(g, "d.txt", 0));
+	assert_true(filter_match(g, "z.log", 0));
+	/* f is untouched */
+	assert_true(filter_match(f, "b.txt", 0));
+
+	/* a bad line, then a file gone: refused, g kept as it was */
+	rewrite(ex, "*.txt\n[oops\n");
+	assert_int_equal(filter_reload(g, &h), FERRY_EUSAGE);
+	assert_null(h);
+	assert_non_null(strstr(ferry_errmsg(), ":2: bad filter pattern"));
+	unlink(ex);
+	assert_int_equal(filter_reload(g, &h), FERRY_EUSAGE);
+	assert_null(h);
+	assert_true(filter_match(g, "z.log", 0));
+	assert_false(filter_match(g, "b.txt", 0));
+	unlink(list);
+	filter_free(g);
+	filter_free(f);
+}
+
 int
 main(void)
 {
@@ -729,6 +796,7 @@ main(void)
 	    cmocka_unit_test(test_filter_files_bad),
 	    cmocka_unit_test(test_filter_add_file),
 	    cmocka_unit_test(test_filter_files_refused),
+	    cmocka_unit_test(test_filter_reload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
