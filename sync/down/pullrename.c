@@ -211,23 +211,12 @@ pull_renames_hold(struct pull *p, const struct remote_obj *o,
 	return FERRY_OK;
 }
 
-/* Orders keys as bytes, a prefix first. */
-static int
-cmp_key(const char *a, size_t an, const char *b, size_t bn)
-{
-	int c = memcmp(a, b, an < bn ? an : bn);
-
-	if (c != 0)
-		return c;
-	return (an > bn) - (an < bn);
-}
-
 static int
 cmp_src_key(const void *a, const void *b)
 {
 	const struct pr_src *x = a, *y = b;
 
-	return cmp_key(x->key, x->keylen, y->key, y->keylen);
+	return remote_key_cmp(x->key, x->keylen, y->key, y->keylen);
 }
 
 static int
@@ -583,7 +572,8 @@ pull_renamed_away(const struct pull *p, const char *key, size_t keylen)
 	hi = rn->nsrc;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		c = cmp_key(rn->src[mid].key, rn->src[mid].keylen, key, keylen);
+		c = remote_key_cmp(
+		    rn->src[mid].key, rn->src[mid].keylen, key, keylen);
 		if (c == 0)
 			return rn->src[mid].moved;
 		if (c < 0)
