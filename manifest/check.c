@@ -11,16 +11,21 @@
  *
  *   - the two meta pages (LMDB 0.9's format): magic, version, page size,
  *     transaction numbers of the parity LMDB finds them by, and, for the
- *     newest (the one LMDB uses), a file long enough for last_pg and
- *     roots within it;
+ *     newest (the one LMDB uses), roots within its last_pg;
  *   - every page of the main table, of each named table and of the free
  *     list, from the roots down: its number, type and bounds; every node
  *     inside the page; keys at most LMDB's largest, strictly ascending and
  *     within the bounds their parent's keys set; child and overflow page
- *     numbers within last_pg; all leaves at the table's depth; no page
- *     reached twice; the page and entry counts the table records;
+ *     numbers within last_pg; every page a table reaches, overflow pages
+ *     included, within the file; all leaves at the table's depth; no
+ *     page reached twice; the page and entry counts the table records;
  *   - free list entries keyed by past transactions, every free page
  *     number listed once, within last_pg, and used by no table.
+ *
+ * last_pg itself may lie past the file's end: a page a transaction took
+ * there and freed again before its commit is put in the free list and
+ * never written (LMDB's "loose" pages), and the file grows to it only
+ * when a later transaction uses it.
  *
  * This reads each page in use once, by pread(), so that a file cut short
  * is an error here and not a fault in LMDB.  For a manifest of 200,000
@@ -85,6 +90,7 @@ struct walk {
 	int fd;
 	uint32_t psize;
 	uint64_t last_pg, txnid; /* of the newest meta page */
+	uint64_t end_pg;         /* the pages the file holds */
 	uint8_t *seen;           /* a bit per page: reached already */
 	uint8_t *pages;          /* DEPTH_MAX pages, one per level */
 	int kind;                /* the table walked: 0 free, 1 main, 2 named */
@@ -164,15 +170,22 @@ read_at(struct walk *w, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-/* Marks pages [pg, pg + n) reached; -1 when one is out of range or was. */
+/*
+ * Marks pages [pg, pg + n) reached; -1 when one is out of range or was.
+ * A table's pages must be in the file; a free one (written) may not be.
+ */
 static int
-reach(struct walk *w, uint64_t pg, uint64_t n)
+reach(struct walk *w, uint64_t pg, uint64_t n, int written)
 {
 	uint64_t i;
 
 	if (pg < 2 || n == 0 || pg > w->last_pg || n > w->last_pg - pg + 1)
 		return bad(
 		    w, "page %llu is outside the file", (unsigned long long)pg);
+	if (written && (pg >= w->end_pg || n > w->end_pg - pg))
+		return bad(w, "page %llu is past its end (%llu bytes)",
+		    (unsigned long long)(pg + n - 1),
+		    (unsigned long long)w->end_pg * w->psize);
 	for (i = pg; i < pg + n; i++) {
 		if (w->seen[i / 8] & (1u << (i % 8)))
 			return bad(w, "page %llu is used twice",
@@ -207,7 +220,7 @@ page_read(struct walk *w, uint64_t pg, int level, int flags, unsigned *nkeys)
 	uint8_t *p = w->pages + (size_t)level * w->psize;
 	unsigned lower, upper;
 
-	if (reach(w, pg, 1) < 0 ||
+	if (reach(w, pg, 1, 1) < 0 ||
 	    read_at(w, p, w->psize, pg * (uint64_t)w->psize) < 0)
 		return -1;
 	lower = u16(p + 12);
@@ -291,7 +304,7 @@ idl_check(struct walk *w, const uint8_t *v, size_t len)
 		pg = u64(v + 8 * i);
 		if (pg >= last)
 			return bad(w, "a free list entry is out of order");
-		if (reach(w, pg, 1) < 0)
+		if (reach(w, pg, 1, 0) < 0)
 			return -1;
 		last = pg;
 	}
@@ -316,7 +329,7 @@ overflow_check(struct walk *w, uint64_t pg, size_t ds)
 	    n > w->last_pg - pg + 1 || ds + PAGEHDRSZ > n * w->psize)
 		return bad(
 		    w, "overflow page %llu is damaged", (unsigned long long)pg);
-	if (reach(w, pg, n) < 0)
+	if (reach(w, pg, n, 1) < 0)
 		return -1;
 	w->t.overflow += n;
 	if (w->kind != KIND_FREE)
@@ -515,11 +528,11 @@ metas_check(struct walk *w, uint64_t size, struct meta *m)
 	/* as LMDB's mdb_env_pick_meta(): page 0 unless page 1 is newer */
 	*m = m1.txnid > m0.txnid ? m1 : m0;
 	w->psize = ps;
-	if (m->last_pg < 1 || m->last_pg >= size / ps)
-		return bad(w,
-		    "its last page, %llu, is past its end (%llu "
-		    "bytes)",
-		    (unsigned long long)m->last_pg, (unsigned long long)size);
+	w->end_pg = size / ps;
+	/* past the end is no damage (see above), past any map ferry makes is */
+	if (m->last_pg < 1 || m->last_pg >= MANIFEST_MAP_MAX / ps)
+		return bad(w, "its last page, %llu, is past any map",
+		    (unsigned long long)m->last_pg);
 	return 0;
 }
 

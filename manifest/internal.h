@@ -46,6 +46,9 @@ struct manifest {
 	uintptr_t map_lo, map_hi; /* the map, once known (table.c) */
 };
 
+/* The largest map the environment is opened with, in bytes (store.c). */
+#define MANIFEST_MAP_MAX ((uint64_t)1 << 40)
+
 /*
  * Returns FERRY_OK when the LMDB file at fd is empty or every page LMDB can
  * reach from its newest meta page is well formed (check.c); FERRY_EDB with

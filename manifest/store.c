@@ -24,7 +24,7 @@
  */
 static const size_t map_sizes[] = {
 #if SIZE_MAX > 0xffffffffu
-    (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32,
+    (size_t)MANIFEST_MAP_MAX, (size_t)1 << 36, (size_t)1 << 32,
 #endif
     (size_t)1 << 30};
 
