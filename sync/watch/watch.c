@@ -91,8 +91,9 @@ struct watcher {
 	const char *full;          /* why it calls for a full run, or NULL */
 	int64_t rescan_ns, beat_ns, poll_ns, retry_ns;
 	int64_t backoff_s;
-	uint64_t runs, reads;
-	unsigned test_overflow;  /* FERRY_WATCH_TEST_OVERFLOW: see tell_news */
+	uint64_t runs;
+	uint64_t seen;           /* events read, for test_overflow */
+	unsigned test_overflow;  /* FERRY_WATCH_TEST_OVERFLOW: see take_news */
 	int status;              /* the last run's, or -1 */
 	struct sync_counts last; /* what it did */
 	struct filter *filters;  /* read again on SIGHUP, or NULL: o's */
@@ -359,15 +360,20 @@ run_once(struct watcher *w, const char *why)
 
 /*
  * Takes what a read of the events says.  FERRY_WATCH_TEST_OVERFLOW=N
- * (for the tests only) takes every Nth read that has events for an
- * overflow, as a queue too small would make it.
+ * (for the tests only) takes each read whose events pass another N
+ * events in all for an overflow, as a queue too small would make it:
+ * counted in events, not reads, a given set of changes makes as many
+ * however the machine's load batches them into reads.
  */
 static void
 take_news(struct watcher *w, const struct watch_news *n, int64_t now)
 {
 	const char *full = n->full;
+	uint64_t before = w->seen;
 
-	if (n->events && w->test_overflow && ++w->reads % w->test_overflow == 0)
+	w->seen += n->events;
+	if (w->test_overflow &&
+	    w->seen / w->test_overflow > before / w->test_overflow)
 		full = "the inotify queue overflowed (simulated: "
 		       "FERRY_WATCH_TEST_OVERFLOW)";
 	if (full) {
@@ -418,8 +424,12 @@ run_due(struct watcher *w, int64_t now)
 {
 	int64_t settle = w->o->watch_settle * NS;
 
+	/* a retry that follows events lost says so: it is the full run
+	 * they call for */
 	if (w->retry_ns && now >= w->retry_ns)
-		return w->gone ? "the source folder was gone" : "a run again";
+		return w->gone   ? "the source folder was gone"
+		       : w->full ? w->full
+		                 : "a run again";
 	if (w->first_ns && !w->gone &&
 	    (now - w->last_ns >= settle ||
 	        now - w->first_ns >= WATCH_SETTLE_CAP * settle))
