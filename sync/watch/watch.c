@@ -85,6 +85,7 @@ struct watcher {
 	struct stat root_st;       /* what it was when the watcher began */
 	char mdir[PATH_MAX];       /* the manifest's folder */
 	int lockfd;                /* the watcher's lock in mdir, or -1 */
+	int quit;                  /* an exit status that ends the watcher */
 	int gone;                  /* the source folder is gone: all held */
 	int64_t first_ns, last_ns; /* the window of events not run, or 0 */
 	uint64_t pending;          /* its events */
@@ -176,6 +177,23 @@ take_lock(struct watcher *w)
 	w->lockfd = -1;
 	return ferry_fail(FERRY_EBUSY,
 	    "another ferry sync --watch keeps this pair in step (%s)", path);
+}
+
+/*
+ * Takes the lock a run could not leave a folder for (a pull's first runs
+ * failed before its destination was made); another watcher of the pair
+ * that took it meanwhile ends this one, as at its start.
+ */
+static void
+lock_late(struct watcher *w)
+{
+	ferry_err e;
+
+	if (w->lockfd >= 0 || (e = take_lock(w)) == FERRY_OK ||
+	    e == FERRY_ENOTFOUND)
+		return;
+	output_failure(w->o->json, e);
+	w->quit = sync_exit_for(e);
 }
 
 /* The manifest's folder as an absolute path, for the tree to leave out. */
@@ -355,6 +373,7 @@ run_once(struct watcher *w, const char *why)
 	run_whole(w, &ro);
 	/* its lines whole, as they happen, for whoever follows them */
 	fflush(stdout);
+	lock_late(w);
 	after_run(w, now_mono_ns());
 }
 
@@ -498,7 +517,7 @@ watch_loop(struct watcher *w)
 	int64_t now, wait;
 	const char *why;
 
-	while (!stop_sig) {
+	while (!stop_sig && !w->quit) {
 		now = now_mono_ns();
 		wait = next_due(w) - now;
 		p.fd = w->tree ? watch_tree_fd(w->tree) : -1;
@@ -560,7 +579,6 @@ sync_watch(const struct sync_opts *o)
 	struct watcher w;
 	struct sync_opts ro = *o;
 	int rc;
-	ferry_err e;
 
 	catch_stop();
 	if ((rc = watcher_init(&w, o)) >= 0)
@@ -573,9 +591,10 @@ sync_watch(const struct sync_opts *o)
 	rc = w.status;
 	if (rc == EXIT_USAGE || rc == EXIT_BUSY)
 		goto out;
-	if ((e = take_lock(&w)) != FERRY_OK) {
-		output_failure(o->json, e);
-		rc = sync_exit_for(e);
+	/* a destination not made yet (the first run failed): later */
+	lock_late(&w);
+	if (w.quit) {
+		rc = w.quit;
 		goto out;
 	}
 	w.beat_ns = now_mono_ns() + WATCH_BEAT_S * NS;
@@ -589,7 +608,7 @@ sync_watch(const struct sync_opts *o)
 		output_watch_line(NULL);
 	tell(&w, "stop", stop_sig ? "a signal: the watcher ends" : NULL, 0);
 	/* a second signal cut the last run short: it did not end cleanly */
-	rc = ferry_interrupted ? EXIT_ABORTED : EXIT_SYNCED;
+	rc = w.quit ? w.quit : ferry_interrupted ? EXIT_ABORTED : EXIT_SYNCED;
 out:
 	watch_tree_close(w.tree);
 	watch_notify_close(w.notify);

@@ -8,7 +8,9 @@
 # emptied holds the deletes and says so; SIGTERM exits 0.  SIGHUP reads
 # an --exclude-from file again, which changes what the next run sends,
 # for a pull watcher and a push watcher; a file that cannot be read then
-# keeps the filters in use.
+# keeps the filters in use.  A pull watcher into a folder not made yet
+# lives through an outage of its first runs, and --max-delete N holds per
+# hour.
 . "$(dirname "$0")/lib.sh"
 
 B=watchpoll-$$
@@ -184,7 +186,7 @@ echo "one, changed" >"$T/a"
 rm "$T/d/b"
 "$FERRY" sync "$T" "s3://$B/msrc" --delete >/dev/null 2>&1
 check "... it follows a put, an overwrite and a delete by a ferry push" \
-	wait_for 10 eval 's3 ls "$B" mdst/ | grep -q "	mdst/c" &&
+	wait_for 10 eval 's3 ls "$B" mdst/ | grep "	mdst/c" >/dev/null &&
 		same_prefixes msrc mdst'
 s3 get "$B" mdst/a "$WORK/a.got" >/dev/null
 is "$(cat "$WORK/a.got")" "one, changed" "... the overwrite's bytes"
@@ -235,6 +237,49 @@ term $hpid
 is "$?" 0 "SIGTERM: the push watcher exits 0"
 check "... having said it stops, in lines valid against the event schema" \
 	stopped "$WORK/h.json"
+
+# --- a pull watcher through an outage, into a folder not made yet ---------
+# its first runs fail before the folder (and the watcher's lock beside its
+# manifest) can be made; it tries again, the wait doubling, and takes the
+# lock once a run has made the folder.  --max-delete 3 then counts per hour.
+for k in k1 k2 k3 k4 k5; do put "lsrc/$k" "$k"; done
+port=${PROXY##*:}
+stop_proxy
+start_proxy down --always --kinds 503 --port "$port"
+L=$WORK/later/pull
+"$FERRY" sync "s3://$B/lsrc" "$L" --endpoint-url "$PROXY" --watch \
+	--watch-interval 1s --retries 1 --delete --max-delete 3 --json \
+	>"$WORK/l.json" 2>"$WORK/l.err" &
+lpid=$!
+check "a pull watcher whose runs fail before its folder is made goes on" \
+	wait_line "$WORK/l.json" 20 '"event":"held","reason":"the run did not end synced: again in 2 s'
+kill -0 $lpid
+is "$?" 0 "... still running, its wait doubled (1 s, then 2 s)"
+stop_proxy
+start_proxy back --rate 0 --port "$port"
+check "... once the server answers, the folder is made and filled" \
+	wait_for 20 eval 'has "$L/k1" k1 && has "$L/k5" k5'
+n=$(runs "$WORK/l.json")
+wait_runs "$WORK/l.json" 10 $((n + 1))
+timeout 20 "$FERRY" sync "s3://$B/lsrc" "$L" --endpoint-url "$PROXY" \
+	--watch --watch-interval 1s >/dev/null 2>"$WORK/l2.err"
+is "$?" 4 "... and a second watcher of the pair is then refused (exit 4)"
+s3 del "$B" lsrc/k1 >/dev/null
+s3 del "$B" lsrc/k2 >/dev/null
+check "a poll's 2 deletes within --max-delete 3 go" \
+	wait_for 10 eval 'test ! -e "$L/k1" && test ! -e "$L/k2"'
+n=$(runs "$WORK/l.json")
+wait_runs "$WORK/l.json" 10 $((n + 1))
+s3 del "$B" lsrc/k3 >/dev/null
+s3 del "$B" lsrc/k4 >/dev/null
+check "... the next poll's 2 are refused: 3 an hour" \
+	wait_line "$WORK/l.json" 15 'refusing 2 deletes: more deletes than'
+check "... and the folder keeps those 2" \
+	eval 'has "$L/k3" k3 && has "$L/k4" k4 && has "$L/k5" k5'
+term $lpid
+is "$?" 0 "SIGTERM: the watcher exits 0"
+check "... having said it stops, in lines valid against the event schema" \
+	stopped "$WORK/l.json"
 
 # the options: exit 2, and why
 like "$("$FERRY" sync "$H" "s3://$B/h" --watch --watch-interval 5s 2>&1)" \
