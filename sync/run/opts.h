@@ -188,6 +188,11 @@ struct sync_opts {
 struct sync_watching {
 	uint64_t pending; /* events seen, not yet run to the end */
 	uint64_t sent;    /* objects it sent before this run */
+	/* called with arg as the run moves on (its scan at each file, its
+	 * transfer loop at least every 0.1 s): the service manager's
+	 * watchdog is pinged from there during a run */
+	void (*tick)(void *arg);
+	void *arg;
 };
 
 /* manifest.c */

@@ -388,6 +388,8 @@ progress_due(struct output *o, int force)
 {
 	int64_t now = now_mono_ns();
 
+	if (o->watching && o->watching->tick)
+		o->watching->tick(o->watching->arg);
 	if (!o->progress || (!force && now - o->last_progress_ns < 200000000))
 		return 0;
 	o->last_progress_ns = now;

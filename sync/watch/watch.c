@@ -127,6 +127,17 @@ show(struct watcher *w, const char *lines)
 		output_watch_line(status);
 }
 
+/* During a run: the watchdog's ping when it is due (sync_watching). */
+static void
+tick(void *arg)
+{
+	struct watcher *w = arg;
+	int64_t now = now_mono_ns();
+
+	if (now >= w->ping_ns)
+		w->ping_ns = watch_notify_send(w->notify, NULL, NULL, now);
+}
+
 /* Writes a "watch" line with --json; the text, when any, on stderr. */
 static void
 tell(struct watcher *w, const char *event, const char *reason, int warn)
@@ -557,6 +568,8 @@ watcher_init(struct watcher *w, const struct sync_opts *o)
 	if (t)
 		w->test_overflow = (unsigned)strtoul(t, NULL, 10);
 	w->ping_ns = INT64_MAX;
+	w->shown.tick = tick;
+	w->shown.arg = w;
 	w->progress = output_progress_on(o);
 	snprintf(w->doing, sizeof(w->doing), "running: the first run");
 	if (!watch_source_polled(o) && (realpath(o->src, w->root) == NULL ||

@@ -3,7 +3,8 @@
 # listener of ours (notify_listen.py) stands in for it on $NOTIFY_SOCKET.
 # READY=1 only once the first run's objects are in the bucket; STATUS=
 # lines with what the watcher does and its pending and sent counts;
-# WATCHDOG=1 at half of $WATCHDOG_USEC; STOPPING=1 on SIGTERM, then exit
+# WATCHDOG=1 at half of $WATCHDOG_USEC, at rest and during a run;
+# STOPPING=1 on SIGTERM, then exit
 # 0.  An abstract socket ('@name') works too; one that cannot be used is
 # a warning, and the watcher goes on.  The progress line of a watcher
 # shows pending and sent.  examples/ferry-watch@.service passes
@@ -95,6 +96,42 @@ is "$?" 0 "SIGTERM: the watcher exits 0"
 check "... having said STOPPING=1" wait_line "$L" 5 'STOPPING=1'
 like "$(tail -n +"$n0" "$L" | grep -v WATCHDOG | tail -n 1)" 'STOPPING=1' \
 	"... the last thing it said"
+kill -TERM "$lpid"
+wait "$lpid"
+
+# 3b. WATCHDOG=1 during a run too: a first run held to about 2 s by
+# --bwlimit (16 files of 128 KiB at 1 MiB/s) pings every 0.2 s from its
+# transfer loop
+S=$WORK/slow
+mkdir -p "$S"
+for i in $(seq 16); do head -c 131072 /dev/urandom >"$S/f$i"; done
+L3=$WORK/slow.log
+listen "$WORK/slow.sock" "$L3"
+NOTIFY_SOCKET=$WORK/slow.sock WATCHDOG_USEC=400000 "$FERRY" sync "$S" \
+	"s3://$B/slow" --watch --bwlimit 1M --json \
+	>"$WORK/slow.json" 2>"$WORK/slow.err" &
+wpid=$!
+check "a slow first run ends: READY=1" wait_line "$L3" 60 'READY=1'
+gaps=$(python3 -c '
+import sys
+ts, ready = [], None
+for l in open(sys.argv[1]):
+    t, what = l.rstrip("\n").split("\t", 1)
+    if what == "WATCHDOG=1" and ready is None:
+        ts.append(float(t))
+    if "READY=1" in what and ready is None:
+        ready = float(t)
+gaps = [b - a for a, b in zip(ts, ts[1:])]
+print("%.2f %d %.3f" % (ts[-1] - ts[0] if ts else 0, len(ts),
+                        max(gaps) if gaps else 9))' "$L3")
+echo "# before READY=1: pings over (s), their count, the longest gap (s): $gaps"
+read -r span npings longest <<<"$gaps"
+check "... pinged during it: over 1 s, no gap of the watchdog's 0.4 s" \
+	python3 -c 'import sys; sys.exit(not (float(sys.argv[1]) >= 1 and float(sys.argv[2]) < 0.4))' \
+	"$span" "$longest"
+kill -TERM "$wpid"
+wait "$wpid"
+is "$?" 0 "... SIGTERM: exit 0"
 kill -TERM "$lpid"
 wait "$lpid"
 
