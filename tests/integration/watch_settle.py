@@ -13,8 +13,8 @@ Prints KEY=VALUE lines:
                 holds the five (-1: never)
   idle_after    seconds from idle.txt's write to the first listing that
                 holds it whole, the file still open (-1: never)
-  log_early     listings before log.txt's close that held it, taken
-                less than CAP s after its first write
+  log_early     listings before log.txt's close that held it, answered
+                less than CAP s after it was made
   log_badsize   listings before its close that held it at a size the
                 file never had
   log_sent_open listings before its close that held it at a size it had
@@ -36,7 +36,7 @@ CAP = 10.0  # WATCH_SETTLE_CAP settle times, at --watch-settle 1
 S3 = [sys.executable, "-S",
       os.path.join(os.path.dirname(os.path.abspath(__file__)), "s3.py")]
 
-listings = []  # (time, {key: size})
+listings = []  # (time asked, time answered, {key: size})
 stop = threading.Event()
 
 
@@ -54,7 +54,7 @@ def poller():
     while not stop.is_set():
         t = time.monotonic()
         objs = list_once()
-        listings.append((t, objs))
+        listings.append((t, time.monotonic(), objs))
         time.sleep(0.2)
 
 
@@ -74,8 +74,9 @@ def held_runs():
 th = threading.Thread(target=poller)
 th.start()
 sizes = {0}
-log = open(os.path.join(tree, "log.txt"), "wb", buffering=0)
+# before the file is made: the watcher's cap counts from its first event
 t_first = time.monotonic()
+log = open(os.path.join(tree, "log.txt"), "wb", buffering=0)
 i = 0
 t_five = t_idle = None
 idle = None
@@ -101,7 +102,7 @@ log_final = 0
 deadline = time.monotonic() + 15
 while time.monotonic() < deadline:
     if listings and listings[-1][0] > t_close and \
-            listings[-1][1].get("log.txt") == len(final):
+            listings[-1][2].get("log.txt") == len(final):
         break
     time.sleep(0.2)
 stop.set()
@@ -115,13 +116,15 @@ if subprocess.run(S3 + ["get", bucket, prefix + "log.txt", got],
 five = ["f%d" % k for k in range(1, 6)]
 five_after = idle_after = -1
 early = badsize = sent_open = 0
-for t, objs in listings:
+# a listing tells what was there between its asking and its answer: a
+# latency counts to its answer, a listing is early when answered early
+for t, t_end, objs in listings:
     if five_after < 0 and t >= t_five and all(k in objs for k in five):
-        five_after = t - t_five
+        five_after = t_end - t_five
     if idle_after < 0 and t >= t_idle and objs.get("idle.txt") == 300:
-        idle_after = t - t_idle
-    if t < t_close and "log.txt" in objs:
-        if t - t_first < CAP:
+        idle_after = t_end - t_idle
+    if t_end < t_close and "log.txt" in objs:
+        if t_end - t_first < CAP:
             early += 1
         if objs["log.txt"] in sizes:
             sent_open += 1
