@@ -32,9 +32,10 @@ like "$(r five_after)" '^[0-3]\.' \
 like "$(r idle_after)" '^[0-3]\.' \
 	"a file kept open, its write still for the settle time, is listable within 4 s"
 # a run while it was written, which left it out: never listed before
-# its cap, and then at a size it had
-like "$(r held_runs)/$(r log_early)/$(r log_badsize)" '^[1-9][0-9]*/0/0$' \
-	"the file being written was held back by a run meanwhile (held runs/listed early/at a size it never had)"
+# its cap, then, written on past it, sent as it was at a size it had
+like "$(r held_runs)/$(r log_early)/$(r log_badsize)/$(r log_sent_open)" \
+	'^[1-9][0-9]*/0/0/[1-9]' \
+	"the file being written was held back by a run meanwhile, and sent at its cap (held runs/listed early/at a size it never had/listed at a size it had)"
 is "$(r log_final)" 1 "once closed, its object is the file's bytes"
 
 term "$wpid"
