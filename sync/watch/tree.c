@@ -264,9 +264,11 @@ take_write(
 		return;
 	}
 	if ((ev->mask & (IN_CREATE | IN_MODIFY)) &&
-	    !(ev->mask & ~(IN_CREATE | IN_MODIFY)) &&
-	    watch_writing_touch(n->writing, rel, n->now))
-		return;
+	    !(ev->mask & ~(IN_CREATE | IN_MODIFY))) {
+		if (watch_writing_touch(n->writing, rel, n->now))
+			return;
+		n->unfollowed = 1;
+	}
 	watch_writing_end(n->writing, rel);
 	if (ev->mask & IN_CLOSE_WRITE)
 		n->closed++;

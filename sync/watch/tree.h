@@ -30,6 +30,8 @@ struct watch_news {
 	 * that wait a settle time: all but the writes of files kept as
 	 * being written */
 	uint64_t closed, settling;
+	/* a write of a file the set could not take (it was full) */
+	int unfollowed;
 	/* a reason a full run is needed beyond the touched paths (a static
 	 * string), or NULL */
 	const char *full;

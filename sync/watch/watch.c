@@ -104,6 +104,7 @@ struct watcher {
 	int64_t backoff_s;
 	uint64_t runs;
 	uint64_t held;           /* files the run going on leaves out */
+	int unfollowed;          /* the set of files written was full: said */
 	uint64_t seen;           /* events read, for test_overflow */
 	unsigned test_overflow;  /* FERRY_WATCH_TEST_OVERFLOW: see take_news */
 	int status;              /* the last run's, or -1 */
@@ -509,6 +510,13 @@ take_news(struct watcher *w, const struct watch_news *n, int64_t now)
 		w->tree = NULL;
 	}
 	w->pending += n->events;
+	if (n->unfollowed && !w->unfollowed)
+		log_info("watch: more than %d files are being written: the "
+		         "writes of the others wait for the whole window, as "
+		         "other events do (nothing is lost, only promptness)",
+		    WATCH_WRITING_MAX);
+	w->unfollowed = n->unfollowed ||
+	                watch_writing_count(w->writing) == WATCH_WRITING_MAX;
 	/* the writes of files being written have their own times */
 	if (n->closed + n->settling == 0 && !n->root_gone && !full)
 		return;
