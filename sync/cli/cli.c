@@ -192,7 +192,8 @@ static const char help_what[] =
     "                           sends what changes as it changes, a pull\n"
     "                           or mirror polls the source's listing;\n"
     "                           SIGHUP reads the filter files again\n"
-    "  --watch-settle AGE       push: quiet time before changes go (2s)\n"
+    "  --watch-settle AGE       push: quiet time per path before it goes (2s)\n"
+    "                           a file being written goes once closed\n"
     "  --watch-rescan AGE       push: full run that often (1h; 0: off)\n"
     "  --watch-interval AGE     pull, mirror: poll that often (30s)\n"
     "\n";

@@ -72,6 +72,14 @@ link_twin(struct merge_list *l, const struct sync_opts *o, int *twin)
 	return FERRY_OK;
 }
 
+/* Whether the run's filters keep path: the user's, and what it holds. */
+static int
+merge_kept(const struct sync_opts *o, const char *path, int is_dir)
+{
+	return filter_match(o->filter, path, is_dir) &&
+	       filter_match(o->hold, path, is_dir);
+}
+
 ferry_err
 merge_list_next(struct merge_list *l, const struct sync_opts *o,
     int all_in_shard, uint64_t *count)
@@ -92,7 +100,7 @@ merge_list_next(struct merge_list *l, const struct sync_opts *o,
 		if (all_in_shard)
 			(*count)++;
 		/* excluded objects are neither compared nor deleted */
-		if (!filter_match(o->filter, l->obj.key, 0))
+		if (!merge_kept(o, l->obj.key, 0))
 			continue;
 		if ((e = link_twin(l, o, &twin)) != FERRY_OK)
 			return e;
@@ -447,8 +455,8 @@ scan_wanted(const char *path, int is_dir, void *opts)
 	const struct sync_opts *o = opts;
 
 	if (is_dir)
-		return filter_match(o->filter, path, 1);
-	return filter_match(o->filter, path, 0) &&
+		return merge_kept(o, path, 1);
+	return merge_kept(o, path, 0) &&
 	       shard_match(&o->shard, path, strlen(path));
 }
 
@@ -481,7 +489,7 @@ merge_scan(const struct sync_opts *o, struct manifest *m, int rootfd,
 	so.follow = o->follow_symlinks;
 	so.links = o->links;
 	so.keep_dirs = o->keep_dirs && o->way == SYNC_WAY_PUSH;
-	if (o->filter || o->shard.count) {
+	if (o->filter || o->hold || o->shard.count) {
 		so.filter = scan_wanted;
 		so.filter_arg = (void *)o;
 	}

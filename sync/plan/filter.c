@@ -46,6 +46,9 @@ struct filter {
 	const char **paths;
 	size_t npaths, paths_cap;
 	int has_list;
+	/* filter_skip_paths(): files left out by their exact path, sorted */
+	char **skips;
+	size_t nskips;
 	/* the rules and files as given, in their order */
 	struct step *steps;
 	size_t nsteps;
@@ -346,6 +349,9 @@ filter_free(struct filter *f)
 		free(f->lists[i]);
 	for (i = 0; i < f->nsteps; i++)
 		free(f->steps[i].arg);
+	for (i = 0; i < f->nskips; i++)
+		free(f->skips[i]);
+	free(f->skips);
 	free(f->steps);
 	free(f->rules);
 	free(f->lists);
@@ -529,6 +535,8 @@ listed(const struct filter *f, const char *path, size_t n, int is_dir)
  * costs one pass of the rules per level: none when no rule excludes or
  * when the path's own rule already excludes it.
  */
+static int path_cmp(const void *a, const void *b);
+
 int
 filter_match(const struct filter *f, const char *path, int is_dir)
 {
@@ -541,6 +549,9 @@ filter_match(const struct filter *f, const char *path, int is_dir)
 		return 0;
 	n = strlen(path);
 	if (f->has_list && !listed(f, path, n, is_dir))
+		return 0;
+	if (f->nskips && !is_dir &&
+	    bsearch(&path, f->skips, f->nskips, sizeof(*f->skips), path_cmp))
 		return 0;
 	if (!decide(f, path, n, is_dir))
 		return 0;
@@ -844,5 +855,28 @@ filter_reload(const struct filter *f, struct filter **out)
 		return e;
 	}
 	*out = n;
+	return FERRY_OK;
+}
+
+ferry_err
+filter_skip_paths(struct filter *f, const char *const *paths, size_t n)
+{
+	char **v;
+	size_t i;
+
+	if (f == NULL || (n > 0 && paths == NULL))
+		return ferry_fail(FERRY_EUSAGE, "no filter or no paths");
+	if (n == 0)
+		return FERRY_OK;
+	if ((v = realloc(f->skips, (f->nskips + n) * sizeof(*v))) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "no memory for the filters");
+	f->skips = v;
+	for (i = 0; i < n; i++) {
+		if ((v[f->nskips] = strdup(paths[i])) == NULL)
+			return ferry_fail(
+			    FERRY_ENOMEM, "no memory for the filters");
+		f->nskips++;
+	}
+	qsort(f->skips, f->nskips, sizeof(*f->skips), path_cmp);
 	return FERRY_OK;
 }

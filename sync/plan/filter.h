@@ -108,6 +108,16 @@ size_t filter_files(const struct filter *f);
  */
 ferry_err filter_reload(const struct filter *f, struct filter **out) FERRY_WUR;
 
+/*
+ * Leaves out of f the files at the relative paths paths[0, n) (copied),
+ * each by its exact bytes, no pattern: on both sides, as an exclude rule
+ * naming each alone would, so that each is neither sent nor deleted and
+ * the record of what was sent of it is not changed (sync --watch: files still
+ * being written). Not kept by filter_reload().  FERRY_ENOMEM.
+ */
+ferry_err filter_skip_paths(
+    struct filter *f, const char *const *paths, size_t n) FERRY_WUR;
+
 /* Non-zero when path (is_dir: a folder) is to be synced. NULL f: all. */
 int filter_match(const struct filter *f, const char *path, int is_dir);
 

@@ -134,6 +134,9 @@ struct sync_opts {
 	struct remote_opts src_remote; /* the source side of a mirror */
 	int src_given;                 /* a --source-* flag was given */
 	struct filter *filter;
+	/* a push's files left out besides: those sync --watch finds still
+	 * being written (filter_skip_paths()), or NULL; never the user's */
+	struct filter *hold;
 	/* the source's size and age a run keeps (max_size UINT64_MAX, ages -1:
 	 * no bound); the others are left alone on both sides */
 	uint64_t min_size, max_size;

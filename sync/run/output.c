@@ -674,6 +674,8 @@ output_watch(int json, const struct output_watch *w)
 	cJSON_AddNumberToObject(obj, "runs", (double)w->runs);
 	cJSON_AddNumberToObject(obj, "watched", (double)w->watched);
 	cJSON_AddNumberToObject(obj, "sent", (double)w->sent);
+	if (strcmp(w->event, "run") == 0)
+		cJSON_AddNumberToObject(obj, "held", (double)w->held);
 	if (w->status >= 0)
 		cJSON_AddNumberToObject(obj, "status", w->status);
 	emit(obj);

@@ -181,6 +181,7 @@ struct output_watch {
 	uint64_t watched;   /* folders watched */
 	int status;         /* the last run's exit status, or -1 */
 	uint64_t sent;      /* objects sent since the watcher began */
+	uint64_t held;      /* a run's files left out, being written */
 };
 /* With json, writes w as a "watch" line on stdout, flushed. */
 void output_watch(int json, const struct output_watch *w);

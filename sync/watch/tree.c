@@ -3,7 +3,10 @@
  * descriptor maps to its folder's path, so that a folder created or moved
  * in below it is watched in turn; a folder moved within the tree is
  * walked again, which gives its watches (the same descriptors: inotify
- * keys them by inode) their new paths.
+ * keys them by inode) their new paths.  Each event of a file tells the
+ * caller's set of files being written (writing.h) by the file's path
+ * under the root: a create or a modify begins a write, anything else
+ * ends it, and a folder deleted or moved away ends those below it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -222,6 +225,57 @@ dir_came(struct watch_tree *t, const struct inotify_event *ev)
 	return add_dir(t, sub);
 }
 
+/*
+ * The path of the entry ev names, relative to the root, into out (n
+ * bytes); 0 when it does not fit.
+ */
+static int
+rel_path(const struct watch_tree *t, const struct inotify_event *ev, char *out,
+    size_t n)
+{
+	const char *dir = t->paths[ev->wd] + strlen(t->root);
+
+	dir += *dir == '/';
+	return snprintf(out, n, "%s%s%s", dir, *dir ? "/" : "", ev->name) <
+	       (int)n;
+}
+
+/*
+ * Tells the set of files being written what ev says of the file or
+ * folder it names, and counts ev in n: a write of a file kept in the set,
+ * a close of a write, or an event the window waits a settle time for.
+ */
+static void
+take_write(
+    struct watch_tree *t, const struct inotify_event *ev, struct watch_news *n)
+{
+	char rel[PATH_MAX];
+	int dir = (ev->mask & IN_ISDIR) != 0;
+
+	if (n->writing == NULL || ev->len == 0 ||
+	    !rel_path(t, ev, rel, sizeof(rel))) {
+		n->settling++;
+		return;
+	}
+	if (dir) {
+		if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
+			watch_writing_drop_below(n->writing, rel);
+		n->settling++;
+		return;
+	}
+	if ((ev->mask & (IN_CREATE | IN_MODIFY)) &&
+	    !(ev->mask & ~(IN_CREATE | IN_MODIFY))) {
+		if (watch_writing_touch(n->writing, rel, n->now))
+			return;
+		n->unfollowed = 1;
+	}
+	watch_writing_end(n->writing, rel);
+	if (ev->mask & IN_CLOSE_WRITE)
+		n->closed++;
+	else
+		n->settling++;
+}
+
 /* Acts on one event of a folder that has a watch. */
 static ferry_err
 take_event(
@@ -238,6 +292,7 @@ take_event(
 		return FERRY_OK;
 	}
 	n->events++;
+	take_write(t, ev, n);
 	if (ev->wd == t->root_wd &&
 	    (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)))
 		n->root_gone = 1;
@@ -272,6 +327,7 @@ watch_tree_read(struct watch_tree *t, struct watch_news *n)
 			ev = (const struct inotify_event *)(buf + off);
 			if (ev->mask & IN_Q_OVERFLOW) {
 				n->events++;
+				n->settling++;
 				n->full = "the inotify queue overflowed "
 				          "(fs.inotify.max_queued_events)";
 				continue;

@@ -1,9 +1,10 @@
 /*
  * tree.h: inotify watches on every folder of a local tree, kept as
  * folders come, go and move, and what a read of their events says: that
- * something changed, or that events may have been lost and only a full
- * run can tell (the queue overflowed, the watch limit was hit, a folder
- * was moved in from outside).  Linux only.  Private to sync/watch/.
+ * something changed (and which files are being written: writing.h), or
+ * that events may have been lost and only a full run can tell (the queue
+ * overflowed, the watch limit was hit, a folder was moved in from outside).
+ * Linux only.  Private to sync/watch/.
  */
 #ifndef FERRY_WATCH_TREE_H
 #define FERRY_WATCH_TREE_H
@@ -11,12 +12,26 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "sync/watch/writing.h"
 
 struct watch_tree;
 
 /* What one read of the events found. */
 struct watch_news {
+	/*
+	 * The caller's: the files being written, told of each event, or
+	 * NULL (every event then waits a settle time); now, the time of
+	 * the read for its writes.
+	 */
+	struct watch_writing *writing;
+	int64_t now;
 	uint64_t events; /* events that touch the tree */
+	/* of them, the closes of a file written (IN_CLOSE_WRITE) and those
+	 * that wait a settle time: all but the writes of files kept as
+	 * being written */
+	uint64_t closed, settling;
+	/* a write of a file the set could not take (it was full) */
+	int unfollowed;
 	/* a reason a full run is needed beyond the touched paths (a static
 	 * string), or NULL */
 	const char *full;

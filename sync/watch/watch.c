@@ -9,12 +9,17 @@
  * A bucket sends none: its runs come every --watch-interval (source.h),
  * through the same loop.
  *
- * A window of events is run once it has been quiet for the settle time:
- * a file being written is changed again within it (IN_MODIFY), so a file
- * sent has been still that long or was closed.  The source folder gone
- * holds every run, and a source side with nothing (a folder, a prefix)
- * holds the deletes, so that a lost mount, a folder moved away or a
- * prefix emptied never empties the destination.
+ * A window of events is run once it has been quiet for the settle time,
+ * per path: a file being written (created or modified, not yet closed:
+ * writing.h) keeps the window neither open nor busy, and a run leaves it
+ * out (a hold: filter_skip_paths()) until its close, until its writes
+ * have been still for the settle time (a log kept open), or, once it has
+ * been written for WATCH_SETTLE_CAP settle times, as it is then; a close
+ * needs no settle time, but is run one settle time after the window
+ * opened at the earliest, with the files closed beside it.  The source
+ * folder gone holds every run, and a source side with nothing (a folder,
+ * a prefix) holds the deletes, so that a lost mount, a folder moved away
+ * or a prefix emptied never empties the destination.
  *
  * Under a service manager (notify.c), the watcher says READY=1 once its
  * first run has ended, what it does in STATUS= lines, and pings its
@@ -37,6 +42,7 @@
 #include "sync/watch/source.h"
 #include "sync/watch/tree.h"
 #include "sync/watch/watch.h"
+#include "sync/watch/writing.h"
 
 #define NS 1000000000LL
 /* a "watch" heartbeat line this often (seconds) */
@@ -90,9 +96,15 @@ struct watcher {
 	int64_t first_ns, last_ns; /* the window of events not run, or 0 */
 	uint64_t pending;          /* its events */
 	const char *full;          /* why it calls for a full run, or NULL */
+	/* last_ns is the window's last event that waits a settle time
+	 * (neither a write nor a close), or its first; the writes of the
+	 * files being written have their own times */
+	struct watch_writing *writing;
 	int64_t rescan_ns, beat_ns, poll_ns, retry_ns;
 	int64_t backoff_s;
 	uint64_t runs;
+	uint64_t held;           /* files the run going on leaves out */
+	int unfollowed;          /* the set of files written was full: said */
 	uint64_t seen;           /* events read, for test_overflow */
 	unsigned test_overflow;  /* FERRY_WATCH_TEST_OVERFLOW: see take_news */
 	int status;              /* the last run's, or -1 */
@@ -143,7 +155,8 @@ static void
 tell(struct watcher *w, const char *event, const char *reason, int warn)
 {
 	struct output_watch ow = {event, reason, w->pending, w->runs,
-	    w->tree ? watch_tree_count(w->tree) : 0, w->status, w->shown.sent};
+	    w->tree ? watch_tree_count(w->tree) : 0, w->status, w->shown.sent,
+	    w->held};
 
 	output_watch(w->o->json, &ow);
 	/* a line of its own, not after the watcher's line */
@@ -358,11 +371,84 @@ run_whole(struct watcher *w, struct sync_opts *ro)
 	show(w, NULL);
 }
 
-/* A whole run, held where the source folder is gone. */
+/*
+ * Whether the file being written at e is for a run at now to send: its
+ * writes still for the settle time (size and mtime stable), or written
+ * for WATCH_SETTLE_CAP settle times, to be sent as it is.
+ */
+static int
+written_ready(
+    const struct watcher *w, const struct watch_written *e, int64_t now)
+{
+	int64_t settle = w->o->watch_settle * NS;
+
+	return now - e->last_ns >= settle ||
+	       now - e->first_ns >= WATCH_SETTLE_CAP * settle;
+}
+
+/* Whether some file being written is for a run at now to send. */
+static int
+writing_ready(struct watcher *w, int64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < watch_writing_count(w->writing); i++)
+		if (written_ready(w, watch_writing_at(w->writing, i), now))
+			return 1;
+	return 0;
+}
+
+/*
+ * What a run at now leaves out: the files still being written, into
+ * *hold (the caller's, NULL for none; w->held counts them).  Those it
+ * sends leave the set, but one written for the cap, which stays, its
+ * next cap counted from now.  Out of memory, nothing is held: the run
+ * sends every file as it is, as a run before holds did.
+ */
 static void
-run_once(struct watcher *w, const char *why)
+hold_make(struct watcher *w, int64_t now, struct filter **hold)
+{
+	size_t n = watch_writing_count(w->writing), i = 0, k = 0;
+	struct watch_written *e;
+	const char **paths;
+
+	*hold = NULL;
+	w->held = 0;
+	if (n == 0 || (paths = malloc(n * sizeof(*paths))) == NULL)
+		return;
+	while ((e = watch_writing_at(w->writing, i)) != NULL) {
+		if (!written_ready(w, e, now)) {
+			paths[k++] = e->path;
+			i++;
+		} else if (now - e->last_ns < w->o->watch_settle * NS) {
+			e->first_ns = now;
+			i++;
+		} else
+			watch_writing_drop(w->writing, i);
+	}
+	if (k > 0 && ((*hold = filter_new()) == NULL ||
+	                 filter_skip_paths(*hold, paths, k) != FERRY_OK)) {
+		log_warn("watch: no memory to hold the files being written: "
+		         "sent as they are");
+		filter_free(*hold);
+		*hold = NULL;
+		k = 0;
+	}
+	w->held = k;
+	free(paths);
+}
+
+/*
+ * A whole run, held where the source folder is gone; but for the
+ * periodic full run (whole), one that leaves out the files still being
+ * written.
+ */
+static void
+run_once(struct watcher *w, const char *why, int whole)
 {
 	struct sync_opts ro = *w->o;
+	struct filter *hold = NULL;
+	char told[256];
 
 	if (!watch_source_polled(w->o) && !source_here(w)) {
 		if (!w->gone)
@@ -378,10 +464,22 @@ run_once(struct watcher *w, const char *why)
 		why = "the source folder is back";
 	w->gone = 0;
 	hour_budget(w, &ro);
+	w->held = 0;
+	if (!whole)
+		hold_make(w, now_mono_ns(), &hold);
+	ro.hold = hold;
+	if (w->held > 0) {
+		snprintf(told, sizeof(told),
+		    "%s; %llu file%s being written held back", why,
+		    (unsigned long long)w->held, w->held == 1 ? "" : "s");
+		why = told;
+	}
 	tell(w, "run", why, w->full != NULL);
 	w->first_ns = w->last_ns = 0;
 	w->full = NULL;
 	run_whole(w, &ro);
+	filter_free(hold);
+	w->held = 0;
 	/* its lines whole, as they happen, for whoever follows them */
 	fflush(stdout);
 	lock_late(w);
@@ -422,12 +520,21 @@ take_news(struct watcher *w, const struct watch_news *n, int64_t now)
 		watch_tree_close(w->tree);
 		w->tree = NULL;
 	}
-	if (n->events == 0 && !n->root_gone)
+	w->pending += n->events;
+	if (n->unfollowed && !w->unfollowed)
+		log_info("watch: more than %d files are being written: the "
+		         "writes of the others wait for the whole window, as "
+		         "other events do (nothing is lost, only promptness)",
+		    WATCH_WRITING_MAX);
+	w->unfollowed = n->unfollowed ||
+	                watch_writing_count(w->writing) == WATCH_WRITING_MAX;
+	/* the writes of files being written have their own times */
+	if (n->closed + n->settling == 0 && !n->root_gone && !full)
 		return;
 	if (w->first_ns == 0)
-		w->first_ns = now;
-	w->last_ns = now;
-	w->pending += n->events;
+		w->first_ns = w->last_ns = now;
+	if (n->settling > 0 || n->root_gone || full)
+		w->last_ns = now;
 }
 
 /* Reads the events waiting; a failure leaves a periodic sync. */
@@ -438,6 +545,8 @@ read_events(struct watcher *w)
 
 	if (w->tree == NULL)
 		return;
+	n.writing = w->writing;
+	n.now = now_mono_ns();
 	if (watch_tree_read(w->tree, &n) != FERRY_OK) {
 		tell(w, "watching", ferry_errmsg(), 1);
 		watch_tree_close(w->tree);
@@ -445,15 +554,19 @@ read_events(struct watcher *w)
 		n.full = "events could not be read";
 		n.events = 1;
 	}
-	take_news(w, &n, now_mono_ns());
+	take_news(w, &n, n.now);
 }
 
-/* Why a run is due at now, or NULL. */
+/*
+ * Why a run is due at now, or NULL; *whole says it is the periodic full
+ * run, which holds back no file being written.
+ */
 static const char *
-run_due(struct watcher *w, int64_t now)
+run_due(struct watcher *w, int64_t now, int *whole)
 {
 	int64_t settle = w->o->watch_settle * NS;
 
+	*whole = 0;
 	/* a retry that follows events lost says so: it is the full run
 	 * they call for */
 	if (w->retry_ns && now >= w->retry_ns)
@@ -464,9 +577,12 @@ run_due(struct watcher *w, int64_t now)
 	    (now - w->last_ns >= settle ||
 	        now - w->first_ns >= WATCH_SETTLE_CAP * settle))
 		return w->full ? w->full : "changes";
+	if (!w->gone && writing_ready(w, now))
+		return w->full ? w->full : "changes";
 	if ((w->tree == NULL || watch_tree_limited(w->tree)) &&
 	    now >= w->poll_ns)
 		return watch_source_period_why(w->o);
+	*whole = 1;
 	if (w->o->watch_rescan > 0 && now >= w->rescan_ns)
 		return "the periodic full run (--watch-rescan)";
 	return NULL;
@@ -474,9 +590,11 @@ run_due(struct watcher *w, int64_t now)
 
 /* The earliest time something is due after now. */
 static int64_t
-next_due(const struct watcher *w)
+next_due(struct watcher *w)
 {
 	int64_t t = w->beat_ns, settle = w->o->watch_settle * NS, c;
+	struct watch_written *e;
+	size_t i;
 
 #define EARLIER(x)                                                             \
 	do {                                                                   \
@@ -491,6 +609,11 @@ next_due(const struct watcher *w)
 	if (w->first_ns && !w->gone) {
 		EARLIER(w->last_ns + settle);
 		EARLIER(w->first_ns + WATCH_SETTLE_CAP * settle);
+	}
+	for (i = 0; !w->gone && i < watch_writing_count(w->writing); i++) {
+		e = watch_writing_at(w->writing, i);
+		EARLIER(e->last_ns + settle);
+		EARLIER(e->first_ns + WATCH_SETTLE_CAP * settle);
 	}
 	if (w->tree == NULL || watch_tree_limited(w->tree))
 		EARLIER(w->poll_ns);
@@ -527,6 +650,7 @@ watch_loop(struct watcher *w)
 	struct pollfd p = {.fd = -1, .events = POLLIN};
 	int64_t now, wait;
 	const char *why;
+	int whole;
 
 	while (!stop_sig && !w->quit) {
 		now = now_mono_ns();
@@ -549,8 +673,8 @@ watch_loop(struct watcher *w)
 			tell(w, "heartbeat", NULL, 0);
 			w->beat_ns = now + WATCH_BEAT_S * NS;
 		}
-		if ((why = run_due(w, now)) != NULL)
-			run_once(w, why);
+		if ((why = run_due(w, now, &whole)) != NULL)
+			run_once(w, why, whole);
 	}
 }
 
@@ -596,6 +720,8 @@ sync_watch(const struct sync_opts *o)
 	catch_stop();
 	if ((rc = watcher_init(&w, o)) >= 0)
 		return rc;
+	/* none (out of memory): every event waits a settle time */
+	w.writing = watch_writing_new();
 	/* watches first: a change during the first run is not lost */
 	watch_start(&w);
 	w.notify = watch_notify_open();
@@ -624,6 +750,7 @@ sync_watch(const struct sync_opts *o)
 	rc = w.quit ? w.quit : ferry_interrupted ? EXIT_ABORTED : EXIT_SYNCED;
 out:
 	watch_tree_close(w.tree);
+	watch_writing_free(w.writing);
 	watch_notify_close(w.notify);
 	filter_free(w.filters);
 	if (w.lockfd >= 0)

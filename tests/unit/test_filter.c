@@ -575,6 +575,36 @@ temp_file(const char *text)
 	return name;
 }
 
+/* Exact paths left out: the files alone, by their bytes, no glob. */
+static void
+test_filter_skip_paths(void **state)
+{
+	const char *paths[] = {"b/log.txt", "a*", "x/y/z"};
+	struct filter *f = filter_new();
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(filter_skip_paths(f, paths, 3), FERRY_OK);
+	assert_int_equal(filter_skip_paths(f, NULL, 0), FERRY_OK);
+	assert_int_equal(filter_skip_paths(NULL, paths, 1), FERRY_EUSAGE);
+	assert_false(filter_match(f, "b/log.txt", 0));
+	assert_false(filter_match(f, "a*", 0));
+	assert_false(filter_match(f, "x/y/z", 0));
+	/* not a pattern, not a folder, not a prefix */
+	assert_true(filter_match(f, "ab", 0));
+	assert_true(filter_match(f, "b/log.txt2", 0));
+	assert_true(filter_match(f, "b/log.tx", 0));
+	assert_true(filter_match(f, "c/b/log.txt", 0));
+	assert_true(filter_match(f, "x/y/z", 1));
+	assert_true(filter_match(f, "x/y", 1));
+	/* with rules beside them: both apply */
+	assert_int_equal(filter_add(f, "*.log", 0), FERRY_OK);
+	assert_false(filter_match(f, "c.log", 0));
+	assert_false(filter_match(f, "b/log.txt", 0));
+	assert_true(filter_match(f, "c.txt", 0));
+	filter_free(f);
+}
+
 static void
 test_filter_files(void **state)
 {
@@ -793,6 +823,7 @@ main(void)
 	    cmocka_unit_test(test_filter_lines),
 	    cmocka_unit_test(test_filter_lines_long),
 	    cmocka_unit_test(test_filter_files),
+	    cmocka_unit_test(test_filter_skip_paths),
 	    cmocka_unit_test(test_filter_files_bad),
 	    cmocka_unit_test(test_filter_add_file),
 	    cmocka_unit_test(test_filter_files_refused),
