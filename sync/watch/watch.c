@@ -438,6 +438,8 @@ hold_make(struct watcher *w, int64_t now, struct filter **hold)
 	free(paths);
 }
 
+static void read_events(struct watcher *w);
+
 /*
  * A whole run, held where the source folder is gone; but for the
  * periodic full run (whole), one that leaves out the files still being
@@ -448,6 +450,7 @@ run_once(struct watcher *w, const char *why, int whole)
 {
 	struct sync_opts ro = *w->o;
 	struct filter *hold = NULL;
+	const char *full;
 	char told[256];
 
 	if (!watch_source_polled(w->o) && !source_here(w)) {
@@ -464,6 +467,12 @@ run_once(struct watcher *w, const char *why, int whole)
 		why = "the source folder is back";
 	w->gone = 0;
 	hour_budget(w, &ro);
+	/* the closes still queued end their files' writes: none held back
+	 * for want of reading them; events lost among them are said */
+	full = w->full;
+	read_events(w);
+	if (w->full != NULL && full == NULL)
+		why = w->full;
 	w->held = 0;
 	if (!whole)
 		hold_make(w, now_mono_ns(), &hold);
