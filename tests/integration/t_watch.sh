@@ -101,13 +101,20 @@ check "a simulated overflow called for a full run, and said so" \
 check "heartbeats were written" \
 	wait_line "$WORK/w.json" 15 '"event":"heartbeat"'
 
-# SIGTERM while a run is going on: it ends, then the watcher exits 0
-runs=$(grep -c '"event":"run"' "$WORK/w.json")
+# SIGTERM while a run is going on: it ends, then the watcher exits 0.
+# The run is to send 300 new files: made outside the tree and moved in
+# at once, so that no run can begin with a part of them (files written
+# one by one into the tree, on a loaded machine, were still being
+# written when a run began: that run did not send the rest, rightly).
+mkdir "$WORK/last"
 python3 -c 'import os, sys
 for i in range(300):
-    open(os.path.join(sys.argv[1], "last-%d" % i), "wb").write(os.urandom(2000))' "$T"
+    open(os.path.join(sys.argv[1], "last-%d" % i), "wb").write(os.urandom(2000))' \
+	"$WORK/last"
 runs=$(grep -c '"event":"run"' "$WORK/w.json")
-for i in $(seq 100); do
+mv "$WORK/last" "$T/last"
+# the run after the move; a run going on at the move may end first
+for i in $(seq 600); do
 	[ "$(grep -c '"event":"run"' "$WORK/w.json")" -gt "$runs" ] && break
 	sleep 0.1
 done
