@@ -126,8 +126,8 @@ remote_new_sharing(
 	    o->read_timeout ? o->read_timeout : REMOTE_DEFAULT_READ_TIMEOUT;
 	r->no_verify_ssl = o->no_verify_ssl;
 	r->list_ranges = o->max_connections ? o->max_connections : 1;
-	if (o->adaptive && r->list_ranges > REMOTE_JOBS_START)
-		r->list_ranges = REMOTE_JOBS_START;
+	if (o->adaptive && r->list_ranges > REMOTE_LIST_RANGES_START)
+		r->list_ranges = REMOTE_LIST_RANGES_START;
 	r->no_sign = o->no_sign;
 	r->request_payer = o->request_payer;
 	if ((e = take_ssec(r, o)) != FERRY_OK ||

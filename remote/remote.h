@@ -67,9 +67,14 @@ struct remote_opts {
 };
 /*
  * Requests in flight at first: where the controller starts without
- * --jobs (the old fixed default, fast near a server).
+ * --jobs.  A server near by answers as fast with 128 as with 16; a far
+ * one needs them at once: its round trip times the server's rate (100 ms
+ * at 1,000 small requests a second), and each doubling from fewer costs
+ * two round trips at a fraction of that rate.
  */
-#define REMOTE_JOBS_START 16
+#define REMOTE_JOBS_START 128
+/* Listing ranges in flight at first without --jobs (remote/list.c). */
+#define REMOTE_LIST_RANGES_START 16
 #define REMOTE_DEFAULT_READ_TIMEOUT 60
 #define REMOTE_DEFAULT_STALL_TIMEOUT 180
 

@@ -57,8 +57,10 @@ merge_source_open(struct merge_list *l, const struct sync_opts *o,
 	l->table = t;
 	if ((e = manifest_listed_clear(m, t)) != FERRY_OK)
 		return e;
+	/* its data files read as many at once as listing ranges */
 	e = remote_inventory_read(r, o->source_inventory, loc->bucket,
-	    loc->prefix, o->jobs, put_row, &s, &l->inventory_time);
+	    loc->prefix, o->jobs_fixed ? o->jobs : REMOTE_LIST_RANGES_START,
+	    put_row, &s, &l->inventory_time);
 	if (e != FERRY_OK)
 		return e;
 	return manifest_iter_new(m, t, &l->it);

@@ -29,14 +29,15 @@ struct cli_case {
 };
 
 static const struct cli_case cases[] = {
-    {{"sync", "a", "s3://bkt/p"}, -1, "sync", "a", "s3://bkt/p", NULL, 0, 16},
+    {{"sync", "a", "s3://bkt/p"}, -1, "sync", "a", "s3://bkt/p", NULL, 0,
+        REMOTE_JOBS_START},
     {{"sync", "--dryrun", "a", "s3://bkt/p"}, -1, "sync", "a", "s3://bkt/p",
-        NULL, 1, 16},
+        NULL, 1, REMOTE_JOBS_START},
     {{"sync", "a", "s3://bkt/p", "-n"}, -1, "sync", "a", "s3://bkt/p", NULL, 1,
-        16},
+        REMOTE_JOBS_START},
     /* options before the command word */
     {{"--profile", "p", "sync", "a", "s3://bkt/p"}, -1, "sync", "a",
-        "s3://bkt/p", "p", 0, 16},
+        "s3://bkt/p", "p", 0, REMOTE_JOBS_START},
     {{"--profile=p", "-j", "4", "--dryrun", "sync", "a", "s3://bkt/p"}, -1,
         "sync", "a", "s3://bkt/p", "p", 1, 4},
     {{"-nj4", "plan", "a", "s3://bkt/p"}, -1, "plan", "a", "s3://bkt/p", NULL,
@@ -44,11 +45,11 @@ static const struct cli_case cases[] = {
     {{"-vj", "3", "ls", "s3://bkt"}, -1, "ls", "s3://bkt", NULL, NULL, 0, 3},
     /* an option's argument that is a command word stays its argument */
     {{"--profile", "sync", "sync", "a", "s3://bkt/p"}, -1, "sync", "a",
-        "s3://bkt/p", "sync", 0, 16},
+        "s3://bkt/p", "sync", 0, REMOTE_JOBS_START},
     {{"--prof", "ls", "ls", "s3://bkt"}, -1, "ls", "s3://bkt", NULL, "ls", 0,
-        16},
+        REMOTE_JOBS_START},
     {{"--manifest", "apply", "apply", "plan.jsonl"}, -1, "apply", "plan.jsonl",
-        NULL, NULL, 0, 16},
+        NULL, NULL, 0, REMOTE_JOBS_START},
     /* before the command as after it */
     {{"--version", "sync", "a", "b"}, 0, NULL, NULL, NULL, NULL, 0, 0},
     {{"--help"}, 0, NULL, NULL, NULL, NULL, 0, 0},
@@ -68,11 +69,11 @@ static const struct cli_case cases[] = {
     {{"--profile", "p"}, EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
     /* --at: a pull's or a mirror's source (and their plans), listed */
     {{"sync", "s3://a/p", "d", "--at", "2026-11-01T00:00:00Z"}, -1, "sync",
-        "s3://a/p", "d", NULL, 0, 16},
+        "s3://a/p", "d", NULL, 0, REMOTE_JOBS_START},
     {{"sync", "s3://a/p", "s3://b/q", "--at", "2026-11-01T00:00:00Z"}, -1,
-        "sync", "s3://a/p", "s3://b/q", NULL, 0, 16},
+        "sync", "s3://a/p", "s3://b/q", NULL, 0, REMOTE_JOBS_START},
     {{"plan", "s3://a/p", "s3://b/q", "--at", "2026-11-01T00:00:00Z"}, -1,
-        "plan", "s3://a/p", "s3://b/q", NULL, 1, 16},
+        "plan", "s3://a/p", "s3://b/q", NULL, 1, REMOTE_JOBS_START},
     {{"sync", "d", "s3://b/q", "--at", "2026-11-01T00:00:00Z"}, EXIT_USAGE,
         NULL, NULL, NULL, NULL, 0, 0},
     {{"verify", "s3://a/p", "s3://b/q", "--at", "2026-11-01T00:00:00Z"},
@@ -82,7 +83,7 @@ static const struct cli_case cases[] = {
         EXIT_USAGE, NULL, NULL, NULL, NULL, 0, 0},
     /* --versions: ls and manifest info */
     {{"manifest", "info", "--versions", "d", "s3://b/q"}, -1, "manifest", "d",
-        "s3://b/q", NULL, 0, 16},
+        "s3://b/q", NULL, 0, REMOTE_JOBS_START},
     {{"sync", "d", "s3://b/q", "--versions"}, EXIT_USAGE, NULL, NULL, NULL,
         NULL, 0, 0},
 };
