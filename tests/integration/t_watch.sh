@@ -104,8 +104,8 @@ check "heartbeats were written" \
 # SIGTERM while a run is going on: it ends, then the watcher exits 0.
 # The run is to send 300 new files: made outside the tree and moved in
 # at once, so that no run can begin with a part of them (files written
-# one by one into the tree, on a loaded machine, were still being
-# written when a run began: that run did not send the rest, rightly).
+# one by one into the tree, on a loaded machine, can still be being
+# written when a run begins: that run does not send the rest, rightly).
 mkdir "$WORK/last"
 python3 -c 'import os, sys
 for i in range(300):
