@@ -18,7 +18,9 @@
 # Environment (all optional): BENCH_RUNS (3), FAR_LATENCIES (ms each way,
 # "0 10 40"), FAR_TOOLS ("ferry ferry-j16 rclone aws s3cmd"), FAR_OPS
 # ("push pull mirror"), FAR_SET (small), FAR_FILES (1000, small only),
-# FAR_PROXY (c or py), FAR_NEAR (gateway or proxy).
+# FAR_PROXY (c or py), FAR_NEAR (gateway or proxy), FAR_BASE (another
+# ferry binary, run as the tool "ferry-base" beside this tree's: name it
+# in FAR_TOOLS to compare two builds in the same runs).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,6 +49,10 @@ trap bye EXIT
 
 [ -x "$TOP/ferry" ] || make -C "$TOP" ferry >/dev/null || die "no ferry"
 cp "$TOP/ferry" "$W/ferry"
+case " $TOOLS " in *" ferry-base "*)
+	[ -x "${FAR_BASE:-}" ] || die "ferry-base needs FAR_BASE, a ferry binary"
+	cp "$FAR_BASE" "$W/ferry-base" ;;
+esac
 PROXY_KIND=${FAR_PROXY:-c}
 case $PROXY_KIND in
 c) cc -O2 -Wall -Wextra -o "$W/delayproxy" "$TOP/bench/delayproxy.c" ||
@@ -153,6 +159,8 @@ cmd() {
 	ferry) CMD=("$W/ferry" sync "$2" "$3" --endpoint-url "$URL" --json) ;;
 	ferry-j16) CMD=("$W/ferry" sync "$2" "$3" --endpoint-url "$URL" -q
 		-j 16) ;;
+	ferry-base) CMD=("$W/ferry-base" sync "$2" "$3" --endpoint-url "$URL"
+		-q) ;;
 	rclone) CMD=(rclone copy "$s" "$d" --s3-endpoint "$URL"
 		--transfers 64 --checkers 64) ;;
 	aws) CMD=(env "AWS_CONFIG_FILE=$W/aws.cfg" /usr/bin/aws

@@ -3,7 +3,11 @@
  * REMOTE_JOBS_START and doubles while each doubling raises completions (or
  * bytes) a second by more than RISE (20%); when one does not, it goes back to
  * the best limit and holds there, probing a quarter more now and then,
- * since a path's capacity moves.  A 503 or 429, a timeout or a reset
+ * since a path's capacity moves.  Neither a doubling nor a probe is tried
+ * while requests take more than QUEUE times the fastest one seen: they
+ * then wait in a queue at the server (or in this process), which more in
+ * flight would only lengthen; a far path's requests take its round trip,
+ * as its fastest did, and go on growing.  A 503 or 429, a timeout or a reset
  * halves it and it climbs back in small steps to where it was cut
  * (AIMD).  Another refusal halves it again only a round trip later
  * (once the requests sent before the cut have ended) and only if
@@ -33,6 +37,7 @@
 #define HOLD_EPOCHS 8 /* epochs held between probes */
 #define MARGIN 3      /* refusals beyond twice the share, not chance */
 #define ROLL 16       /* round trips over which a steady share is taken */
+#define QUEUE 2       /* requests taking twice the fastest: a queue */
 
 enum phase { GROW, HOLD, PROBE, CLIMB };
 
@@ -136,7 +141,14 @@ keep_best(struct concur *c)
 	c->best_limit = c->limit;
 }
 
-/* The growing phase: doubles while throughput rises. */
+/* Non-zero when the last epoch's requests waited in a queue. */
+static int
+queued(const struct concur *c)
+{
+	return c->fastest_ns > 0 && c->took_s * 1e9 > QUEUE * c->fastest_ns;
+}
+
+/* The growing phase: doubles while throughput rises and nothing queues. */
 static int
 grow(struct concur *c)
 {
@@ -148,6 +160,10 @@ grow(struct concur *c)
 	if (c->limit >= c->cap) {
 		c->phase = HOLD;
 		return decide(c, c->cap, REMOTE_CONCUR_CAP);
+	}
+	if (queued(c)) {
+		c->phase = HOLD;
+		return decide(c, c->limit, REMOTE_CONCUR_QUEUEING);
 	}
 	return decide(c, c->limit * 2, REMOTE_CONCUR_GROWING);
 }
@@ -162,7 +178,8 @@ hold(struct concur *c)
 	c->best_bytes = c->best_bytes > 0 ? (c->best_bytes + c->byte_rate) / 2
 	                                  : c->byte_rate;
 	c->best_limit = c->limit;
-	if (c->fixed || ++c->epochs < HOLD_EPOCHS || c->limit >= c->cap)
+	if (c->fixed || ++c->epochs < HOLD_EPOCHS || c->limit >= c->cap ||
+	    queued(c))
 		return 0;
 	c->prior = c->limit;
 	c->phase = PROBE;
@@ -205,6 +222,7 @@ judge(struct concur *c)
 		return 0;
 	/* Little's law: requests in flight over the time each took */
 	c->rate = (double)c->held / c->waited * c->done / (c->done + c->wasted);
+	c->took_s = c->waited / (c->done + c->wasted);
 	c->byte_rate = (double)c->bytes / c->done * c->rate;
 	switch (c->phase) {
 	case GROW:
@@ -249,6 +267,9 @@ concur_done(struct concur *c, const struct concur_end *e, int64_t now_ns)
 	int told = 0;
 
 	c->seen++;
+	if (e->ev == CONCUR_OK && e->took_ns > 0 &&
+	    (c->fastest_ns == 0 || e->took_ns < c->fastest_ns))
+		c->fastest_ns = e->took_ns;
 	if (e->ev == CONCUR_THROTTLED || e->ev == CONCUR_LOST) {
 		c->refused++;
 		told = cut(c, e->ev);

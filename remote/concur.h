@@ -53,6 +53,8 @@ struct concur {
 	unsigned cut_gen;       /* the limit cut: 0 when none stands */
 	double cut_share;       /* the share of refusals that cut it */
 	double rate, byte_rate; /* the last epoch's, a second */
+	double took_s;          /* the last epoch's time a request took */
+	int64_t fastest_ns;     /* the shortest any answered request took */
 };
 
 /*

@@ -153,7 +153,8 @@ static const char *
 why_word(enum remote_concur_why w)
 {
 	static const char *words[] = {"start", "fixed", "growing", "flat",
-	    "cap", "probing", "slowdown", "lost", "recovering", "recovered"};
+	    "queueing", "cap", "probing", "slowdown", "lost", "recovering",
+	    "recovered"};
 
 	return (size_t)w < sizeof(words) / sizeof(*words) ? words[w] : "";
 }

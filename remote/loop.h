@@ -28,6 +28,7 @@ enum remote_concur_why {
 	REMOTE_CONCUR_FIXED,      /* --jobs */
 	REMOTE_CONCUR_GROWING,    /* throughput rose with more: doubled */
 	REMOTE_CONCUR_FLAT,       /* throughput stopped rising: held */
+	REMOTE_CONCUR_QUEUEING,   /* requests wait at the server: held */
 	REMOTE_CONCUR_CAP,        /* at the cap (--memory, descriptors) */
 	REMOTE_CONCUR_PROBING,    /* held a while: trying a quarter more */
 	REMOTE_CONCUR_SLOWDOWN,   /* a 503 or 429 from the server: halved */

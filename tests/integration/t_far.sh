@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# A far-away server: the fault proxy adds 40 ms each way (--latency) in
+# A far-away server: the fault proxy adds latency each way (--latency) in
 # front of the gateway.  Without --jobs the requests in flight start at
-# 128 (REMOTE_JOBS_START) and grow past it, as ferry's concurrency events
-# say, the proxy counting more than 16 at once; with --jobs 16 they stay at 16 and nothing is told.  A server that
-# answers 503 SlowDown to some requests makes the controller halve (its
-# events say slowdown, each half the number before it), climbs back, and
-# the run completes with every object there; one that refuses a steady
-# share does not drive it to one or two.  Deletes sent one by one grow
-# as transfers do.  Requests are counted, never timed.
+# 128 (REMOTE_JOBS_START) and, on a path of 1 s round trips that 128 in
+# flight cannot fill (the proxy and the gateway answer more than 128 a
+# second), grow past it, as ferry's concurrency events say, the proxy
+# counting more than 16 at once; with --jobs 16 they stay at 16 and
+# nothing is told.  A server that answers 503 SlowDown to some requests
+# makes the controller halve (its events say slowdown, each half the
+# number before it), climbs back, and the run completes with every
+# object there; one that refuses a steady share does not drive it to one
+# or two.  Deletes sent one by one grow as transfers do.  Requests are
+# counted, never timed.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -33,11 +36,14 @@ for l in open(sys.argv[1]):
         print(e["in_flight"])' "$1" "$2"
 }
 
-# (a) 80 ms round trips, no --jobs: more than 16 in flight, and growing
-start_proxy far --rate 0 --latency 40
+# (a) 1 s round trips, no --jobs: more than 16 in flight, and growing
+# (at 80 ms, 128 in flight already ask more than the Python proxy in
+# front of the gateway answers, and the controller rightly holds them:
+# its requests wait in the proxy's queue)
+start_proxy far --rate 0 --latency 500
 "$FERRY" sync --json "$T" "s3://$B/a" --endpoint-url "$PROXY" \
 	>"$WORK/a.json" 2>"$WORK/a.err"
-is "$?" 0 "a push of 400 files, 80 ms a round trip, without --jobs"
+is "$?" 0 "a push of 400 files, 1 s a round trip, without --jobs"
 check "its events are valid" json_valid "$WORK/a.json"
 is "$(summary "$WORK/a.json" uploaded)" 400 "... each file uploaded"
 most=$(told "$WORK/a.json" growing | sort -n | tail -n 1)

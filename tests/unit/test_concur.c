@@ -209,6 +209,30 @@ test_path_changes(void **state)
 	assert_in_range(simulate(&c, 0.080, 4000, 20, &now), 256, 512);
 }
 
+/*
+ * A near server that answers one request at a time, 400 a second: from
+ * 128 in flight each request waits in its queue for a third of a second,
+ * a hundred times the fastest: held at 128, neither doubled nor probed
+ * (more in flight would only lengthen the queue); the same server 80 ms
+ * away, with 16 in flight, takes its round trip: it grows.
+ */
+static void
+test_queueing(void **state)
+{
+	struct concur c;
+	int64_t now = SEC;
+
+	(void)state;
+	concur_init(&c, 128, 512, 0);
+	assert_int_equal(simulate_bursts(&c, 0.001, 400, 0.25, 20, &now), 128);
+	assert_int_equal(c.why, REMOTE_CONCUR_QUEUEING);
+	assert_int_equal(c.changes, 2);
+	now = SEC;
+	concur_init(&c, 16, 512, 0);
+	assert_in_range(
+	    simulate_bursts(&c, 0.080, 400, 0.25, 20, &now), 32, 64);
+}
+
 /* Epochs with the window mostly empty say nothing: no growth. */
 static void
 test_idle_window(void **state)
@@ -375,6 +399,7 @@ main(void)
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_soon),
 	    cmocka_unit_test(test_path_changes),
+	    cmocka_unit_test(test_queueing),
 	    cmocka_unit_test(test_idle_window),
 	    cmocka_unit_test(test_cuts),
 	    cmocka_unit_test(test_refusing),
