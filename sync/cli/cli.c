@@ -421,7 +421,12 @@ take_option(struct sync_opts *o, int c, const char *arg)
 			return EXIT_USAGE; /* said by cli_take_size() */
 		return o->part_size == 0 ? cli_bad("%s", part_range) : -1;
 	case OPT_THRESHOLD:
-		return cli_take_size(arg, &o->multipart_threshold);
+		if (cli_take_size(arg, &o->multipart_threshold) != -1)
+			return EXIT_USAGE; /* said by cli_take_size() */
+		/* given, it asks for copies in parts too */
+		if (o->multipart_threshold < o->copy_threshold)
+			o->copy_threshold = o->multipart_threshold;
+		return -1;
 	case OPT_MEMORY:
 		return cli_take_size(arg, &o->memory);
 	case 'c':
@@ -881,6 +886,7 @@ cli_parse(int argc, char **argv, struct sync_opts *o)
 	o->jobs = REMOTE_JOBS_START;
 	o->part_size = 0;
 	o->multipart_threshold = 8ULL << 20;
+	o->copy_threshold = REMOTE_MAX_COPY + 1;
 	o->memory = 256ULL << 20;
 	o->max_delete_pct = 50;
 	o->max_size = UINT64_MAX;

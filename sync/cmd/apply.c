@@ -271,8 +271,8 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 	dst.size = l->dst.size;
 	dst.etag = l->dst.etag;
 	return xfer_begin_copy(p,
-	    src.size >= p->run.o->multipart_threshold ? PLAN_MULTIPART_COPY
-	                                              : PLAN_COPY,
+	    src.size >= p->run.o->copy_threshold ? PLAN_MULTIPART_COPY
+	                                         : PLAN_COPY,
 	    &src, l->dst.present ? &dst : NULL);
 }
 
@@ -639,6 +639,7 @@ sync_apply(const struct sync_opts *opts)
 	o.follow_symlinks = h->follow_symlinks;
 	o.part_size = h->part_size;
 	o.multipart_threshold = h->multipart_threshold;
+	o.copy_threshold = h->copy_threshold;
 	if (o.memory < o.part_size)
 		o.memory = o.part_size;
 	o.dry_run = 0;

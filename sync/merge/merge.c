@@ -401,6 +401,7 @@ merge_plan_opts(struct plan_opts *po, const struct sync_opts *o)
 	po->metadata = !o->size_only;
 	po->xattrs = o->xattrs || o->acls;
 	po->multipart_threshold = o->multipart_threshold;
+	po->copy_threshold = o->copy_threshold;
 	po->bounded = o->min_size > 0 || o->max_size < UINT64_MAX ||
 	              o->min_age >= 0 || o->max_age >= 0;
 	po->min_size = o->min_size;

@@ -209,7 +209,7 @@ plan_pull(const struct plan_entry *src, const struct plan_entry *dst,
 static enum plan_action
 copy_kind(const struct plan_entry *src, const struct plan_opts *o)
 {
-	if (o->multipart_threshold && src->size >= o->multipart_threshold)
+	if (o->copy_threshold && src->size >= o->copy_threshold)
 		return PLAN_MULTIPART_COPY;
 	return PLAN_COPY;
 }

@@ -59,6 +59,7 @@ struct plan_opts {
 	 */
 	int xattrs;
 	uint64_t multipart_threshold;
+	uint64_t copy_threshold; /* a mirror's copies in parts from here */
 	/*
 	 * With bounded set, a key whose source entry (or, absent, whose
 	 * destination entry) is outside [min_size, max_size] or modified

@@ -210,6 +210,14 @@ parse_header(const cJSON *obj, struct planfile_header *h)
 	    (e = get_uint(obj, "multipart_threshold",
 	         &h->multipart_threshold)) != FERRY_OK)
 		return e;
+	h->copy_threshold = h->multipart_threshold;
+	if (cJSON_GetObjectItemCaseSensitive(obj, "copy_threshold") != NULL &&
+	    ((e = get_uint(obj, "copy_threshold", &h->copy_threshold)) !=
+	            FERRY_OK ||
+	        h->copy_threshold == 0))
+		return e != FERRY_OK ? e
+		                     : ferry_fail(FERRY_EPARSE,
+		                           "\"copy_threshold\" out of range");
 	/* part_size 0: chosen for each object by its size */
 	if ((h->part_size != 0 && (h->part_size < REMOTE_MIN_PART_SIZE ||
 	                              h->part_size > REMOTE_MAX_PART_SIZE)) ||
@@ -646,7 +654,7 @@ add_side_name(cJSON *obj, const char *name, const char *where)
 cJSON *
 planfile_header_json(const char *src, const char *dst, int delete,
     int follow_symlinks, uint64_t part_size, uint64_t multipart_threshold,
-    int at)
+    uint64_t copy_threshold, int at)
 {
 	cJSON *obj = cJSON_CreateObject();
 
@@ -663,6 +671,7 @@ planfile_header_json(const char *src, const char *dst, int delete,
 	cJSON_AddNumberToObject(obj, "part_size", (double)part_size);
 	cJSON_AddNumberToObject(
 	    obj, "multipart_threshold", (double)multipart_threshold);
+	cJSON_AddNumberToObject(obj, "copy_threshold", (double)copy_threshold);
 	return obj;
 }
 

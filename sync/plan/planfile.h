@@ -60,6 +60,9 @@ struct planfile_header {
 	int follow_symlinks; /* -L (absent in a plan: false) */
 	uint64_t part_size;
 	uint64_t multipart_threshold;
+	/* a mirror's copies in parts from here (absent in a plan written
+	 * before it: multipart_threshold, as copies then were) */
+	uint64_t copy_threshold;
 	/* "I/N": part I of a plan cut into N (ferry plan --split), or "" */
 	char part[PLANFILE_PART_MAX];
 };
@@ -123,7 +126,7 @@ struct cJSON;
  */
 struct cJSON *planfile_header_json(const char *src, const char *dst, int delete,
     int follow_symlinks, uint64_t part_size, uint64_t multipart_threshold,
-    int at);
+    uint64_t copy_threshold, int at);
 /*
  * Adds "source" and "destination" to a plan line (a cJSON object): each
  * side's identity as planned, or "absent".  src and dst may be NULL

@@ -125,6 +125,12 @@ struct sync_opts {
 	int jobs_fixed;      /* --jobs given: no controller */
 	uint64_t part_size;  /* 0: chosen for each object by its size */
 	uint64_t multipart_threshold;
+	/*
+	 * server-side copies go in parts (UploadPartCopy) from this size:
+	 * above 5 GiB, what one CopyObject copies, or from a
+	 * --multipart-threshold given below it
+	 */
+	uint64_t copy_threshold;
 	uint64_t memory;
 	const char *manifest_dir;
 	const char *shard_arg;     /* --shard I/N, as given */

@@ -38,7 +38,8 @@ output_init(struct output *o, const struct sync_opts *opts)
 	if (o->plan)
 		emit(planfile_header_json(opts->src, opts->dst, opts->delete,
 		    opts->follow_symlinks, opts->part_size,
-		    opts->multipart_threshold, opts->at_given));
+		    opts->multipart_threshold, opts->copy_threshold,
+		    opts->at_given));
 	else if (o->json)
 		emit_start(opts);
 }

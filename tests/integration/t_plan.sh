@@ -70,7 +70,7 @@ h, s = lines[0], lines[-1]
 assert h == {"type": "header", "format": "ferry-plan", "version": 1,
     "src": sys.argv[2], "dst": "s3://" + sys.argv[3] + "/p", "delete": True,
     "follow_symlinks": False, "part_size": 0,
-    "multipart_threshold": 8 << 20}, h
+    "multipart_threshold": 8 << 20, "copy_threshold": (5 << 30) + 1}, h
 assert s["type"] == "summary" and s["dry_run"] is True, s
 assert s["uploaded"] == 3 and s["deleted"] == 2 and s["exit_status"] == 0, s
 a = {l["key"]: l for l in lines[1:-1]}

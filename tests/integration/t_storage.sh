@@ -109,7 +109,7 @@ start_proxy d --rate 0 --log-headers \
 	x-amz-metadata-directive,x-amz-tagging-directive,x-amz-tagging
 "$FERRY" sync "s3://$B/p" "s3://$B/r" --metadata-directive REPLACE \
 	"${tags2[@]}" --metadata new=1 --cache-control no-cache -q \
-	--endpoint-url "$PROXY"
+	--multipart-threshold 8M --endpoint-url "$PROXY"
 is "$?" 0 "a mirror with --metadata-directive REPLACE exits 0"
 stop_proxy
 if ! skip_on swift "$NOTAGS" 2; then

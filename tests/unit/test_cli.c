@@ -251,12 +251,46 @@ test_cli_backup(void **state)
 	}
 }
 
+/*
+ * A mirror's server-side copies go in parts above what one CopyObject
+ * copies, or from a --multipart-threshold given below that.
+ */
+static const struct copy_case {
+	const char *args[8];
+	uint64_t multipart, copy;
+} copy_cases[] = {
+    {{"sync", "s3://a/p", "s3://b/q", NULL}, 8ULL << 20, (5ULL << 30) + 1},
+    {{"sync", "--multipart-threshold", "16M", "s3://a/p", "s3://b/q", NULL},
+        16ULL << 20, 16ULL << 20},
+    {{"sync", "--multipart-threshold", "10G", "s3://a/p", "s3://b/q", NULL},
+        10ULL << 30, (5ULL << 30) + 1},
+};
+
+static void
+test_cli_copy(void **state)
+{
+	char *argv[ARGS_MAX + 2];
+	struct sync_opts o;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(copy_cases) / sizeof(copy_cases[0]); i++) {
+		assert_int_equal(
+		    cli_parse(argv_of(copy_cases[i].args, argv), argv, &o), -1);
+		assert_int_equal(
+		    o.multipart_threshold, copy_cases[i].multipart);
+		assert_int_equal(o.copy_threshold, copy_cases[i].copy);
+		cli_clear(&o);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cli_parse),
 	    cmocka_unit_test(test_cli_backup),
+	    cmocka_unit_test(test_cli_copy),
 	};
 
 	/* the help and the refusals go to stdout and stderr */

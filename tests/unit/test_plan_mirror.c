@@ -70,7 +70,7 @@ test_mirror_table(void **state)
 		}
 		o.delete = r->del;
 		o.size_only = r->size_only;
-		o.multipart_threshold = 64;
+		o.copy_threshold = 64;
 		plan_mirror(&src, &dst, r->rec_etag ? &rec : NULL, &o, &d);
 		if (d.action != r->want)
 			fail_msg("%s: got %s, want %s", r->name,

@@ -348,6 +348,46 @@ test_header_follow(void **state)
 }
 
 /*
+ * A mirror's copies in parts from copy_threshold; a plan written before
+ * it copied in parts from multipart_threshold, and still does.
+ */
+static void
+test_header_copy(void **state)
+{
+#define COPY_HDR(v)                                                            \
+	"{\"type\":\"header\",\"format\":\"ferry-plan\",\"version\":1,"        \
+	"\"src\":\"s3://a/p\",\"dst\":\"s3://b/p\",\"delete\":false,"          \
+	"\"part_size\":0,\"multipart_threshold\":8388608" v "}"
+	static const char *bad[] = {
+	    COPY_HDR(",\"copy_threshold\":0"),
+	    COPY_HDR(",\"copy_threshold\":\"5G\""),
+	    COPY_HDR(",\"copy_threshold\":-1"),
+	};
+	static struct planfile_line l;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(
+	    planfile_parse_line(COPY_HDR(",\"copy_threshold\":"
+	                                 "5368709121"),
+	        strlen(COPY_HDR(",\"copy_threshold\":5368709121")), &l),
+	    FERRY_OK);
+	assert_int_equal(l.hdr.copy_threshold, 5368709121ULL);
+	assert_int_equal(l.hdr.multipart_threshold, 8388608);
+	assert_int_equal(
+	    planfile_parse_line(COPY_HDR(""), strlen(COPY_HDR("")), &l),
+	    FERRY_OK);
+	assert_int_equal(l.hdr.copy_threshold, 8388608);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_int_equal(
+		    planfile_parse_line(bad[i], strlen(bad[i]), &l),
+		    FERRY_EPARSE);
+		assert_non_null(strstr(ferry_errmsg(), "copy_threshold"));
+	}
+#undef COPY_HDR
+}
+
+/*
  * A plan of a past time (version 2) names the version of each source to
  * read; an older plan (version 1) that names one is refused, as is a
  * version on a destination.
@@ -410,6 +450,7 @@ main(void)
 	    cmocka_unit_test(test_files),
 	    cmocka_unit_test(test_files_stdin),
 	    cmocka_unit_test(test_header_follow),
+	    cmocka_unit_test(test_header_copy),
 	    cmocka_unit_test(test_versions),
 	};
 
