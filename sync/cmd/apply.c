@@ -271,9 +271,8 @@ apply_copy(struct push *p, const struct planfile_line *l, const char *rel,
 	dst.size = l->dst.size;
 	dst.etag = l->dst.etag;
 	return xfer_begin_copy(p,
-	    src.size >= p->run.o->copy_threshold ? PLAN_MULTIPART_COPY
-	                                         : PLAN_COPY,
-	    &src, l->dst.present ? &dst : NULL);
+	    plan_copy_kind(src.size, p->run.o->copy_threshold), &src,
+	    l->dst.present ? &dst : NULL);
 }
 
 /*

@@ -206,12 +206,16 @@ plan_pull(const struct plan_entry *src, const struct plan_entry *dst,
 	*out = pull_decide(src, dst, rec, o);
 }
 
+enum plan_action
+plan_copy_kind(uint64_t size, uint64_t threshold)
+{
+	return threshold && size >= threshold ? PLAN_MULTIPART_COPY : PLAN_COPY;
+}
+
 static enum plan_action
 copy_kind(const struct plan_entry *src, const struct plan_opts *o)
 {
-	if (o->copy_threshold && src->size >= o->copy_threshold)
-		return PLAN_MULTIPART_COPY;
-	return PLAN_COPY;
+	return plan_copy_kind(src->size, o->copy_threshold);
 }
 
 static struct plan_decision

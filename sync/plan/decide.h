@@ -108,6 +108,12 @@ void plan_mirror(const struct plan_entry *src, const struct plan_entry *dst,
     const struct manifest_remote *rec, const struct plan_opts *o,
     struct plan_decision *out);
 
+/*
+ * How an object of size bytes is copied server-side: whole (PLAN_COPY),
+ * or in parts (PLAN_MULTIPART_COPY) from threshold up (0: never).
+ */
+enum plan_action plan_copy_kind(uint64_t size, uint64_t threshold);
+
 /* "put", "multipart_put", ...: the name used in output. */
 const char *plan_action_name(enum plan_action a);
 

@@ -212,18 +212,17 @@ parse_header(const cJSON *obj, struct planfile_header *h)
 		return e;
 	h->copy_threshold = h->multipart_threshold;
 	if (cJSON_GetObjectItemCaseSensitive(obj, "copy_threshold") != NULL &&
-	    ((e = get_uint(obj, "copy_threshold", &h->copy_threshold)) !=
-	            FERRY_OK ||
-	        h->copy_threshold == 0))
-		return e != FERRY_OK ? e
-		                     : ferry_fail(FERRY_EPARSE,
-		                           "\"copy_threshold\" out of range");
+	    (e = get_uint(obj, "copy_threshold", &h->copy_threshold)) !=
+	        FERRY_OK)
+		return e;
 	/* part_size 0: chosen for each object by its size */
 	if ((h->part_size != 0 && (h->part_size < REMOTE_MIN_PART_SIZE ||
 	                              h->part_size > REMOTE_MAX_PART_SIZE)) ||
-	    h->multipart_threshold == 0)
+	    h->multipart_threshold == 0 || h->copy_threshold == 0)
 		return ferry_fail(FERRY_EPARSE,
-		    "\"part_size\" or \"multipart_threshold\" out of range");
+		    "\"part_size\", "
+		    "\"multipart_threshold\" or "
+		    "\"copy_threshold\" out of range");
 	return FERRY_OK;
 }
 
