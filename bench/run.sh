@@ -19,6 +19,8 @@
 #   BENCH_RUNS       runs per (scenario, tool); the table shows medians (3);
 #                    BENCH_RUNS_S1 ... BENCH_RUNS_S8 override it per scenario
 #   BENCH_JOBS       requests in flight for every tool that has a knob (16)
+#   BENCH_FERRY_JOBS ferry's --jobs (BENCH_JOBS); "auto": none given, the
+#                    controller of requests in flight decides
 #   BENCH_TOOLS      which tools, from "ferry rclone aws s3cmd curl"
 #   BENCH_SCENARIOS  which scenarios, from "S1 S2 S3 S4 S5 S6 S7 S8 S9"
 #   BENCH_S1_FILES, BENCH_S1_DIRS, BENCH_S1_MIN, BENCH_S1_MAX
@@ -96,6 +98,12 @@ GEN="$BENCH/gen.py"
 SCALE=${BENCH_SCALE:-full}
 RUNS=${BENCH_RUNS:-3}
 JOBS=${BENCH_JOBS:-16}
+FERRY_JOBS=${BENCH_FERRY_JOBS:-$JOBS}
+if [ "$FERRY_JOBS" = auto ]; then
+	FERRY_JOBS_OPT=()
+else
+	FERRY_JOBS_OPT=(--jobs "$FERRY_JOBS")
+fi
 TOOLS=${BENCH_TOOLS:-$d_tools}
 SCENARIOS=${BENCH_SCENARIOS:-$d_scen}
 BLUESTORE=${BENCH_BLUESTORE:-40G}
@@ -416,7 +424,7 @@ RCLONE_OPTS=(--transfers "$JOBS" --checkers "$JOBS" --fast-list)
 sync_cmd() {
 	local tool=$1 src=$2 dst=$3
 	case $tool in
-	ferry) CMD=("$FERRY_BIN" sync "$src" "$dst" --jobs "$JOBS" --delete -q) ;;
+	ferry) CMD=("$FERRY_BIN" sync "$src" "$dst" "${FERRY_JOBS_OPT[@]}" --delete -q) ;;
 	rclone)
 		src=$(echo "$src" | sed 's#^s3://#X:#')
 		dst=$(echo "$dst" | sed 's#^s3://#X:#')
@@ -931,7 +939,7 @@ echo "$TABLE"
 		v="BENCH_RUNS_$sc"
 		[ -n "${!v:-}" ] && runs_note="$runs_note, $sc: ${!v}"
 	done
-	echo "## $(date -u '+%Y-%m-%d %H:%M UTC'): scale $SCALE, $runs_note, $JOBS jobs"
+	echo "## $(date -u '+%Y-%m-%d %H:%M UTC'): scale $SCALE, $runs_note, $JOBS jobs (ferry: $FERRY_JOBS)"
 	echo
 	echo "- machine: $(nproc) cores, $(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //'), $(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	if [ "$KIND" = swift ]; then
