@@ -167,8 +167,8 @@ need_pkgs() {
 	fi
 	say "installing:$missing"
 	export DEBIAN_FRONTEND=noninteractive
+	# shellcheck disable=SC2086
 	apt-get update -qq &&
-		# shellcheck disable=SC2086
 		apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
