@@ -524,6 +524,18 @@ req_release(struct remote_req *q)
 	q->easy = NULL;
 }
 
+/*
+ * libcurl's upload buffer for a body of len bytes: 64 KiB (its default)
+ * for large bodies, its least (16 KiB) for small files' PUTs and copies.
+ * libcurl allocates one per handle, and each request in flight holds
+ * one: 128 small PUTs held 8 MiB in buffers larger than their bodies.
+ */
+static long
+send_buffer(size_t len)
+{
+	return len > 64 * 1024 ? 64L * 1024 : 16L * 1024;
+}
+
 static void
 set_method(struct remote_req *q, CURL *c)
 {
@@ -531,6 +543,8 @@ set_method(struct remote_req *q, CURL *c)
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	} else if (strcmp(q->method, "PUT") == 0) {
 		curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(
+		    c, CURLOPT_UPLOAD_BUFFERSIZE, send_buffer(q->body_len));
 		curl_easy_setopt(
 		    c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)q->body_len);
 		curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);
