@@ -52,9 +52,10 @@ temps() {
 }
 
 # delay_proxy NAME MATCH: a fault proxy (start_proxy) that holds each GET
-# whose path matches MATCH a moment.
+# whose path matches MATCH 3 s (long enough for a check to stop the pull
+# while it waits, even on a loaded machine).
 delay_proxy() {
-	start_proxy "$1" --seed 7 --always --kinds delay --only-methods GET \
+	start_proxy "$1" --seed 7 --always --kinds delay --delay 3 --only-methods GET \
 		--match "$2"
 }
 
