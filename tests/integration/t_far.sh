@@ -3,8 +3,8 @@
 # front of the gateway.  Without --jobs the requests in flight start at
 # 128 (REMOTE_JOBS_START) and, on a path of 3 s round trips that 128 in
 # flight cannot fill (the proxy and the server answer more than 43 a
-# second, even on a loaded machine), grow past it, as ferry's concurrency events say, the proxy
-# counting more than 16 at once; with --jobs 16 they stay at 16 and
+# second, even on a loaded machine), grow past it, as ferry's
+# concurrency events say, the proxy counting more than 16 at once; with --jobs 16 they stay at 16 and
 # nothing is told.  A server that answers 503 SlowDown to some requests
 # makes the controller halve (its events say slowdown, each half the
 # number before it), climbs back, and the run completes with every
@@ -25,17 +25,6 @@ peak() {
 		tail -n 1
 }
 
-# told FILE REASON: the in_flight of FILE's concurrency events for
-# REASON, in order, one a line
-told() {
-	python3 -c '
-import json, sys
-for l in open(sys.argv[1]):
-    e = json.loads(l)
-    if e["type"] == "concurrency" and e["reason"] == sys.argv[2]:
-        print(e["in_flight"])' "$1" "$2"
-}
-
 # decisions FILE: FILE's concurrency events as reason:in_flight, in order
 decisions() {
 	python3 -c '
@@ -43,6 +32,12 @@ import json, sys
 print(" ".join("%s:%d" % (e["reason"], e["in_flight"])
                for e in map(json.loads, open(sys.argv[1]))
                if e["type"] == "concurrency"))' "$1"
+}
+
+# told FILE REASON: the in_flight of FILE's concurrency events for
+# REASON, in order, one a line
+told() {
+	decisions "$1" | tr ' ' '\n' | sed -n "s/^$2://p"
 }
 
 # (a) 3 s round trips, no --jobs: more than 16 in flight, and growing
