@@ -97,6 +97,8 @@ remote_get_object(struct remote *r, const char *bucket, const char *key,
 	ferry_err e;
 
 	e = ops_new(r, REMOTE_GET, "GET", bucket, key, keylen, out);
+	if (e == FERRY_OK && g)
+		(*out)->expect = g->len > 0 ? g->len : g->size;
 	if (e == FERRY_OK && g && g->len > 0) {
 		snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64,
 		    g->off, g->off + g->len - 1);

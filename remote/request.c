@@ -562,7 +562,28 @@ set_method(struct remote_req *q, CURL *c)
 	}
 }
 
-#define RECV_BUFFER (64L * 1024)
+/*
+ * libcurl's receive buffer for q's reply, allocated per request: 64 KiB
+ * for listings and bodies of unknown or large size (fewer recvs and
+ * polls), room for the headers and the whole body of a small object (as
+ * few recvs, less memory), 8 KiB for replies without a body of
+ * substance.  128 small GETs in flight held 8 MiB at 64 KiB each.
+ */
+static long
+recv_buffer(const struct remote_req *q)
+{
+	const uint64_t most = 64 * 1024, least = 8 * 1024, head = 4 * 1024;
+	uint64_t n;
+
+	if (q->kind == REMOTE_LIST || (q->kind == REMOTE_GET && q->expect == 0))
+		return (long)most;
+	if (q->kind != REMOTE_GET)
+		return (long)least;
+	if (q->expect > most - head)
+		return (long)most;
+	n = (q->expect + head + 4095) / 4096 * 4096;
+	return (long)(n < least ? least : n);
+}
 
 static void
 set_options(struct remote_req *q, CURL *c, const char *url)
@@ -590,9 +611,7 @@ set_options(struct remote_req *q, CURL *c, const char *url)
 	curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	loop_socket_options(r->loop, c);
-	/* up to 64 KiB of a body in one read: fewer recvs and polls */
-	if (q->kind == REMOTE_GET || q->kind == REMOTE_LIST)
-		curl_easy_setopt(c, CURLOPT_BUFFERSIZE, RECV_BUFFER);
+	curl_easy_setopt(c, CURLOPT_BUFFERSIZE, recv_buffer(q));
 	/* ferry answers redirects itself (region.c), never across schemes */
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, r->ep.scheme);

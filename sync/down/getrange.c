@@ -142,7 +142,8 @@ send_part(struct part *pt)
 {
 	struct dl *d = pt->d;
 	/* every range must come from the object that was listed */
-	struct remote_get g = {d->t.listed.etag, pt->off, pt->len, NULL};
+	struct remote_get g = {
+	    .if_match = d->t.listed.etag, .off = pt->off, .len = pt->len};
 	struct remote_req *q;
 	ferry_err e;
 

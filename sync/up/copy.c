@@ -168,7 +168,10 @@ start_copy_object(struct xfer *x)
 static ferry_err
 source_get(struct xfer *x, uint64_t off, uint64_t len, struct remote_req **q)
 {
-	struct remote_get g = {x->src_etag, off, len, x->src_version};
+	struct remote_get g = {.if_match = x->src_etag,
+	    .off = off,
+	    .len = len,
+	    .version_id = x->src_version};
 
 	return remote_get_object(
 	    x->p->sr, x->p->sloc.bucket, x->src_key, strlen(x->src_key), &g, q);
