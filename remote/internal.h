@@ -131,7 +131,8 @@ struct remote_req {
 	remote_restart_fn sink_restart;
 	void *sink_arg;
 	uint64_t sunk;   /* bytes given to the sink */
-	uint64_t expect; /* the reply body's size if known; 0: not */
+	uint64_t expect; /* with expect_known: the reply body's size */
+	int expect_known;
 	struct remote_resp resp;
 	remote_done_fn done;
 	void *done_arg;

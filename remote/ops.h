@@ -66,7 +66,8 @@ struct remote_get {
 	uint64_t off;           /* with len > 0: only bytes [off, off + len) */
 	uint64_t len;           /* 0: the whole object */
 	const char *version_id; /* that version of it; NULL or "": current */
-	uint64_t size; /* the whole object's listed size; 0: not known */
+	uint64_t size;          /* with sized: the whole object's listed size */
+	int sized;
 };
 
 /*

@@ -97,8 +97,10 @@ remote_get_object(struct remote *r, const char *bucket, const char *key,
 	ferry_err e;
 
 	e = ops_new(r, REMOTE_GET, "GET", bucket, key, keylen, out);
-	if (e == FERRY_OK && g)
+	if (e == FERRY_OK && g && (g->len > 0 || g->sized)) {
 		(*out)->expect = g->len > 0 ? g->len : g->size;
+		(*out)->expect_known = 1;
+	}
 	if (e == FERRY_OK && g && g->len > 0) {
 		snprintf(range, sizeof(range), "bytes=%" PRIu64 "-%" PRIu64,
 		    g->off, g->off + g->len - 1);

@@ -575,7 +575,8 @@ recv_buffer(const struct remote_req *q)
 	const uint64_t most = 64 * 1024, least = 8 * 1024, head = 4 * 1024;
 	uint64_t n;
 
-	if (q->kind == REMOTE_LIST || (q->kind == REMOTE_GET && q->expect == 0))
+	if (q->kind == REMOTE_LIST ||
+	    (q->kind == REMOTE_GET && !q->expect_known))
 		return (long)most;
 	if (q->kind != REMOTE_GET)
 		return (long)least;

@@ -804,7 +804,7 @@ on_get(struct remote_req *q, void *arg)
 ferry_err
 dl_send_get(struct dl *d)
 {
-	struct remote_get g = {.size = d->t.listed.size};
+	struct remote_get g = {.size = d->t.listed.size, .sized = 1};
 	struct remote_req *q;
 	ferry_err e;
 
