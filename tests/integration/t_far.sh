@@ -4,8 +4,8 @@
 # 128 (REMOTE_JOBS_START) and, on a path of 3 s round trips that 128 in
 # flight cannot fill (the proxy and the server answer more than 43 a
 # second, even on a loaded machine), grow past it, as ferry's
-# concurrency events say, the proxy counting more than 16 at once; with --jobs 16 they stay at 16 and
-# nothing is told.  A server that answers 503 SlowDown to some requests
+# concurrency events say, the proxy counting more than 16 at once; with
+# --jobs 16 they stay at 16 and nothing is told.  A server that answers 503 SlowDown to some requests
 # makes the controller halve (its events say slowdown, each half the
 # number before it), climbs back, and the run completes with every
 # object there; one that refuses a steady share does not drive it to one
