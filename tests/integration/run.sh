@@ -132,8 +132,11 @@ run_suite() {
 		f=$(printf '%s\n' "$out" | grep -c '^not ok ')
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 			echo "not ok - $(basename "$t") ($1) exited $rc"
+			echo "# $(basename "$t") ($1): exited $rc" >>"$STATE/failures"
 			f=1
 		fi
+		printf '%s\n' "$out" | grep '^not ok ' |
+		    sed "s/^/# $(basename "$t") ($1): /" >>"$STATE/failures"
 		passed=$((passed + p))
 		failed=$((failed + f))
 		skipped=$((skipped + s))
@@ -181,6 +184,8 @@ for name in $SERVERS; do
 	)
 	[ "$name" != ceph ] || ceph_store
 	read -r passed failed skipped <"$STATE/counts" || failed=1
+	# the failures again, by script, where a log's tail shows them
+	[ ! -s "$STATE/failures" ] || cat "$STATE/failures"
 	stop
 	echo "# $name: $passed passed, $failed failed, $skipped skipped in $(($(date +%s) - t0)) s"
 	total_p=$((total_p + passed))
