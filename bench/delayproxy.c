@@ -7,9 +7,13 @@
  * round trip more, as a real path's handshake would make them, but in
  * the client's eyes that round trip is then part of its first exchange,
  * not of its connect (which a client such as curl times apart).  One
- * thread, epoll, no parsing: it costs the client's run next to nothing,
- * where a proxy that reads each HTTP request costs CPU a real path does
- * not.
+ * thread, epoll, no parsing, and no copying: the bytes held are spliced
+ * from one socket into a pipe and later from the pipe into the other, so
+ * that they never cross into this process.  A real path costs the
+ * client's machine no CPU; on two cores shared with the client and the
+ * gateway, the relay's own should be as small as it can be (read() and
+ * write() through a buffer here cost 0.42-0.49 s of CPU a 512 MiB push
+ * or pull at 10 ms each way, splice() 0.15-0.30 s).
  *
  *   delayproxy --upstream 127.0.0.1:PORT --delay MS [--port-file F]
  *              [--handshake]
@@ -30,19 +34,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#define CHUNK (64 * 1024)
+#define CHUNK (256 * 1024)   /* a pipe's size: what one chunk holds */
 #define QUEUE_CAP (8u << 20) /* bytes held one way before reading stops */
+#define SPARE_MAX 1024       /* empty pipes kept for reuse */
 
+/* Bytes read at one time, held in a pipe: spliced in from one socket and
+ * out to the other, so that they never cross into this process. */
 struct chunk {
 	struct chunk *next;
 	int64_t due; /* ns, CLOCK_MONOTONIC */
 	size_t len, off;
-	int fin; /* the sender closed: shut the receiver's write side */
-	unsigned char data[];
+	int fin;     /* the sender closed: shut the receiver's write side */
+	int pipe[2]; /* what is held: len - off bytes */
 };
 
 /* One way of a connection: bytes read from fd[from], due at fd[to]. */
@@ -91,6 +99,51 @@ watch(struct conn *c, int i, uint32_t ev)
 	c->events[i] = ev;
 }
 
+/* Chunks passed on whole keep their pipe, empty, on a free list. */
+static struct chunk *spare;
+static unsigned nspare;
+
+static struct chunk *
+chunk_new(void)
+{
+	struct chunk *k = spare;
+
+	if (k) {
+		spare = k->next;
+		nspare--;
+	} else {
+		if (!(k = malloc(sizeof(*k))))
+			return NULL;
+		if (pipe2(k->pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
+			perror("delayproxy: pipe");
+			free(k);
+			return NULL;
+		}
+		/* fewer than a full pipe's worth is fine: it holds less */
+		fcntl(k->pipe[0], F_SETPIPE_SZ, CHUNK);
+	}
+	k->next = NULL;
+	k->len = k->off = 0;
+	k->fin = 0;
+	return k;
+}
+
+/* Keeps an emptied chunk for reuse; one that still holds bytes (its
+ * connection ended first) is closed, so that none reach another. */
+static void
+chunk_free(struct chunk *k)
+{
+	if (k->off == k->len && nspare < SPARE_MAX) {
+		k->next = spare;
+		spare = k;
+		nspare++;
+		return;
+	}
+	close(k->pipe[0]);
+	close(k->pipe[1]);
+	free(k);
+}
+
 static void
 conn_free(struct conn *c)
 {
@@ -100,7 +153,7 @@ conn_free(struct conn *c)
 		while (k) {
 			struct chunk *n = k->next;
 
-			free(k);
+			chunk_free(k);
 			k = n;
 		}
 		close(c->fd[i]);
@@ -129,56 +182,63 @@ wanted(const struct conn *c, int i, int blocked)
 	return ev;
 }
 
-static int
-push_chunk(struct way *w, const void *data, size_t len, int fin, int64_t due)
+static void
+push_chunk(struct way *w, struct chunk *k, int64_t due)
 {
-	struct chunk *k = malloc(sizeof(*k) + len);
-
-	if (!k)
-		return -1;
-	k->next = NULL;
 	k->due = due;
-	k->len = len;
-	k->off = 0;
-	k->fin = fin;
-	if (len)
-		memcpy(k->data, data, len);
 	if (w->tail)
 		w->tail->next = k;
 	else
 		w->head = k;
 	w->tail = k;
-	w->bytes += len;
-	return 0;
+	w->bytes += k->len;
 }
 
 /* Reads what fd[i] has into its way.  -1: the connection is over. */
 static int
 take(struct conn *c, int i)
 {
-	unsigned char buf[CHUNK];
 	struct way *w = &c->way[i];
 	int64_t due = now_ns() + delay_ns;
+	struct chunk *k;
 	int reads = 0;
 
+	if (w->eof || w->bytes >= QUEUE_CAP)
+		return 0;
 	if (i == 0 && c->first && handshake)
 		due += 2 * delay_ns;
-	/* a few chunks at a time, so that passing on keeps pace */
-	while (!w->eof && w->bytes < QUEUE_CAP && reads++ < 4) {
-		ssize_t n = read(c->fd[i], buf, sizeof(buf));
+	if (!(k = chunk_new()))
+		return -1;
+	/* a few reads at a time, so that passing on keeps pace */
+	while (k->len < CHUNK && w->bytes + k->len < QUEUE_CAP && reads++ < 4) {
+		ssize_t n = splice(c->fd[i], NULL, k->pipe[1], NULL,
+		    CHUNK - k->len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n < 0) {
+			chunk_free(k);
 			return -1;
-		if (n == 0)
+		}
+		if (n == 0) {
 			w->eof = 1;
-		if (push_chunk(w, buf, (size_t)n, n == 0, due) != 0)
-			return -1;
-		if (i == 0 && n > 0)
+			break;
+		}
+		k->len += (size_t)n;
+		if (i == 0)
 			c->first = 0;
+	}
+	if (k->len)
+		push_chunk(w, k, due);
+	else
+		chunk_free(k);
+	if (w->eof) {
+		if (!(k = chunk_new()))
+			return -1;
+		k->fin = 1;
+		push_chunk(w, k, due);
 	}
 	return 0;
 }
@@ -201,8 +261,8 @@ give(struct conn *c, int i, int64_t now, int *blocked)
 			shutdown(c->fd[to], SHUT_WR);
 			w->done = 1;
 		} else {
-			ssize_t n =
-			    write(c->fd[to], k->data + k->off, k->len - k->off);
+			ssize_t n = splice(k->pipe[0], NULL, c->fd[to], NULL,
+			    k->len - k->off, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 
 			if (n < 0 &&
 			    (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -221,7 +281,7 @@ give(struct conn *c, int i, int64_t now, int *blocked)
 		w->head = k->next;
 		if (!w->head)
 			w->tail = NULL;
-		free(k);
+		chunk_free(k);
 	}
 	return 0;
 }
@@ -356,6 +416,15 @@ main(int argc, char **argv)
 	}
 	delay_ns = (int64_t)(ms * 1e6);
 	signal(SIGPIPE, SIG_IGN);
+	{
+		/* a pipe (two descriptors) per chunk held */
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
