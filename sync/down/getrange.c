@@ -1,6 +1,7 @@
 /*
  * getrange.c: the ranged GETs of a pull, each written at its offset into
- * the temporary file, which is read back to be hashed once all are in.
+ * the temporary file, which is read back to be hashed once all are in (on
+ * a worker thread when it is large, while the loop goes on).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/workq.h"
 #include "sync/down/get.h"
 #include "sync/down/down.h"
 
@@ -20,34 +22,113 @@ struct part {
 	struct dl_pending pend;
 };
 
-/* Reads the assembled file back to hash it, then verifies and installs. */
-static void
-complete_ranged(struct dl *d)
-{
-	int want_md5 = !dl_is_xxh128_hex(d->meta.hash) && dl_etag_checks_md5(d);
+/*
+ * The assembled file read back to be hashed: on a worker when it is
+ * large, so that the loop goes on meanwhile (an MD5 of 64 MiB, for an
+ * object that carries no XXH3-128 of ferry's, takes about 0.1 s).
+ */
+struct readback {
+	struct workq_job job; /* first */
+	struct dl *d;
+	int want_md5;
+	uint64_t n;
 	uint8_t xxh[16], md5[16];
-	uint64_t n = 0;
 	ferry_err e;
+	char msg[256]; /* e's detail, from the thread that read */
+};
 
-	e = dl_sparse_end(d);
-	if (e == FERRY_OK && lseek(d->fd, 0, SEEK_SET) != 0)
-		e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
-	if (e == FERRY_OK)
-		e = manifest_hash_fd(d->fd, xxh, want_md5 ? md5 : NULL, &n);
-	if (e == FERRY_OK && n != d->t.listed.size)
+/* Below this, the file is hashed at once on the loop's thread. */
+#define READ_BACK_ON_WORKER_MIN (4u << 20)
+
+static void
+read_back(struct workq_job *j)
+{
+	struct readback *b = (struct readback *)j;
+
+	b->e = FERRY_OK;
+	if (lseek(b->d->fd, 0, SEEK_SET) != 0)
+		b->e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
+	if (b->e == FERRY_OK)
+		b->e = manifest_hash_fd(
+		    b->d->fd, b->xxh, b->want_md5 ? b->md5 : NULL, &b->n);
+	if (b->e != FERRY_OK)
+		snprintf(b->msg, sizeof(b->msg), "%s", ferry_errmsg());
+}
+
+/* Verifies and installs the file read back. */
+static void
+read_back_done(struct workq_job *j)
+{
+	struct readback *b = (struct readback *)j;
+	struct dl *d = b->d;
+	ferry_err e = b->e;
+
+	if (e != FERRY_OK)
+		e = ferry_fail(e, "%s", b->msg);
+	else if (b->n != d->t.listed.size)
 		e = ferry_fail(FERRY_ESYS,
 		    "%s: %" PRIu64 " bytes in the file, %" PRIu64 " listed",
-		    d->t.key, n, d->t.listed.size);
-	d->written = n;
+		    d->t.key, b->n, d->t.listed.size);
+	d->written = b->n;
 	if (e == FERRY_OK)
-		e = dl_verify(d, xxh, want_md5 ? md5 : NULL);
+		e = dl_verify(d, b->xxh, b->want_md5 ? b->md5 : NULL);
 	if (e == FERRY_OK)
-		e = dl_install(d, xxh);
+		e = dl_install(d, b->xxh);
+	free(b);
 	if (e != FERRY_OK) {
 		dl_fail(d, e);
 		return;
 	}
 	dl_downloaded(d);
+}
+
+/* A read back on a worker has ended: its file is installed, unless the
+ * run is stopping, when it is dropped as the reads of a push are. */
+static void
+read_back_collected(struct workq_job *j)
+{
+	struct dl *d = ((struct readback *)j)->d;
+	struct transfer_engine *eng = &d->p->run.eng;
+
+	eng->reading--;
+	if (eng->stopping) {
+		free(j);
+		d->t.done = 1;
+		return;
+	}
+	read_back_done(j);
+}
+
+/* All ranges are in: the file is read back, hashed, verified, installed. */
+static void
+complete_ranged(struct dl *d)
+{
+	struct transfer_engine *eng = &d->p->run.eng;
+	struct readback *b;
+	struct workq *wq;
+	ferry_err e;
+
+	if ((e = dl_sparse_end(d)) != FERRY_OK) {
+		dl_fail(d, e);
+		return;
+	}
+	if ((b = calloc(1, sizeof(*b))) == NULL) {
+		dl_fail(d, ferry_fail(FERRY_ENOMEM, "out of memory"));
+		return;
+	}
+	b->d = d;
+	b->want_md5 = !dl_is_xxh128_hex(d->meta.hash) && dl_etag_checks_md5(d);
+	b->job.run = read_back;
+	b->job.done = read_back_collected;
+	if (d->t.listed.size >= READ_BACK_ON_WORKER_MIN &&
+	    (wq = transfer_engine_workers(eng)) != NULL) {
+		/* the loop waits on the workers while nothing is in flight */
+		eng->reading++;
+		workq_submit(wq, &b->job);
+		return;
+	}
+	read_back(&b->job);
+	read_back_done(&b->job);
 }
 
 /* A range cut off is asked again whole: its bytes are written over. */

@@ -587,6 +587,7 @@ start_merge(struct pull *p)
 static void
 pull_close(struct pull *p)
 {
+	transfer_engine_reads_stop(&p->run.eng);
 	transfer_engine_clear(&p->run.eng);
 	pull_hardlinks_free(p);
 	pull_defer_free(p);

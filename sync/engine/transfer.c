@@ -192,6 +192,17 @@ transfer_part_ended(struct transfer *t, ferry_err e)
 	return ++t->parts_done == t->nparts;
 }
 
+struct workq *
+transfer_engine_workers(struct transfer_engine *eng)
+{
+	if (eng->wq == NULL && !eng->stopping &&
+	    workq_new(workq_threads(), remote_wakeup, eng->r, &eng->wq) !=
+	        FERRY_OK)
+		log_info("reading and hashing on the loop's thread: %s",
+		    ferry_errmsg());
+	return eng->stopping ? NULL : eng->wq;
+}
+
 void
 transfer_engine_reads_stop(struct transfer_engine *eng)
 {

@@ -185,6 +185,12 @@ int transfer_part_ended(struct transfer *t, ferry_err e) FERRY_WUR;
 /* Waits for the reads under way; what they read is dropped. */
 void transfer_engine_reads_stop(struct transfer_engine *eng);
 /*
+ * The workers that read and hash files off the loop's thread, started on
+ * first use; NULL once the reads are stopped, or when none could start
+ * (said in -v): the caller then does the work itself.
+ */
+struct workq *transfer_engine_workers(struct transfer_engine *eng);
+/*
  * After a fatal error or a signal: lets the requests in flight end (each
  * is one bounded request, for a while), then has every transfer stop
  * (ops->stop) and lets that end too, so that nothing half-made stays.

@@ -524,18 +524,15 @@ xfer_read_submit(
     struct push *p, struct xfer_read *r, size_t len, unsigned nreads)
 {
 	struct workq_job *j = &r->job;
-
 	struct transfer_engine *eng = &p->run.eng;
+	struct workq *wq;
 
 	r->nreads = nreads;
 	eng->reads += nreads;
 	eng->reading++;
-	if (len >= READ_ON_WORKER_MIN && eng->wq == NULL &&
-	    workq_new(workq_threads(), remote_wakeup, p->run.r, &eng->wq) !=
-	        FERRY_OK)
-		log_info("reading on the loop's thread: %s", ferry_errmsg());
-	if (len >= READ_ON_WORKER_MIN && eng->wq != NULL) {
-		workq_submit(eng->wq, j);
+	if (len >= READ_ON_WORKER_MIN &&
+	    (wq = transfer_engine_workers(eng)) != NULL) {
+		workq_submit(wq, j);
 		return;
 	}
 	j->run(j);

@@ -272,6 +272,41 @@ is "$?" 1 "the pull again without faults exits 1 (w1.bin still refused)"
 check "... f1.bin is byte-identical" cmp -s "$WORK/pi/f1.bin" "$TI/f1.bin"
 check "... o1.bin is byte-identical" cmp -s "$WORK/pi/o1.bin" "$TI/o1.bin"
 
+# (i2) a large object is pulled in ranges, and the file they make is read
+# back and hashed on a worker thread, not on the loop's: its MD5 is checked
+# there too, one bit flipped in one range failing the file
+lap "(i2)"
+head -c $((12 << 20)) /dev/urandom >"$TI/big.bin"
+s3 put "$B" i2/big.bin "$TI/big.bin" # another tool's: its ETag, an MD5
+start_proxy i2 --always --kinds flip --only-methods GET \
+	--match '/i2/big[.]bin$' --max-faults 1
+"$FERRY" sync "s3://$B/i2" "$WORK/pi2" --endpoint-url "$PROXY" \
+	--multipart-threshold 5M --part-size 5M -q 2>"$WORK/i3.err"
+is "$?" 1 "a pull in ranges, a bit flipped in one, exits 1"
+is "$(faults i2)" 1 "... one range was flipped"
+check "... the MD5 check caught big.bin" \
+	grep -q 'big.bin.*MD5 of the bytes received' "$WORK/i3.err"
+check "... and it was not written" test ! -e "$WORK/pi2/big.bin"
+stop_proxy
+traced "$WORK/trace-i2" -e trace=sendto,pread64 -- \
+	"$FERRY" sync "s3://$B/i2" "$WORK/pi2" --multipart-threshold 5M \
+	--part-size 5M -q
+is "$?" 0 "the same pull without faults exits 0"
+check "... big.bin is byte-identical" cmp -s "$WORK/pi2/big.bin" "$TI/big.bin"
+is "$(calls "$WORK/trace-i2" 'sendto([0-9]*, "GET /[^?]*i2/big.bin')" 3 \
+	"... in three ranged GETs"
+# the threads (strace -f's first column) that sent GETs, and those that
+# read 256 KiB or more at once: the file read back
+where=$(awk '/sendto\([0-9]+, "GET / { get[$1] = 1 }
+	/^[0-9]+ +pread64\(/ && $NF + 0 >= 262144 { rd[$1] = 1 }
+	END {
+		for (t in rd) n++
+		for (t in rd) if (t in get) both++
+		print n + 0, both + 0
+	}' "$WORK/trace-i2")
+is "$where" "1 0" \
+	"... read back whole on one thread, not the one that sent the GETs"
+
 # (j) a part is read from its file as it is sent.  The file is cut short
 # while its part waits at a proxy (which reads no body while it holds the
 # request): the read comes up short, the request ends, and the file is sent
