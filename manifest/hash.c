@@ -127,3 +127,70 @@ out:
 	hash_done(&h);
 	return e;
 }
+
+struct manifest_fdhash {
+	struct hasher h;
+	int fd;
+	uint64_t at; /* bytes hashed so far: where the next stretch starts */
+};
+
+ferry_err
+manifest_fdhash_new(int fd, int want_md5, struct manifest_fdhash **out)
+{
+	struct manifest_fdhash *f = calloc(1, sizeof(*f));
+	ferry_err e;
+
+	*out = NULL;
+	if (f == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	if ((e = hash_init(&f->h, want_md5)) != FERRY_OK) {
+		hash_done(&f->h);
+		free(f);
+		return e;
+	}
+	f->fd = fd;
+	*out = f;
+	return FERRY_OK;
+}
+
+ferry_err
+manifest_fdhash_next(struct manifest_fdhash *f, uint64_t len)
+{
+	struct sparse_reader r;
+	ferry_err e;
+
+	/* a reader of its own each time: a hole it saw may be written now */
+	sparse_reader_init(&r, f->fd);
+	while (len > 0) {
+		size_t want = len < HASH_CHUNK ? (size_t)len : HASH_CHUNK, n;
+
+		if ((e = sparse_pread(&r, f->h.chunk, want, f->at, &n)) !=
+		    FERRY_OK)
+			return e;
+		/* past the end: zeros the size, once set, gives */
+		memset(f->h.chunk + n, 0, want - n);
+		if ((e = hash_update(&f->h, want)) != FERRY_OK)
+			return e;
+		f->at += want;
+		len -= want;
+	}
+	return FERRY_OK;
+}
+
+ferry_err
+manifest_fdhash_final(
+    struct manifest_fdhash *f, uint8_t xxh[16], uint8_t md5[16], uint64_t *n)
+{
+	*n = f->at;
+	/* an MD5 not asked for at the start is left as it is */
+	return hash_final(&f->h, xxh, f->h.md5 != NULL ? md5 : NULL);
+}
+
+void
+manifest_fdhash_free(struct manifest_fdhash *f)
+{
+	if (f == NULL)
+		return;
+	hash_done(&f->h);
+	free(f);
+}

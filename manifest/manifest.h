@@ -240,4 +240,22 @@ ferry_err manifest_upload_decode(
 ferry_err manifest_hash_fd(
     int fd, uint8_t xxh[16], uint8_t md5[16], uint64_t *nread) FERRY_WUR;
 
+/*
+ * The same digests of a file that is still being written, taken in
+ * stretches from its start: each call hashes the len bytes after those
+ * hashed so far, once they are all written (the ranges of a pull), by
+ * pread, holes and bytes past the end as zeros (what the file holds once
+ * its size is set).  One thread at a time; fd is not closed.
+ */
+struct manifest_fdhash;
+ferry_err manifest_fdhash_new(
+    int fd, int want_md5, struct manifest_fdhash **out) FERRY_WUR;
+ferry_err manifest_fdhash_next(
+    struct manifest_fdhash *f, uint64_t len) FERRY_WUR;
+/* The digests of all the stretches (md5 only if asked for at the start)
+ * and their length in *n. */
+ferry_err manifest_fdhash_final(struct manifest_fdhash *f, uint8_t xxh[16],
+    uint8_t md5[16], uint64_t *n) FERRY_WUR;
+void manifest_fdhash_free(struct manifest_fdhash *f);
+
 #endif

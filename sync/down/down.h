@@ -112,7 +112,8 @@ struct dl {
 	struct manifest_hash *xxh;
 	struct dl_meta meta;
 	/* ranged GETs */
-	ferry_err sink_err; /* why a sink stopped a transfer */
+	struct dl_readback *rb; /* the file hashed as it grows (getrange.c) */
+	ferry_err sink_err;     /* why a sink stopped a transfer */
 	char sinkmsg[256];
 };
 

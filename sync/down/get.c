@@ -57,6 +57,7 @@ dl_free(struct dl *d)
 {
 	if (d == NULL)
 		return;
+	dl_readback_drop(d);
 	drop_temp(d);
 	free(d->pend.buf);
 	remote_md5_free(d->md5);

@@ -62,6 +62,9 @@ ferry_err dl_start_get(struct dl *d) FERRY_WUR;
 ferry_err dl_start_ranged(struct dl *d) FERRY_WUR;
 /* Sends d's next ranged GET. */
 ferry_err dl_start_part(struct dl *d) FERRY_WUR;
+/* Ends the reading back of d's file: at once, or (a stretch being hashed
+ * on a worker) when that is collected. */
+void dl_readback_drop(struct dl *d);
 
 /* posixgive.c */
 /*

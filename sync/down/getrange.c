@@ -4,6 +4,7 @@
  * a worker thread when it is large, while the loop goes on).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,58 +24,95 @@ struct part {
 };
 
 /*
- * The assembled file read back to be hashed: on a worker when it is
- * large, so that the loop goes on meanwhile (an MD5 of 64 MiB, for an
- * object that carries no XXH3-128 of ferry's, takes about 0.1 s).
+ * The file the ranges make, read back and hashed as it grows: once the
+ * ranges from its start are in, that stretch is hashed on a worker thread
+ * while the rest arrive (an MD5 of 64 MiB, for an object that carries no
+ * XXH3-128 of ferry's, takes about 0.1 s, which the loop's thread would
+ * not spend on the network).  One stretch of a file at a time, since
+ * the digests run in order; files side by side on the workers.
  */
-struct readback {
+struct dl_readback {
 	struct workq_job job; /* first */
-	struct dl *d;
-	int want_md5;
-	uint64_t n;
-	uint8_t xxh[16], md5[16];
+	struct dl *d;         /* NULL: d ended while a stretch was out */
+	struct transfer_engine *eng;
+	int fd; /* d's file, a descriptor of the reader's own */
+	struct manifest_fdhash *h;
+	uint8_t *in;    /* in[i]: range i is in the file */
+	uint32_t nin;   /* ranges 0 to nin - 1 are all in */
+	uint32_t done;  /* ranges hashed */
+	uint32_t upto;  /* the stretch out ends at range upto */
+	int out;        /* a stretch is on a worker */
+	uint64_t bytes; /* its length */
 	ferry_err e;
 	char msg[256]; /* e's detail, from the thread that read */
 };
 
-/* Below this, the file is hashed at once on the loop's thread. */
-#define READ_BACK_ON_WORKER_MIN (4u << 20)
-
 static void
-read_back(struct workq_job *j)
+readback_free(struct dl_readback *b)
 {
-	struct readback *b = (struct readback *)j;
+	if (b->fd >= 0)
+		close(b->fd);
+	manifest_fdhash_free(b->h);
+	free(b->in);
+	free(b);
+}
 
-	b->e = FERRY_OK;
-	if (lseek(b->d->fd, 0, SEEK_SET) != 0)
-		b->e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
-	if (b->e == FERRY_OK)
-		b->e = manifest_hash_fd(
-		    b->d->fd, b->xxh, b->want_md5 ? b->md5 : NULL, &b->n);
-	if (b->e != FERRY_OK)
+void
+dl_readback_drop(struct dl *d)
+{
+	struct dl_readback *b = d->rb;
+
+	d->rb = NULL;
+	if (b == NULL)
+		return;
+	if (b->out)
+		b->d = NULL; /* freed when its stretch is collected */
+	else
+		readback_free(b);
+}
+
+/* Hashes the stretch (on a worker, or on the loop's thread). */
+static void
+read_stretch(struct workq_job *j)
+{
+	struct dl_readback *b = (struct dl_readback *)j;
+
+	if ((b->e = manifest_fdhash_next(b->h, b->bytes)) != FERRY_OK)
 		snprintf(b->msg, sizeof(b->msg), "%s", ferry_errmsg());
 }
 
-/* Verifies and installs the file read back. */
-static void
-read_back_done(struct workq_job *j)
+/* Whether d's bytes are checked by their MD5: no XXH3-128 of ferry's is
+ * stored with the object, and its ETag is the MD5 of its bytes. */
+static int
+wants_md5(const struct dl *d)
 {
-	struct readback *b = (struct readback *)j;
-	struct dl *d = b->d;
-	ferry_err e = b->e;
+	return !dl_is_xxh128_hex(d->meta.hash) && dl_etag_checks_md5(d);
+}
 
-	if (e != FERRY_OK)
-		e = ferry_fail(e, "%s", b->msg);
-	else if (b->n != d->t.listed.size)
+/* All ranges are in and hashed: verifies and installs the file. */
+static void
+complete_ranged(struct dl *d)
+{
+	struct dl_readback *b = d->rb;
+	int want_md5 = wants_md5(d);
+	uint8_t xxh[16], md5[16];
+	uint64_t n = 0;
+	ferry_err e;
+
+	if ((e = manifest_fdhash_final(b->h, xxh, want_md5 ? md5 : NULL, &n)) ==
+	        FERRY_OK &&
+	    n != d->t.listed.size)
 		e = ferry_fail(FERRY_ESYS,
-		    "%s: %" PRIu64 " bytes in the file, %" PRIu64 " listed",
-		    d->t.key, b->n, d->t.listed.size);
-	d->written = b->n;
+		    "%s: %" PRIu64 " bytes hashed, %" PRIu64 " listed",
+		    d->t.key, n, d->t.listed.size);
+	dl_readback_drop(d);
+	d->written = n;
 	if (e == FERRY_OK)
-		e = dl_verify(d, b->xxh, b->want_md5 ? b->md5 : NULL);
+		e = dl_sparse_end(d);
 	if (e == FERRY_OK)
-		e = dl_install(d, b->xxh);
-	free(b);
+		e = dl_verify(d, xxh, want_md5 ? md5 : NULL);
+	if (e == FERRY_OK)
+		e = dl_install(d, xxh);
 	if (e != FERRY_OK) {
 		dl_fail(d, e);
 		return;
@@ -82,53 +120,94 @@ read_back_done(struct workq_job *j)
 	dl_downloaded(d);
 }
 
-/* A read back on a worker has ended: its file is installed, unless the
- * run is stopping, when it is dropped as the reads of a push are. */
-static void
-read_back_collected(struct workq_job *j)
-{
-	struct dl *d = ((struct readback *)j)->d;
-	struct transfer_engine *eng = &d->p->run.eng;
+static void stretch_collected(struct workq_job *j);
 
-	eng->reading--;
-	if (eng->stopping) {
-		free(j);
-		d->t.done = 1;
-		return;
-	}
-	read_back_done(j);
-}
-
-/* All ranges are in: the file is read back, hashed, verified, installed. */
+/*
+ * Hashes what is in and not yet hashed: on a worker while the loop goes
+ * on, or at once where no worker could start; completes d when the last
+ * range is in and hashed.  Once the run is stopping, nothing more is
+ * hashed.
+ */
 static void
-complete_ranged(struct dl *d)
+readback_next(struct dl *d)
 {
+	struct dl_readback *b = d->rb;
 	struct transfer_engine *eng = &d->p->run.eng;
-	struct readback *b;
+	uint64_t ps = d->t.part_size, end;
 	struct workq *wq;
-	ferry_err e;
 
-	if ((e = dl_sparse_end(d)) != FERRY_OK) {
-		dl_fail(d, e);
+	if (b == NULL || b->out || d->t.failed)
+		return;
+	if (eng->stopping) {
+		/* what the ranges brought is dropped, as a push's reads are */
+		if (d->t.parts_inflight == 0)
+			d->t.done = 1;
 		return;
 	}
-	if ((b = calloc(1, sizeof(*b))) == NULL) {
-		dl_fail(d, ferry_fail(FERRY_ENOMEM, "out of memory"));
+	if (b->done == d->t.nparts) {
+		complete_ranged(d);
 		return;
 	}
-	b->d = d;
-	b->want_md5 = !dl_is_xxh128_hex(d->meta.hash) && dl_etag_checks_md5(d);
-	b->job.run = read_back;
-	b->job.done = read_back_collected;
-	if (d->t.listed.size >= READ_BACK_ON_WORKER_MIN &&
-	    (wq = transfer_engine_workers(eng)) != NULL) {
+	if (b->done == b->nin)
+		return;
+	/* the digests start with the first stretch: their kind is known
+	 * from the replies' metadata by then */
+	if (b->h == NULL && (b->e = manifest_fdhash_new(
+	                         b->fd, wants_md5(d), &b->h)) != FERRY_OK) {
+		dl_fail(d, b->e);
+		return;
+	}
+	b->upto = b->nin;
+	end = (uint64_t)b->upto * ps;
+	if (end > d->t.listed.size)
+		end = d->t.listed.size;
+	b->bytes = end - (uint64_t)b->done * ps;
+	b->job.run = read_stretch;
+	b->job.done = stretch_collected;
+	if ((wq = transfer_engine_workers(eng)) != NULL) {
 		/* the loop waits on the workers while nothing is in flight */
+		b->out = 1;
 		eng->reading++;
 		workq_submit(wq, &b->job);
 		return;
 	}
-	read_back(&b->job);
-	read_back_done(&b->job);
+	read_stretch(&b->job);
+	stretch_collected(&b->job);
+}
+
+/* A stretch has been hashed: the next one goes, or d completes. */
+static void
+stretch_collected(struct workq_job *j)
+{
+	struct dl_readback *b = (struct dl_readback *)j;
+	struct dl *d = b->d;
+
+	if (b->out) {
+		b->out = 0;
+		b->eng->reading--;
+	}
+	if (d == NULL) {
+		readback_free(b);
+		return;
+	}
+	if (b->e != FERRY_OK) {
+		dl_fail(d, ferry_fail(b->e, "%s", b->msg));
+		return;
+	}
+	b->done = b->upto;
+	readback_next(d);
+}
+
+/* Range i of d is in its file. */
+static void
+range_in(struct dl *d, uint32_t i)
+{
+	struct dl_readback *b = d->rb;
+
+	b->in[i] = 1;
+	while (b->nin < d->t.nparts && b->in[b->nin])
+		b->nin++;
+	readback_next(d);
 }
 
 /* A range cut off is asked again whole: its bytes are written over. */
@@ -205,6 +284,7 @@ on_part(struct remote_req *q, void *arg)
 {
 	struct part *pt = arg;
 	struct dl *d = pt->d;
+	uint32_t i = (uint32_t)(pt->off / d->t.part_size);
 	ferry_err e;
 
 	e = part_result(pt, q);
@@ -213,8 +293,8 @@ on_part(struct remote_req *q, void *arg)
 	d->p->run.eng.parts_out -= pt->len;
 	d->p->run.eng.parts_alive -= pt->len;
 	free(pt);
-	if (transfer_part_ended(&d->t, e))
-		complete_ranged(d);
+	if (transfer_part_ended(&d->t, e) || (e == FERRY_OK && !d->t.failed))
+		range_in(d, i);
 }
 
 /* Sends the ranged GET for pt, which stays owned by the caller on failure. */
@@ -269,6 +349,7 @@ dl_start_part(struct dl *d)
 ferry_err
 dl_start_ranged(struct dl *d)
 {
+	struct dl_readback *b;
 	ferry_err e;
 
 	if ((e = dl_open_temp(d)) != FERRY_OK)
@@ -276,6 +357,23 @@ dl_start_ranged(struct dl *d)
 	d->t.part_size =
 	    sync_range_size(d->t.listed.size, d->p->run.o->part_size);
 	d->t.nparts = sync_part_count(d->t.listed.size, d->t.part_size);
+	dl_readback_drop(d);
+	if ((b = calloc(1, sizeof(*b))) == NULL ||
+	    (b->in = calloc(d->t.nparts, 1)) == NULL) {
+		free(b);
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
+	}
+	b->d = d;
+	b->eng = &d->p->run.eng;
+	if ((b->fd = fcntl(d->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		e = ferry_fail(FERRY_ESYS,
+		    "cannot duplicate the descriptor "
+		    "of %s: %s",
+		    d->t.key, strerror(errno));
+		readback_free(b);
+		return e;
+	}
+	d->rb = b;
 	d->state = DL_PARTS;
 	return FERRY_OK;
 }

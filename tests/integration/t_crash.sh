@@ -84,6 +84,29 @@ is "$?" 0 "a rerun after two SIGINTs completes"
 stop_proxy
 is "$(open_uploads)" 0 "... with no multipart upload left open"
 
+# SIGINT during a pull whose large files' ranges are held (3 s): the
+# ranges in flight are let end, and the files they were making are
+# dropped, as a push drops what it read, neither put at their names nor
+# left under temporary ones; a pull after it completes.
+start_proxy pint --always --kinds delay --delay 3 --only-methods GET \
+	--match "/c/big[12][.]bin"
+"$FERRY" sync "s3://$B/c" "$WORK/pint" --jobs 4 --endpoint-url "$PROXY" \
+	-q 2>"$WORK/pint.err" &
+pid=$!
+held pint
+kill -INT "$pid"
+wait "$pid"
+is "$?" 3 "SIGINT during a pull of ranges stops it with exit 3"
+check "... with neither large file at its name" \
+	test ! -e "$WORK/pint/big1.bin" -a ! -e "$WORK/pint/big2.bin"
+is "$(find "$WORK/pint" -name '.ferry-tmp-*' | wc -l)" 0 \
+	"... and no temporary file left"
+stop_proxy
+"$FERRY" sync "s3://$B/c" "$WORK/pint" -q
+is "$?" 0 "a pull after it completes"
+check "... big1.bin is byte-identical" cmp -s "$WORK/pint/big1.bin" \
+	"$T/big1.bin"
+
 # Resumable multipart uploads: 40 MiB in 8 parts of 5 MiB.
 R=$WORK/resume
 mkdir -p "$R"

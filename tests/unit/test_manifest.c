@@ -572,6 +572,73 @@ test_hash_fd(void **state)
 	free(data);
 }
 
+/*
+ * The digests of a file taken in stretches, as a pull's ranges come in,
+ * are those of the whole file; bytes past its end hash as zeros.
+ */
+static void
+test_fdhash_stretches(void **state)
+{
+	/* each row: the stretches' lengths, 0-terminated, over 700001 bytes */
+	static const size_t cuts[][5] = {
+	    {700001, 0},
+	    {1, 700000, 0},
+	    {262144, 262144, 175713, 0},
+	    {3, 262141, 437857, 0},
+	    {0},
+	};
+	uint8_t xxh[16], md5[16], want_xxh[16], want_md5[16];
+	struct manifest_fdhash *h;
+	uint64_t n;
+	uint8_t *data;
+	size_t i, j, at;
+	FILE *f;
+
+	(void)state;
+	data = malloc(700001);
+	assert_non_null(data);
+	for (j = 0; j < 700001; j++)
+		data[j] = (uint8_t)(j * 2654435761u >> 11);
+	f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, 700001, f), 700001);
+	fflush(f);
+	rewind(f);
+	assert_int_equal(
+	    manifest_hash_fd(fileno(f), want_xxh, want_md5, &n), FERRY_OK);
+	for (i = 0; cuts[i][0] != 0; i++) {
+		assert_int_equal(
+		    manifest_fdhash_new(fileno(f), 1, &h), FERRY_OK);
+		for (j = 0, at = 0; cuts[i][j] != 0; at += cuts[i][j++])
+			assert_int_equal(
+			    manifest_fdhash_next(h, cuts[i][j]), FERRY_OK);
+		assert_true(at == 700001);
+		assert_int_equal(
+		    manifest_fdhash_final(h, xxh, md5, &n), FERRY_OK);
+		assert_true(n == 700001);
+		assert_memory_equal(xxh, want_xxh, 16);
+		assert_memory_equal(md5, want_md5, 16);
+		manifest_fdhash_free(h);
+	}
+	/* the file cut short: the rest hashes as the zeros a size set later
+	 * would give */
+	memset(data + 500000, 0, 200001);
+	assert_int_equal(ftruncate(fileno(f), 500000), 0);
+	assert_int_equal(manifest_fdhash_new(fileno(f), 0, &h), FERRY_OK);
+	assert_int_equal(manifest_fdhash_next(h, 400000), FERRY_OK);
+	assert_int_equal(manifest_fdhash_next(h, 300001), FERRY_OK);
+	/* no MD5 asked for: md5 is left as it is */
+	memset(md5, 0xee, 16);
+	assert_int_equal(manifest_fdhash_final(h, xxh, md5, &n), FERRY_OK);
+	assert_int_equal(md5[0], 0xee);
+	assert_true(n == 700001);
+	xxh128_of(data, 700001, want_xxh);
+	assert_memory_equal(xxh, want_xxh, 16);
+	manifest_fdhash_free(h);
+	fclose(f);
+	free(data);
+}
+
 /* ---- default folder ---- */
 
 struct dir_case {
@@ -1946,6 +2013,7 @@ main(void)
 	    cmocka_unit_test(test_upload_roundtrip),
 	    cmocka_unit_test(test_upload_layout),
 	    cmocka_unit_test(test_hash_fd),
+	    cmocka_unit_test(test_fdhash_stretches),
 	    cmocka_unit_test(test_default_dir),
 	    cmocka_unit_test(test_store_basic),
 	    cmocka_unit_test(test_store_batches),
