@@ -128,6 +128,9 @@ out:
 	return e;
 }
 
+/* Between stretches it holds the digests' states alone: its chunk is
+ * taken for a stretch and given back after, so that a pull with many
+ * files under way holds no 256 KiB for each of them. */
 struct manifest_fdhash {
 	struct hasher h;
 	int fd;
@@ -148,6 +151,8 @@ manifest_fdhash_new(int fd, int want_md5, struct manifest_fdhash **out)
 		free(f);
 		return e;
 	}
+	free(f->h.chunk);
+	f->h.chunk = NULL;
 	f->fd = fd;
 	*out = f;
 	return FERRY_OK;
@@ -159,22 +164,25 @@ manifest_fdhash_next(struct manifest_fdhash *f, uint64_t len)
 	struct sparse_reader r;
 	ferry_err e;
 
+	if ((f->h.chunk = malloc(HASH_CHUNK)) == NULL)
+		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	/* a reader of its own each time: a hole it saw may be written now */
 	sparse_reader_init(&r, f->fd);
-	while (len > 0) {
+	for (e = FERRY_OK; e == FERRY_OK && len > 0;) {
 		size_t want = len < HASH_CHUNK ? (size_t)len : HASH_CHUNK, n;
 
 		if ((e = sparse_pread(&r, f->h.chunk, want, f->at, &n)) !=
 		    FERRY_OK)
-			return e;
+			break;
 		/* past the end: zeros the size, once set, gives */
 		memset(f->h.chunk + n, 0, want - n);
-		if ((e = hash_update(&f->h, want)) != FERRY_OK)
-			return e;
+		e = hash_update(&f->h, want);
 		f->at += want;
 		len -= want;
 	}
-	return FERRY_OK;
+	free(f->h.chunk);
+	f->h.chunk = NULL;
+	return e;
 }
 
 ferry_err
