@@ -97,7 +97,10 @@ struct dl {
 	/* the temporary file, in the target's folder */
 	struct pull_dir *dir;
 	int dirfd; /* dir->fd, or -1 */
-	int fd;
+	int fd;    /* -1 until made; a single GET's, once its request is sent */
+	/* in the pull's list of GETs sent whose files are to be made */
+	struct dl *due_prev, *due_next;
+	int due;
 	size_t sparse_blk; /* --sparse: fd's block size; 0: zeros written */
 	int exists;        /* the scan saw a file at the name */
 	int unnamed;       /* fd is an O_TMPFILE, linked in at the end */
@@ -127,9 +130,11 @@ struct pull {
 	size_t files[MANIFEST_KEY_MAX];
 	size_t nfiles;
 	struct pull_dir *dir; /* the folder of the last download started */
-	mode_t umask;         /* the process's, read once at the start */
-	int owner_warned;     /* --preserve: an owner not given, said once */
-	int setid_warned;     /* set-id bits left off, said once */
+	/* single GETs sent whose files are still to be made, oldest first */
+	struct dl *due_head, *due_tail;
+	mode_t umask;     /* the process's, read once at the start */
+	int owner_warned; /* --preserve: an owner not given, said once */
+	int setid_warned; /* set-id bits left off, said once */
 	struct xattr_warned xattr_warned; /* -X, -A: said once */
 	/* plans the next key: the merge, or the next action of a plan */
 	ferry_err (*merge_step)(struct pull *p);
@@ -179,6 +184,11 @@ void dl_finish(struct dl *d);
  * transfer when no ranged GET of it is still in flight.
  */
 void dl_fail(struct dl *d, ferry_err e);
+/*
+ * Makes the files of a few single GETs already sent (the engine's idle
+ * hook): a download whose file cannot be made fails with its reply.
+ */
+void dl_make_due(struct pull *p);
 /* Keeps what the first successful response said about the object. */
 void dl_take_meta(struct dl *d, const struct remote_resp *s);
 /* The object's mtime: the one ferry stored, else Last-Modified. */

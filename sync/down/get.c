@@ -1,7 +1,7 @@
 /*
  * get.c: the transfers of a pull: single GETs streamed into a temporary
- * file, and the writing of each file (ranged GETs, written at their
- * offsets, are getrange.c's).  Each file is verified against the ETag or
+ * file (made once the GET is sent), and the writing of each file (ranged
+ * GETs, written at their offsets, are getrange.c's).  Each file is verified against the ETag or
  * the stored content hash, given its mtime and renamed into place; a
  * failed one leaves nothing behind.
  */
@@ -52,11 +52,54 @@ drop_temp(struct dl *d)
 	d->dirfd = -1;
 }
 
+/*
+ * A single GET's file is made once its request is sent: while the loop
+ * waits for replies (dl_make_due()), or at the reply's first byte, which
+ * ever comes first.  Far from the server, files are made while their
+ * requests travel, not before the first of them leaves.
+ */
+static void
+due_add(struct dl *d)
+{
+	struct pull *p = d->p;
+
+	d->due = 1;
+	d->due_next = NULL;
+	d->due_prev = p->due_tail;
+	if (p->due_tail != NULL)
+		p->due_tail->due_next = d;
+	else
+		p->due_head = d;
+	p->due_tail = d;
+	p->run.eng.idle_due++;
+}
+
+static void
+due_remove(struct dl *d)
+{
+	struct pull *p = d->p;
+
+	if (!d->due)
+		return;
+	if (d->due_prev != NULL)
+		d->due_prev->due_next = d->due_next;
+	else
+		p->due_head = d->due_next;
+	if (d->due_next != NULL)
+		d->due_next->due_prev = d->due_prev;
+	else
+		p->due_tail = d->due_prev;
+	d->due = 0;
+	d->due_prev = d->due_next = NULL;
+	p->run.eng.idle_due--;
+}
+
 void
 dl_free(struct dl *d)
 {
 	if (d == NULL)
 		return;
+	due_remove(d);
 	dl_readback_drop(d);
 	drop_temp(d);
 	free(d->pend.buf);
@@ -241,9 +284,9 @@ sparse_begin(struct dl *d)
 	return FERRY_OK;
 }
 
-/* Creates the file to write in the target's folder (made if missing). */
-ferry_err
-dl_open_temp(struct dl *d)
+/* Opens the target's folder (made if missing) into d->dir. */
+static ferry_err
+open_folder(struct dl *d)
 {
 	size_t dirlen;
 	ferry_err e;
@@ -252,11 +295,44 @@ dl_open_temp(struct dl *d)
 	if ((e = pull_dir_get(d->p, d->t.key, dirlen, &d->dir)) != FERRY_OK)
 		return e;
 	d->dirfd = d->dir->fd;
+	return FERRY_OK;
+}
+
+/* Creates the file to write in d's folder. */
+static ferry_err
+make_file(struct dl *d)
+{
+	due_remove(d);
 	if (open_unnamed(d) || dl_temp_name(d, create_named, NULL) == 0)
 		return sparse_begin(d);
 	return ferry_fail(FERRY_ESYS,
 	    "cannot create a temporary file for %s: %s", d->t.key,
 	    strerror(errno));
+}
+
+ferry_err
+dl_open_temp(struct dl *d)
+{
+	ferry_err e = open_folder(d);
+
+	return e != FERRY_OK ? e : make_file(d);
+}
+
+/* Up to this many files per turn of the loop, about a millisecond each. */
+#define DUE_TURN 4
+
+void
+dl_make_due(struct pull *p)
+{
+	struct dl *d;
+	ferry_err e;
+	int i;
+
+	for (i = 0; i < DUE_TURN && (d = p->due_head) != NULL; i++) {
+		/* its reply's sink stops at once, its completion says why */
+		if ((e = make_file(d)) != FERRY_OK)
+			dl_sink_fail(d, e);
+	}
 }
 
 /* Writes all of data at off; a short write is retried, ENOSPC reported. */
@@ -719,6 +795,8 @@ sink_whole(const char *data, size_t len, void *arg)
 	if (len > d->t.listed.size - d->written)
 		return dl_sink_fail(
 		    d, size_differs(d, s, "more than", d->t.listed.size));
+	if (d->fd < 0 && (e = make_file(d)) != FERRY_OK)
+		return dl_sink_fail(d, e);
 	if (d->written == 0 && (e = digests_begin(d)) != FERRY_OK)
 		return dl_sink_fail(d, e);
 	if ((e = dl_pending_add(d, &d->pend, data, len)) != FERRY_OK)
@@ -762,7 +840,7 @@ restart_whole(void *arg)
 	d->written = 0; /* the digests start again with the next byte */
 	d->pend.len = 0;
 	d->pend.at = 0;
-	if (ftruncate(d->fd, 0) != 0)
+	if (d->fd >= 0 && ftruncate(d->fd, 0) != 0)
 		dl_sink_fail(d, ferry_fail(FERRY_ESYS, "cannot truncate %s: %s",
 		                    d->t.key, strerror(errno)));
 }
@@ -775,9 +853,12 @@ on_get(struct remote_req *q, void *arg)
 	ferry_err e;
 
 	e = get_result(d, q);
-	/* an empty body: its digests were never started */
+	/* an empty body: its file was not made, its digests not started */
+	if (e == FERRY_OK && d->fd < 0)
+		e = make_file(d);
 	if (e == FERRY_OK && d->written == 0)
 		e = digests_begin(d);
+	due_remove(d);
 	remote_req_free(q);
 	d->get = NULL;
 	if (e == FERRY_OK)
@@ -831,10 +912,14 @@ dl_start_get(struct dl *d)
 {
 	ferry_err e;
 
-	if ((e = dl_open_temp(d)) != FERRY_OK)
+	if ((e = open_folder(d)) != FERRY_OK)
 		return e;
 	dl_pending_init(&d->pend, d->t.listed.size, 0);
 	if ((d->xxh = manifest_hash_new()) == NULL)
 		return FERRY_ENOMEM;
-	return dl_send_get(d);
+	if ((e = dl_send_get(d)) != FERRY_OK)
+		return e;
+	if (d->fd < 0)
+		due_add(d);
+	return FERRY_OK;
 }

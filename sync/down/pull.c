@@ -597,6 +597,12 @@ pull_close(struct pull *p)
 	sync_run_close(&p->run);
 }
 
+static void
+make_due(void *p)
+{
+	dl_make_due(p);
+}
+
 int
 pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 {
@@ -622,6 +628,7 @@ pull_execute(const struct sync_opts *o, ferry_err (*start)(struct pull *))
 	e = open_sides(p, root, &made);
 	p->run.eng.r = p->run.r;
 	p->run.eng.m = p->run.m;
+	p->run.eng.idle = make_due;
 	if (e != FERRY_OK) {
 		status = sync_exit_for(e);
 	} else if ((e = start(p)) != FERRY_OK ||

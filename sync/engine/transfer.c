@@ -282,9 +282,11 @@ transfer_engine_run(struct transfer_engine *eng)
 		if (remote_inflight(eng->r) == 0 && eng->reading > 0)
 			e = remote_idle(eng->r, 100);
 		else
-			e = remote_run(eng->r, 100);
+			e = remote_run(eng->r, eng->idle_due > 0 ? 0 : 100);
 		if (e != FERRY_OK)
 			return e;
+		if (eng->idle_due > 0 && eng->idle != NULL)
+			eng->idle(eng->planner);
 		progress(eng, 0);
 	}
 	progress(eng, 1);

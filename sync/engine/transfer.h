@@ -105,6 +105,14 @@ struct transfer_engine {
 	 * started again transfers that were put off (all that were left)
 	 */
 	int (*retry)(void *planner);
+	/*
+	 * NULL, or does some of the work the planner put off until its
+	 * requests are sent (idle_due pieces, counted by the planner): called
+	 * while that count is not zero, each time the loop has sent what was
+	 * ready and handed over the replies in
+	 */
+	void (*idle)(void *planner);
+	unsigned idle_due;
 	/* the engine's */
 	struct transfer *active; /* oldest first */
 	unsigned nactive;
