@@ -62,6 +62,19 @@ not_ok() {
 	echo "not ok $_n - $*"
 }
 
+# need TOOL...: true when every TOOL is installed; else a failed check
+# naming the first that is not (tests/deps.sh installs them all), so
+# that the checks a missing tool would leave out do not pass unseen:
+#     if need strace; then traced ...; fi
+need() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 && continue
+		not_ok "$t is not installed (tests/deps.sh installs it)"
+		return 1
+	done
+}
+
 # skip_on SERVER REASON [COUNT]: on SERVER (FERRY_TEST_SERVER: ceph or
 # swift), COUNT (default 1) TAP skips that name the server's limitation,
 # and success; elsewhere it fails, so the caller goes on to its tests:

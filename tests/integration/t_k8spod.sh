@@ -68,7 +68,7 @@ MAP=$(python3 -c 'import json, sys; print(json.dumps({
 # The pods' user: runAsUser and runAsGroup 65532, fsGroup 65532 as a
 # supplementary group, no capabilities, no_new_privs.
 WRAP=()
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+if [ "$(id -u)" -eq 0 ] && need setpriv; then
 	WRAP=("$(command -v setpriv)" --reuid 65532 --regid 65532 --groups 65532
 		--no-new-privs --inh-caps=-all --bounding-set=-all)
 	chmod 0711 "$WORK"

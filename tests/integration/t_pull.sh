@@ -102,7 +102,7 @@ rm -rf "$WORK/mem"
 
 # 2. an unchanged re-pull lists, and reads no file
 m=$(mark)
-if command -v strace >/dev/null; then
+if need strace; then
 	traced "$WORK/trace" -y -e trace=openat -- \
 		"$FERRY" sync "s3://$B/p" "$D" --json >"$WORK/2.json"
 	is "$?" 0 "unchanged re-pull exits 0"
@@ -242,7 +242,7 @@ pull9() {
 	traced "$trace" -e trace=linkat,renameat,renameat2,unlinkat "$@" -- \
 		"$FERRY" sync "s3://$B/n" "$dest" -j 1 >/dev/null 2>&1
 }
-if command -v strace >/dev/null; then
+if need strace; then
 	pull9 "$WORK/n1" "$WORK/trace9"
 	is "$?" 0 "a pull into a new folder exits 0"
 	is "$(calls "$WORK/trace9" 'linkat(')" 5 \
@@ -277,8 +277,8 @@ fi
 # Without /proc (a private mount namespace that unmounts it), a pull
 # still links by descriptor.  (Not with AddressSanitizer, which cannot
 # start there.)
-if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
-	command -v strace >/dev/null && ! ldd "$FERRY" | grep -q libasan; then
+if [ "$(id -u)" = 0 ] && need unshare strace &&
+	! ldd "$FERRY" | grep -q libasan; then
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} unshare -m sh -c \
 		'umount -l /proc && exec "$@"' sh strace -f -qq \
 		-e trace=linkat,renameat,renameat2 -o "$WORK/trace9b" \
@@ -328,7 +328,7 @@ fi
 # that are ready, so that curl does not poll every transfer at every turn;
 # each connection's socket stays in the epoll set from one request to the
 # next: the set changes per connection, not per GET.
-if command -v strace >/dev/null; then
+if need strace; then
 	traced "$WORK/trace10" -e trace=epoll_ctl,poll,sendto -- \
 		"$FERRY" sync "s3://$B/p" "$WORK/n7" -j 16 >/dev/null 2>&1
 	is "$?" 0 "a pull of the tree with 16 connections exits 0"

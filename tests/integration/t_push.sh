@@ -33,7 +33,7 @@ is "$same" "$n" "... and each holds the same bytes as its file"
 
 # 2. an unchanged rerun lists, and reads no file
 m=$(mark)
-if command -v strace >/dev/null; then
+if need strace; then
 	traced "$WORK/trace" -e trace=openat -- \
 		"$FERRY" sync "$T" "s3://$B/p" --json >"$WORK/2.json"
 	is "$?" 0 "unchanged rerun exits 0"
