@@ -343,4 +343,18 @@ if need strace; then
 		test "$polls" -lt $((4 * gets))
 fi
 
+# 11. a GET's file is made once the GET is sent (while the replies are
+# awaited), not before: of the hundred or more GETs that start at once,
+# the files of a few at most are made before the first has left.
+if need strace; then
+	traced "$WORK/trace11" -e trace=openat,sendto -- \
+		"$FERRY" sync "s3://$B/p" "$WORK/n8" >/dev/null 2>&1
+	is "$?" 0 "a pull of the tree with the default requests in flight exits 0"
+	check "... and gives the objects" twins_match bytes "$WORK/n8" "$D"
+	early=$(sed -n '/sendto([0-9]*, "GET \/[^?]*\/p\/.* HTTP/q;p' \
+		"$WORK/trace11" | grep -c 'O_TMPFILE\|O_EXCL')
+	check "... having made $early files (at most 8) before the first GET left" \
+		test "$early" -le 8
+fi
+
 done_testing
