@@ -1,9 +1,9 @@
 /*
  * get.c: the transfers of a pull: single GETs streamed into a temporary
  * file (made once the GET is sent), and the writing of each file (ranged
- * GETs, written at their offsets, are getrange.c's).  Each file is verified against the ETag or
- * the stored content hash, given its mtime and renamed into place; a
- * failed one leaves nothing behind.
+ * GETs, written at their offsets, are getrange.c's).  Each file is
+ * verified against the ETag or the stored content hash, given its mtime
+ * and renamed into place; a failed one leaves nothing behind.
  */
 #include <errno.h>
 #include <fcntl.h>
