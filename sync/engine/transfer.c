@@ -267,6 +267,7 @@ transfer_engine_run(struct transfer_engine *eng)
 {
 	const int *all = eng->planned_all;
 	ferry_err e;
+	int due;
 
 	while (!*all || eng->nactive > 0) {
 		if (ferry_interrupted)
@@ -278,14 +279,16 @@ transfer_engine_run(struct transfer_engine *eng)
 			break;
 		if (*all && eng->retry && eng->retry(eng->planner))
 			continue;
+		/* work put off until requests are sent: no waiting for it */
+		due = eng->idle != NULL && eng->idle_due > 0;
 		/* reads on workers wake the loop when they end */
 		if (remote_inflight(eng->r) == 0 && eng->reading > 0)
 			e = remote_idle(eng->r, 100);
 		else
-			e = remote_run(eng->r, eng->idle_due > 0 ? 0 : 100);
+			e = remote_run(eng->r, due ? 0 : 100);
 		if (e != FERRY_OK)
 			return e;
-		if (eng->idle_due > 0 && eng->idle != NULL)
+		if (due)
 			eng->idle(eng->planner);
 		progress(eng, 0);
 	}
