@@ -24,7 +24,23 @@ is "$?" 0 "the push to pull exits 0"
 durable() {
 	python3 - "$@" <<'PY'
 import re, sys
-lines = [l.split(None, 1)[1] for l in open(sys.argv[1]) if " " in l]
+# the loop's thread alone (the first to appear): the workers' wake-ups
+# (writes to an eventfd) fall between its calls in strace -f's output,
+# and a call another thread's line cut in two is joined again
+lines, main = [], None
+for l in open(sys.argv[1]):
+    if " " not in l:
+        continue
+    pid, l = l.split(None, 1)
+    main = main or pid
+    if pid != main:
+        continue
+    if l.startswith("<... ") and lines and lines[-1].endswith(
+            " <unfinished ...>\n"):
+        lines[-1] = lines[-1][:-len(" <unfinished ...>\n")] + \
+            l.split("resumed>", 1)[1]
+        continue
+    lines.append(l)
 want = set(sys.argv[2:])
 call = re.compile(r'^(\w+)\((\d+)<([^>]*)>')
 named = {}
