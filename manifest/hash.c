@@ -13,7 +13,8 @@
 
 #define HASH_CHUNK (256 * 1024)
 
-/* The state of one hashing pass; everything is freed by hash_done(). */
+/* The state of one hashing pass; everything is freed by hash_done().  The
+ * chunk the bytes are read into is its user's to allocate. */
 struct hasher {
 	XXH3_state_t *xxh;
 	EVP_MD_CTX *md5;
@@ -32,9 +33,7 @@ static ferry_err
 hash_init(struct hasher *h, int want_md5)
 {
 	memset(h, 0, sizeof(*h));
-	h->xxh = XXH3_createState();
-	h->chunk = malloc(HASH_CHUNK);
-	if (h->xxh == NULL || h->chunk == NULL)
+	if ((h->xxh = XXH3_createState()) == NULL)
 		return ferry_fail(FERRY_ENOMEM, "out of memory");
 	if (XXH3_128bits_reset(h->xxh) != XXH_OK)
 		return ferry_fail(FERRY_ENOMEM, "cannot start XXH3");
@@ -99,6 +98,10 @@ manifest_hash_fd(int fd, uint8_t xxh[16], uint8_t md5[16], uint64_t *nread)
 	*nread = 0;
 	if ((e = hash_init(&h, md5 != NULL)) != FERRY_OK)
 		goto out;
+	if ((h.chunk = malloc(HASH_CHUNK)) == NULL) {
+		e = ferry_fail(FERRY_ENOMEM, "out of memory");
+		goto out;
+	}
 	if ((start = lseek(fd, 0, SEEK_CUR)) < 0) {
 		e = ferry_fail(FERRY_ESYS, "seek: %s", strerror(errno));
 		goto out;
@@ -151,8 +154,6 @@ manifest_fdhash_new(int fd, int want_md5, struct manifest_fdhash **out)
 		free(f);
 		return e;
 	}
-	free(f->h.chunk);
-	f->h.chunk = NULL;
 	f->fd = fd;
 	*out = f;
 	return FERRY_OK;
