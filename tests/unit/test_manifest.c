@@ -525,6 +525,21 @@ test_remote_versions(void **state)
 
 /* ---- hashing ---- */
 
+/* PATTERN_LEN bytes that do not repeat at any power of two, by shift. */
+#define PATTERN_LEN 700001
+
+static uint8_t *
+pattern(unsigned shift)
+{
+	uint8_t *data = malloc(PATTERN_LEN);
+	size_t j;
+
+	assert_non_null(data);
+	for (j = 0; j < PATTERN_LEN; j++)
+		data[j] = (uint8_t)(j * 2654435761u >> shift);
+	return data;
+}
+
 static void
 test_hash_fd(void **state)
 {
@@ -533,14 +548,11 @@ test_hash_fd(void **state)
 	char md5hex[33];
 	uint64_t n;
 	uint8_t *data;
-	size_t i, j;
+	size_t i;
 	FILE *f;
 
 	(void)state;
-	data = malloc(700001);
-	assert_non_null(data);
-	for (j = 0; j < 700001; j++)
-		data[j] = (uint8_t)(j * 2654435761u >> 13);
+	data = pattern(13);
 	memcpy(data, "abc", 3);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		f = tmpfile();
@@ -595,10 +607,7 @@ test_fdhash_stretches(void **state)
 	FILE *f;
 
 	(void)state;
-	data = malloc(700001);
-	assert_non_null(data);
-	for (j = 0; j < 700001; j++)
-		data[j] = (uint8_t)(j * 2654435761u >> 11);
+	data = pattern(11);
 	f = tmpfile();
 	assert_non_null(f);
 	assert_int_equal(fwrite(data, 1, 700001, f), 700001);
